@@ -1,0 +1,7 @@
+// Package plan defines a pgseq plan as data: the changes that reconcile the
+// database with the configuration, each with its before and after values and
+// the live context beside it. Package planner makes plans; package render
+// shows them; package applier executes them. A plan is JSON-encodable and
+// versioned (FormatVersion), so a saved plan can be applied later and a CI
+// job can read it.
+package plan

@@ -1,0 +1,304 @@
+package plan
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+
+	"github.com/pgseq/pgseq/catalog"
+)
+
+// FormatVersion is the version of the JSON plan document. Readers reject a
+// plan whose major version they do not know.
+const FormatVersion = "1.0"
+
+// Action is what a change does to one object.
+type Action string
+
+// The actions, with their symbols in the human view.
+const (
+	Create Action = "create" // +
+	Update Action = "update" // ~
+	Delete Action = "delete" // -
+)
+
+// Symbol returns the one-character marker of the action in the human view.
+func (a Action) Symbol() string {
+	switch a {
+	case Create:
+		return "+"
+	case Update:
+		return "~"
+	case Delete:
+		return "-"
+	}
+	return "?"
+}
+
+// Kinds of objects a change can address.
+const (
+	KindQueue = "queue"
+	KindTask  = "task"
+)
+
+// Plan is the set of changes that makes the database match the
+// configuration. It is made against one actual state, identified by
+// Fingerprint; the applier refuses to apply it to any other.
+type Plan struct {
+	// FormatVersion is the document version (FormatVersion).
+	FormatVersion string `json:"format_version"`
+	// Schema is the pgseq schema the plan was made for.
+	Schema string `json:"schema"`
+	// Fingerprint identifies the actual state the plan was made from (see
+	// Fingerprint); runtime values such as slot usage are not part of it.
+	Fingerprint string `json:"state_fingerprint"`
+	// Summary counts the changes by action.
+	Summary Summary `json:"summary"`
+	// Changes are in canonical order: queues, then task types, each by name.
+	Changes []Change `json:"changes"`
+	// Warnings are for display only (for example drains in progress).
+	Warnings []string `json:"warnings,omitempty"`
+}
+
+// Summary counts changes by action.
+type Summary struct {
+	Add     int `json:"add"`
+	Change  int `json:"change"`
+	Destroy int `json:"destroy"`
+}
+
+// Empty reports whether the plan changes nothing.
+func (p *Plan) Empty() bool { return len(p.Changes) == 0 }
+
+// Change is one action on one object. Before is nil for a create and After
+// is nil for a delete. For queues Before/After are *catalog.Queue; for task
+// types *catalog.TaskType.
+type Change struct {
+	// Address names the object: `queue "default"`, `task "email:send"`.
+	Address string `json:"address"`
+	// Kind is KindQueue or KindTask.
+	Kind string `json:"type"`
+	// Name is the object's name.
+	Name string `json:"name"`
+	// Action is create, update or delete.
+	Action Action `json:"action"`
+	// Before is the object as it is in the database (nil for create).
+	Before any `json:"before"`
+	// After is the object as the configuration declares it (nil for delete).
+	After any `json:"after"`
+	// Attributes lists the attribute names (in HCL spelling, dotted for
+	// nested blocks: "backoff.initial") whose values differ. Empty for
+	// create and delete.
+	Attributes []string `json:"changed_attributes,omitempty"`
+	// Slots is the change to the task type's concurrency slot groups, if any.
+	Slots *SlotChange `json:"slots,omitempty"`
+	// Context is live information shown beside the change; never applied.
+	Context *Context `json:"context,omitempty"`
+	// Destructive marks a change that loses data (a queue with unfinished
+	// tasks); the applier refuses it without explicit permission.
+	Destructive bool `json:"destructive,omitempty"`
+	// Reasons explain the change for display only.
+	Reasons []string `json:"reasons,omitempty"`
+}
+
+// Context is live information about an object at plan time.
+type Context struct {
+	// Running is the number of claimed+running tasks of a task type.
+	Running *int `json:"running,omitempty"`
+	// Unfinished is the number of pending, claimed and running tasks of a queue.
+	Unfinished *int64 `json:"unfinished,omitempty"`
+}
+
+// SlotChange describes how a task type's slot groups change. The applier
+// writes Set (insert or update capacity, keeping used) and removes Remove:
+// a group with used = 0 at apply time is deleted, one still in use is set to
+// capacity 0 (draining) and deleted by a later apply or maintenance once empty.
+type SlotChange struct {
+	// LimitBefore and LimitAfter are the concurrency limits (0: unlimited).
+	LimitBefore int `json:"limit_before"`
+	LimitAfter  int `json:"limit_after"`
+	// Set lists groups to create or resize, with their new capacities.
+	Set []GroupCapacity `json:"set,omitempty"`
+	// Remove lists groups outside the new layout.
+	Remove []int `json:"remove,omitempty"`
+	// Draining lists the groups of Remove still in use at plan time (they
+	// will be set to capacity 0 rather than deleted).
+	Draining []int `json:"draining,omitempty"`
+	// Used is the total used across the type's groups at plan time.
+	Used int `json:"used"`
+}
+
+// GroupCapacity is one slot group and its capacity.
+type GroupCapacity struct {
+	Group    int `json:"slot_group"`
+	Capacity int `json:"capacity"`
+}
+
+// Count recomputes the summary from the changes.
+func (p *Plan) Count() {
+	p.Summary = Summary{}
+	for _, c := range p.Changes {
+		switch c.Action {
+		case Create:
+			p.Summary.Add++
+		case Update:
+			p.Summary.Change++
+		case Delete:
+			p.Summary.Destroy++
+		}
+	}
+}
+
+// Hash returns a hex SHA-256 of the plan's canonical JSON encoding. The
+// applier records it in the history row.
+func (p *Plan) Hash() string {
+	b, _ := json.Marshal(p)
+	sum := sha256.Sum256(b)
+	return hex.EncodeToString(sum[:])
+}
+
+// Fingerprint identifies the managed part of an actual state: queues, task
+// types and slot group capacities, but not usage or other live values, which
+// change all the time without making a plan stale.
+func Fingerprint(s catalog.State) string {
+	type slot struct {
+		T string `json:"t"`
+		G int    `json:"g"`
+		C int    `json:"c"`
+	}
+	c := s
+	c.Queues = append([]catalog.Queue(nil), s.Queues...)
+	c.TaskTypes = append([]catalog.TaskType(nil), s.TaskTypes...)
+	c.Slots = append([]catalog.SlotGroup(nil), s.Slots...)
+	c.Sort()
+	slots := make([]slot, len(c.Slots))
+	for i, g := range c.Slots {
+		slots[i] = slot{g.TaskType, g.Group, g.Capacity}
+	}
+	b, _ := json.Marshal(struct {
+		Q []catalog.Queue    `json:"q"`
+		T []catalog.TaskType `json:"t"`
+		S []slot             `json:"s"`
+	}{c.Queues, c.TaskTypes, slots})
+	sum := sha256.Sum256(b)
+	return hex.EncodeToString(sum[:])
+}
+
+// Write encodes the plan as indented JSON.
+func (p *Plan) Write(w io.Writer) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(p)
+}
+
+// UnmarshalJSON decodes a change, typing Before and After by Kind.
+func (c *Change) UnmarshalJSON(b []byte) error {
+	type plain Change
+	var raw struct {
+		plain
+		Before json.RawMessage `json:"before"`
+		After  json.RawMessage `json:"after"`
+	}
+	if err := json.Unmarshal(b, &raw); err != nil {
+		return err
+	}
+	*c = Change(raw.plain)
+	decode := func(m json.RawMessage) (any, error) {
+		if len(m) == 0 || bytes.Equal(m, []byte("null")) {
+			return nil, nil
+		}
+		dec := json.NewDecoder(bytes.NewReader(m))
+		dec.DisallowUnknownFields()
+		switch c.Kind {
+		case KindQueue:
+			var q catalog.Queue
+			if err := dec.Decode(&q); err != nil {
+				return nil, err
+			}
+			return &q, nil
+		case KindTask:
+			var t catalog.TaskType
+			if err := dec.Decode(&t); err != nil {
+				return nil, err
+			}
+			return &t, nil
+		}
+		return nil, fmt.Errorf("unknown change type %q", c.Kind)
+	}
+	var err error
+	if c.Before, err = decode(raw.Before); err != nil {
+		return fmt.Errorf("change %s: before: %w", c.Address, err)
+	}
+	if c.After, err = decode(raw.After); err != nil {
+		return fmt.Errorf("change %s: after: %w", c.Address, err)
+	}
+	return nil
+}
+
+// ErrFormat marks a plan file that is not a pgseq plan or not one this
+// version can read.
+var ErrFormat = errors.New("not a pgseq plan")
+
+// Read decodes a plan written by Write, checking its format version and the
+// consistency of every change.
+func Read(r io.Reader) (*Plan, error) {
+	var p Plan
+	dec := json.NewDecoder(r)
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&p); err != nil {
+		return nil, fmt.Errorf("%w: %v", ErrFormat, err)
+	}
+	if p.FormatVersion == "" {
+		return nil, fmt.Errorf("%w: no format_version", ErrFormat)
+	}
+	if major(p.FormatVersion) != major(FormatVersion) {
+		return nil, fmt.Errorf("%w: format_version %q is not supported (this pgseq reads %s)", ErrFormat, p.FormatVersion, FormatVersion)
+	}
+	if p.Fingerprint == "" || p.Schema == "" {
+		return nil, fmt.Errorf("%w: missing schema or state_fingerprint", ErrFormat)
+	}
+	for i, c := range p.Changes {
+		if err := c.validate(); err != nil {
+			return nil, fmt.Errorf("%w: change %d (%s): %v", ErrFormat, i, c.Address, err)
+		}
+	}
+	return &p, nil
+}
+
+func major(v string) string {
+	for i := 0; i < len(v); i++ {
+		if v[i] == '.' {
+			return v[:i]
+		}
+	}
+	return v
+}
+
+func (c Change) validate() error {
+	switch c.Action {
+	case Create:
+		if c.Before != nil || c.After == nil {
+			return errors.New("a create needs after and no before")
+		}
+	case Update:
+		if c.Before == nil || c.After == nil {
+			return errors.New("an update needs before and after")
+		}
+	case Delete:
+		if c.Before == nil || c.After != nil {
+			return errors.New("a delete needs before and no after")
+		}
+	default:
+		return fmt.Errorf("unknown action %q", c.Action)
+	}
+	switch c.Kind {
+	case KindQueue, KindTask:
+	default:
+		return fmt.Errorf("unknown type %q", c.Kind)
+	}
+	return nil
+}
