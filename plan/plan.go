@@ -128,6 +128,9 @@ type SlotChange struct {
 	// Draining lists the groups of Remove still in use at plan time (they
 	// will be set to capacity 0 rather than deleted).
 	Draining []int `json:"draining,omitempty"`
+	// Drop deletes every slot group of the type, in use or not: the limit
+	// (or the task type) is removed and running tasks finish normally.
+	Drop bool `json:"drop,omitempty"`
 	// Used is the total used across the type's groups at plan time.
 	Used int `json:"used"`
 }

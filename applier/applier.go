@@ -1,0 +1,321 @@
+package applier
+
+import (
+	"context"
+	"embed"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/pgseq/pgseq/catalog"
+	"github.com/pgseq/pgseq/inspect"
+	"github.com/pgseq/pgseq/migrations"
+	"github.com/pgseq/pgseq/plan"
+)
+
+//go:embed sql/*.sql
+var statements embed.FS
+
+func statement(name, schema string) string {
+	b, err := statements.ReadFile("sql/" + name + ".sql")
+	if err != nil {
+		panic(fmt.Sprintf("applier: missing statement %s: %v", name, err))
+	}
+	return migrations.Render(string(b), schema)
+}
+
+// DefaultLockTimeout bounds every lock wait of an apply.
+const DefaultLockTimeout = 5 * time.Second
+
+// NotifyChannel is the channel apply notifies (payload: the schema) after a
+// commit, so workers reload limits and queue settings.
+const NotifyChannel = "pgseq_config"
+
+// DB is what Apply needs: a pool (transactions, plus a second session to
+// name a lock holder).
+type DB interface {
+	Begin(ctx context.Context) (pgx.Tx, error)
+	RowsQuerier
+}
+
+// Options control an apply.
+type Options struct {
+	// LockTimeout bounds every lock wait (default DefaultLockTimeout).
+	LockTimeout time.Duration
+	// AllowDestroy permits destructive changes.
+	AllowDestroy bool
+	// Client names who applies (os user@host), for the history row.
+	Client string
+	// Version is the pgseq version, for the history row.
+	Version string
+}
+
+// Result reports what an apply did.
+type Result struct {
+	// Migrated lists the schema migrations applied first.
+	Migrated []int
+	// HistoryID is the id of the applies row written (0 for an empty plan).
+	HistoryID int64
+	Summary   plan.Summary
+}
+
+// ErrStale means the database changed since the plan was made.
+var ErrStale = errors.New("saved plan is stale")
+
+// ErrDestroyNotAllowed means the plan has destructive changes and
+// AllowDestroy was not given.
+var ErrDestroyNotAllowed = errors.New("destructive change not allowed")
+
+// Apply executes p in one transaction. Nothing is applied on any error.
+func Apply(ctx context.Context, db DB, p *plan.Plan, opts Options) (*Result, error) {
+	if opts.LockTimeout <= 0 {
+		opts.LockTimeout = DefaultLockTimeout
+	}
+	schema := p.Schema
+	if !opts.AllowDestroy {
+		for _, c := range p.Changes {
+			if c.Destructive {
+				return nil, fmt.Errorf("%w: %s: %s; re-run with --allow-destroy to do it anyway",
+					ErrDestroyNotAllowed, c.Address, strings.Join(c.Reasons, "; "))
+			}
+		}
+	}
+
+	tx, err := db.Begin(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("beginning the apply transaction: %w", err)
+	}
+	defer tx.Rollback(context.WithoutCancel(ctx)) //nolint:errcheck // no-op after commit
+
+	if _, err := tx.Exec(ctx, `SELECT set_config('lock_timeout', $1, true)`,
+		fmt.Sprintf("%dms", opts.LockTimeout.Milliseconds())); err != nil {
+		return nil, fmt.Errorf("setting lock_timeout: %w", err)
+	}
+	if err := Lock(ctx, tx, db, schema, opts.LockTimeout); err != nil {
+		return nil, err
+	}
+
+	res := &Result{Summary: p.Summary}
+	actual, _, err := inspect.Read(ctx, tx, schema, inspect.Options{})
+	if err != nil {
+		return nil, fmt.Errorf("reading the current state: %w", err)
+	}
+	if got := plan.Fingerprint(actual); got != p.Fingerprint {
+		return nil, fmt.Errorf("%w: the database changed since the plan was made (another apply, or a manual change); run pgseq plan again", ErrStale)
+	}
+	if p.Empty() {
+		return res, nil
+	}
+	if res.Migrated, err = migrations.Up(ctx, tx, schema); err != nil {
+		return nil, err
+	}
+	if err := execute(ctx, tx, p, opts); err != nil {
+		return nil, err
+	}
+	if res.HistoryID, err = writeHistory(ctx, tx, p, opts); err != nil {
+		return nil, err
+	}
+	if _, err := tx.Exec(ctx, `SELECT pg_notify($1, $2)`, NotifyChannel, schema); err != nil {
+		return nil, fmt.Errorf("notifying workers: %w", err)
+	}
+	if err := tx.Commit(ctx); err != nil {
+		return nil, fmt.Errorf("committing the apply: %w", err)
+	}
+	return res, nil
+}
+
+// Migrate brings the schema to the latest version under the apply lock, on
+// its own: `pgseq migrate`.
+func Migrate(ctx context.Context, db DB, schema string, lockTimeout time.Duration) ([]int, error) {
+	if lockTimeout <= 0 {
+		lockTimeout = DefaultLockTimeout
+	}
+	tx, err := db.Begin(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("beginning the migration transaction: %w", err)
+	}
+	defer tx.Rollback(context.WithoutCancel(ctx)) //nolint:errcheck // no-op after commit
+	if _, err := tx.Exec(ctx, `SELECT set_config('lock_timeout', $1, true)`,
+		fmt.Sprintf("%dms", lockTimeout.Milliseconds())); err != nil {
+		return nil, fmt.Errorf("setting lock_timeout: %w", err)
+	}
+	if err := Lock(ctx, tx, db, schema, lockTimeout); err != nil {
+		return nil, err
+	}
+	applied, err := migrations.Up(ctx, tx, schema)
+	if err != nil {
+		return nil, err
+	}
+	if err := tx.Commit(ctx); err != nil {
+		return nil, fmt.Errorf("committing migrations: %w", err)
+	}
+	return applied, nil
+}
+
+// batch collects the plan's changes by kind of statement.
+type batch struct {
+	queues       []*catalog.Queue
+	tasks        []*catalog.TaskType
+	lockSlots    []string
+	dropSlots    []string
+	setType      []string
+	setGroup     []int32
+	setCap       []int32
+	removeType   []string
+	removeGroup  []int32
+	deleteTasks  []string
+	deleteQueues []string
+}
+
+func collect(p *plan.Plan) (*batch, error) {
+	b := &batch{}
+	for _, c := range p.Changes {
+		switch c.Kind {
+		case plan.KindQueue:
+			switch c.Action {
+			case plan.Create, plan.Update:
+				q, ok := c.After.(*catalog.Queue)
+				if !ok {
+					return nil, fmt.Errorf("%s: after is not a queue", c.Address)
+				}
+				b.queues = append(b.queues, q)
+			case plan.Delete:
+				b.deleteQueues = append(b.deleteQueues, c.Name)
+			}
+		case plan.KindTask:
+			switch c.Action {
+			case plan.Create, plan.Update:
+				t, ok := c.After.(*catalog.TaskType)
+				if !ok {
+					return nil, fmt.Errorf("%s: after is not a task type", c.Address)
+				}
+				b.tasks = append(b.tasks, t)
+			case plan.Delete:
+				b.deleteTasks = append(b.deleteTasks, c.Name)
+			}
+			if s := c.Slots; s != nil {
+				b.lockSlots = append(b.lockSlots, c.Name)
+				if s.Drop {
+					b.dropSlots = append(b.dropSlots, c.Name)
+				}
+				for _, g := range s.Set {
+					b.setType = append(b.setType, c.Name)
+					b.setGroup = append(b.setGroup, int32(g.Group))
+					b.setCap = append(b.setCap, int32(g.Capacity))
+				}
+				for _, g := range s.Remove {
+					b.removeType = append(b.removeType, c.Name)
+					b.removeGroup = append(b.removeGroup, int32(g))
+				}
+			}
+		}
+	}
+	return b, nil
+}
+
+// execute runs one statement per kind of change, in dependency order:
+// queues, task types, slot groups, then deletions.
+func execute(ctx context.Context, tx pgx.Tx, p *plan.Plan, opts Options) error {
+	b, err := collect(p)
+	if err != nil {
+		return err
+	}
+	schema := p.Schema
+	run := func(what, name string, args ...any) error {
+		if _, err := tx.Exec(ctx, statement(name, schema), args...); err != nil {
+			return fmt.Errorf("%s: %w", what, err)
+		}
+		return nil
+	}
+	if len(b.deleteQueues) > 0 && !opts.AllowDestroy {
+		var n int64
+		if err := tx.QueryRow(ctx, statement("count_unfinished", schema), b.deleteQueues).Scan(&n); err != nil {
+			return fmt.Errorf("counting unfinished tasks of deleted queues: %w", err)
+		}
+		if n > 0 {
+			return fmt.Errorf("%w: the queues to delete (%s) now have %d unfinished tasks; re-run with --allow-destroy to delete them",
+				ErrDestroyNotAllowed, strings.Join(b.deleteQueues, ", "), n)
+		}
+	}
+	if len(b.lockSlots) > 0 {
+		if err := run("locking slot groups", "lock_slots", b.lockSlots); err != nil {
+			return err
+		}
+	}
+	if len(b.queues) > 0 {
+		n := len(b.queues)
+		names, sizes, retries := make([]string, n), make([]int32, n), make([]int32, n)
+		bi, bm, wt, ll, rc, rd := make([]int64, n), make([]int64, n), make([]int64, n), make([]int64, n), make([]int64, n), make([]int64, n)
+		bf, bj := make([]float64, n), make([]float64, n)
+		for i, q := range b.queues {
+			names[i], sizes[i], retries[i] = q.Name, int32(q.BatchSize), int32(q.MaxRetries)
+			bi[i], bm[i] = q.Backoff.Initial.Std().Microseconds(), q.Backoff.Max.Std().Microseconds()
+			bf[i], bj[i] = q.Backoff.Factor, q.Backoff.Jitter
+			wt[i], ll[i] = q.WorkerTimeout.Std().Microseconds(), q.LeaderLease.Std().Microseconds()
+			rc[i], rd[i] = q.Retention.Completed.Std().Microseconds(), q.Retention.DeadLetter.Std().Microseconds()
+		}
+		if err := run("writing queues", "upsert_queues", names, sizes, retries, bi, bm, bf, bj, wt, ll, rc, rd); err != nil {
+			return err
+		}
+	}
+	if len(b.tasks) > 0 {
+		n := len(b.tasks)
+		names, queues := make([]string, n), make([]string, n)
+		conc, prio := make([]int32, n), make([]int32, n)
+		retries := make([]*int32, n)
+		for i, t := range b.tasks {
+			names[i], queues[i] = t.Name, t.Queue
+			conc[i], prio[i] = int32(t.Concurrency), int32(t.Priority)
+			if t.MaxRetries != nil {
+				v := int32(*t.MaxRetries)
+				retries[i] = &v
+			}
+		}
+		if err := run("writing task types", "upsert_task_types", names, queues, conc, retries, prio); err != nil {
+			return err
+		}
+	}
+	if len(b.dropSlots) > 0 {
+		if err := run("deleting slot groups of unlimited task types", "drop_slots", b.dropSlots); err != nil {
+			return err
+		}
+	}
+	if len(b.setType) > 0 {
+		if err := run("writing slot groups", "set_slots", b.setType, b.setGroup, b.setCap); err != nil {
+			return err
+		}
+	}
+	if len(b.removeType) > 0 {
+		if err := run("removing surplus slot groups", "remove_slots", b.removeType, b.removeGroup); err != nil {
+			return err
+		}
+	}
+	if len(b.deleteTasks) > 0 {
+		if err := run("deleting task types", "delete_task_types", b.deleteTasks); err != nil {
+			return err
+		}
+	}
+	if len(b.deleteQueues) > 0 {
+		if err := run("deleting queues", "delete_queues", b.deleteQueues); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func writeHistory(ctx context.Context, tx pgx.Tx, p *plan.Plan, opts Options) (int64, error) {
+	changes := make([]string, len(p.Changes))
+	for i, c := range p.Changes {
+		changes[i] = string(c.Action) + " " + c.Address
+	}
+	var id int64
+	err := tx.QueryRow(ctx, statement("insert_history", p.Schema),
+		opts.Client, opts.Version, p.Hash(), p.Fingerprint, p.Summary, changes).Scan(&id)
+	if err != nil {
+		return 0, fmt.Errorf("writing the apply history: %w", err)
+	}
+	return id, nil
+}

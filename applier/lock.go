@@ -1,0 +1,104 @@
+package applier
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"hash/fnv"
+	"strings"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
+)
+
+// LockKey is the advisory lock key that serialises applies (and migrations)
+// on one schema. Other schemas in the same database use other keys.
+func LockKey(schema string) int64 {
+	h := fnv.New64a()
+	h.Write([]byte("pgseq apply lock\x00"))
+	h.Write([]byte(schema))
+	return int64(h.Sum64())
+}
+
+// Holder is a session holding the apply lock.
+type Holder struct {
+	PID         int
+	User        string
+	Application string
+	Client      string
+	Since       time.Time
+}
+
+func (h Holder) String() string {
+	app := h.Application
+	if app == "" {
+		app = "unknown application"
+	}
+	return fmt.Sprintf("pid %d, user %q, %s, from %s, since %s",
+		h.PID, h.User, app, h.Client, h.Since.UTC().Format(time.RFC3339))
+}
+
+// LockTimeoutError says the apply lock could not be taken within the lock
+// timeout, and who holds it.
+type LockTimeoutError struct {
+	Schema  string
+	Timeout time.Duration
+	Holders []Holder
+}
+
+func (e *LockTimeoutError) Error() string {
+	who := "the holder is gone now; try again"
+	if len(e.Holders) > 0 {
+		parts := make([]string, len(e.Holders))
+		for i, h := range e.Holders {
+			parts[i] = h.String()
+		}
+		who = "held by " + strings.Join(parts, "; ")
+	}
+	return fmt.Sprintf("another pgseq apply is running on schema %q: timed out after %s waiting for the apply lock (%s); try again later or raise --lock-timeout",
+		e.Schema, e.Timeout, who)
+}
+
+// lockTimeoutCode is SQLSTATE lock_not_available, raised when lock_timeout
+// expires.
+const lockTimeoutCode = "55P03"
+
+// Lock takes the apply lock for schema inside tx; it is released when tx
+// ends. tx must have lock_timeout set. On timeout the error is a
+// *LockTimeoutError naming the holder, looked up through db.
+func Lock(ctx context.Context, tx pgx.Tx, db RowsQuerier, schema string, timeout time.Duration) error {
+	_, err := tx.Exec(ctx, `SELECT pg_advisory_xact_lock($1)`, LockKey(schema))
+	if err == nil {
+		return nil
+	}
+	var pgErr *pgconn.PgError
+	if errors.As(err, &pgErr) && pgErr.Code == lockTimeoutCode {
+		holders, herr := LockHolders(ctx, db, schema)
+		if herr != nil {
+			return fmt.Errorf("timed out waiting for the apply lock on schema %q (could not look up the holder: %v)", schema, herr)
+		}
+		return &LockTimeoutError{Schema: schema, Timeout: timeout, Holders: holders}
+	}
+	return fmt.Errorf("taking the apply lock on schema %q: %w", schema, err)
+}
+
+// RowsQuerier runs a query; a pool or a connection.
+type RowsQuerier interface {
+	Query(ctx context.Context, sql string, args ...any) (pgx.Rows, error)
+}
+
+// LockHolders returns the sessions holding the apply lock of schema.
+func LockHolders(ctx context.Context, db RowsQuerier, schema string) ([]Holder, error) {
+	rows, err := db.Query(ctx, statement("lock_holder", schema), LockKey(schema))
+	if err != nil {
+		return nil, err
+	}
+	var out []Holder
+	var h Holder
+	_, err = pgx.ForEachRow(rows, []any{&h.PID, &h.User, &h.Application, &h.Client, &h.Since}, func() error {
+		out = append(out, h)
+		return nil
+	})
+	return out, err
+}

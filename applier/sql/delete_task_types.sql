@@ -1,0 +1,1 @@
+DELETE FROM {{schema}}.task_types WHERE name = ANY($1::text[])

@@ -1,0 +1,5 @@
+// Package inspect reads the actual state of a pgseq schema from the
+// database into the catalog model: queues, task types, slot groups, and the
+// live counts shown as plan context. A schema that does not exist yet reads
+// as an empty state.
+package inspect

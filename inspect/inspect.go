@@ -1,0 +1,176 @@
+package inspect
+
+import (
+	"context"
+	"embed"
+	"fmt"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
+
+	"github.com/pgseq/pgseq/catalog"
+	"github.com/pgseq/pgseq/migrations"
+)
+
+//go:embed sql/*.sql
+var queries embed.FS
+
+func query(name, schema string) string {
+	b, err := queries.ReadFile("sql/" + name + ".sql")
+	if err != nil {
+		panic(fmt.Sprintf("inspect: missing query %s: %v", name, err))
+	}
+	return migrations.Render(string(b), schema)
+}
+
+// Querier is what Read needs: a pool, a connection or a transaction.
+type Querier interface {
+	Exec(ctx context.Context, sql string, args ...any) (pgconn.CommandTag, error)
+	Query(ctx context.Context, sql string, args ...any) (pgx.Rows, error)
+	QueryRow(ctx context.Context, sql string, args ...any) pgx.Row
+}
+
+// Options tune what Read counts.
+type Options struct {
+	// CountUnfinished lists queues whose unfinished tasks are counted into
+	// Live.Unfinished. Counting is a scan of the queue's pending tasks, so
+	// callers name only queues a plan may delete (see QueuesNotIn).
+	CountUnfinished []string
+}
+
+// Read returns the actual state of schema. A schema that does not exist (or
+// has no pgseq tables yet) reads as an empty state with version 0.
+func Read(ctx context.Context, db Querier, schema string, opts Options) (catalog.State, int, error) {
+	var s catalog.State
+	version, err := migrations.Version(ctx, db, schema)
+	if err != nil {
+		return s, 0, err
+	}
+	if version == 0 {
+		return s, 0, nil
+	}
+	if version > migrations.Latest() {
+		return s, version, fmt.Errorf("%w: schema %q is at version %d, this pgseq knows up to %d; upgrade pgseq",
+			migrations.ErrNewerSchema, schema, version, migrations.Latest())
+	}
+	if s.Queues, err = readQueues(ctx, db, schema); err != nil {
+		return s, version, fmt.Errorf("reading queues: %w", err)
+	}
+	if s.TaskTypes, err = readTaskTypes(ctx, db, schema); err != nil {
+		return s, version, fmt.Errorf("reading task types: %w", err)
+	}
+	if s.Slots, err = readSlots(ctx, db, schema); err != nil {
+		return s, version, fmt.Errorf("reading slot groups: %w", err)
+	}
+	if s.Live.Running, err = readRunning(ctx, db, schema); err != nil {
+		return s, version, fmt.Errorf("counting running tasks: %w", err)
+	}
+	if len(opts.CountUnfinished) > 0 {
+		if s.Live.Unfinished, err = readUnfinished(ctx, db, schema, opts.CountUnfinished); err != nil {
+			return s, version, fmt.Errorf("counting unfinished tasks: %w", err)
+		}
+	}
+	return s, version, nil
+}
+
+// QueuesNotIn returns the names of actual queues absent from desired: the
+// queues a plan would delete, whose unfinished tasks must be counted.
+func QueuesNotIn(desired, actual catalog.State) []string {
+	want := make(map[string]bool, len(desired.Queues))
+	for _, q := range desired.Queues {
+		want[q.Name] = true
+	}
+	var out []string
+	for _, q := range actual.Queues {
+		if !want[q.Name] {
+			out = append(out, q.Name)
+		}
+	}
+	return out
+}
+
+func micros(us int64) catalog.Duration { return catalog.Duration(time.Duration(us) * time.Microsecond) }
+
+func readQueues(ctx context.Context, db Querier, schema string) ([]catalog.Queue, error) {
+	rows, err := db.Query(ctx, query("queues", schema))
+	if err != nil {
+		return nil, err
+	}
+	var out []catalog.Queue
+	var bi, bm, wt, ll, rc, rd int64
+	var q catalog.Queue
+	_, err = pgx.ForEachRow(rows, []any{&q.Name, &q.BatchSize, &q.MaxRetries, &bi, &bm,
+		&q.Backoff.Factor, &q.Backoff.Jitter, &wt, &ll, &rc, &rd}, func() error {
+		q.Backoff.Initial, q.Backoff.Max = micros(bi), micros(bm)
+		q.WorkerTimeout, q.LeaderLease = micros(wt), micros(ll)
+		q.Retention.Completed, q.Retention.DeadLetter = micros(rc), micros(rd)
+		out = append(out, q)
+		return nil
+	})
+	return out, err
+}
+
+func readTaskTypes(ctx context.Context, db Querier, schema string) ([]catalog.TaskType, error) {
+	rows, err := db.Query(ctx, query("task_types", schema))
+	if err != nil {
+		return nil, err
+	}
+	var out []catalog.TaskType
+	var t catalog.TaskType
+	var retries *int
+	_, err = pgx.ForEachRow(rows, []any{&t.Name, &t.Queue, &t.Concurrency, &retries, &t.Priority}, func() error {
+		t.MaxRetries = nil
+		if retries != nil {
+			v := *retries
+			t.MaxRetries = &v
+		}
+		out = append(out, t)
+		return nil
+	})
+	return out, err
+}
+
+func readSlots(ctx context.Context, db Querier, schema string) ([]catalog.SlotGroup, error) {
+	rows, err := db.Query(ctx, query("slots", schema))
+	if err != nil {
+		return nil, err
+	}
+	var out []catalog.SlotGroup
+	var g catalog.SlotGroup
+	_, err = pgx.ForEachRow(rows, []any{&g.TaskType, &g.Group, &g.Capacity, &g.Used}, func() error {
+		out = append(out, g)
+		return nil
+	})
+	return out, err
+}
+
+func readRunning(ctx context.Context, db Querier, schema string) (map[string]int, error) {
+	rows, err := db.Query(ctx, query("running", schema))
+	if err != nil {
+		return nil, err
+	}
+	out := map[string]int{}
+	var name string
+	var n int
+	_, err = pgx.ForEachRow(rows, []any{&name, &n}, func() error {
+		out[name] = n
+		return nil
+	})
+	return out, err
+}
+
+func readUnfinished(ctx context.Context, db Querier, schema string, queues []string) (map[string]int64, error) {
+	rows, err := db.Query(ctx, query("unfinished", schema), queues)
+	if err != nil {
+		return nil, err
+	}
+	out := map[string]int64{}
+	var name string
+	var n int64
+	_, err = pgx.ForEachRow(rows, []any{&name, &n}, func() error {
+		out[name] = n
+		return nil
+	})
+	return out, err
+}

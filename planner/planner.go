@@ -1,0 +1,318 @@
+package planner
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/pgseq/pgseq/catalog"
+	"github.com/pgseq/pgseq/plan"
+)
+
+// Options are the inputs to Plan besides the two states.
+type Options struct {
+	// Schema is the pgseq schema the plan is for.
+	Schema string
+}
+
+// Plan returns the changes that make actual match desired. desired comes
+// from the configuration (no slots, no live values); actual from the
+// database. Live values (slot usage, running and unfinished counts) only add
+// context and decide whether a change is destructive; they never cause one.
+func Plan(desired, actual catalog.State, opts Options) *plan.Plan {
+	desired = clone(desired)
+	actual = clone(actual)
+	desired.Sort()
+	actual.Sort()
+
+	p := &plan.Plan{
+		FormatVersion: plan.FormatVersion,
+		Schema:        opts.Schema,
+		Fingerprint:   plan.Fingerprint(actual),
+		Changes:       []plan.Change{},
+	}
+	p.Changes = append(p.Changes, planQueues(desired, actual)...)
+	p.Changes = append(p.Changes, planTasks(desired, actual, p)...)
+	p.Count()
+	return p
+}
+
+func clone(s catalog.State) catalog.State {
+	c := s
+	c.Queues = append([]catalog.Queue(nil), s.Queues...)
+	c.TaskTypes = append([]catalog.TaskType(nil), s.TaskTypes...)
+	c.Slots = append([]catalog.SlotGroup(nil), s.Slots...)
+	return c
+}
+
+// Address returns the display address of an object: `queue "default"`.
+func Address(kind, name string) string { return fmt.Sprintf("%s %q", kind, name) }
+
+func planQueues(desired, actual catalog.State) []plan.Change {
+	have := make(map[string]catalog.Queue, len(actual.Queues))
+	for _, q := range actual.Queues {
+		have[q.Name] = q
+	}
+	want := make(map[string]bool, len(desired.Queues))
+	var out []plan.Change
+	for _, q := range desired.Queues {
+		want[q.Name] = true
+		q := q
+		old, ok := have[q.Name]
+		switch {
+		case !ok:
+			out = append(out, plan.Change{
+				Address: Address(plan.KindQueue, q.Name), Kind: plan.KindQueue, Name: q.Name,
+				Action: plan.Create, After: &q,
+			})
+		case old != q:
+			old := old
+			out = append(out, plan.Change{
+				Address: Address(plan.KindQueue, q.Name), Kind: plan.KindQueue, Name: q.Name,
+				Action: plan.Update, Before: &old, After: &q,
+				Attributes: plan.ChangedAttributes(&old, &q),
+			})
+		}
+	}
+	for _, q := range actual.Queues {
+		if want[q.Name] {
+			continue
+		}
+		q := q
+		c := plan.Change{
+			Address: Address(plan.KindQueue, q.Name), Kind: plan.KindQueue, Name: q.Name,
+			Action: plan.Delete, Before: &q,
+		}
+		n := actual.Live.Unfinished[q.Name]
+		c.Context = &plan.Context{Unfinished: &n}
+		if n > 0 {
+			c.Destructive = true
+			c.Reasons = append(c.Reasons, fmt.Sprintf("%s would be deleted with the queue", plural(int(n), "unfinished task")))
+		}
+		out = append(out, c)
+	}
+	sortChanges(out)
+	return out
+}
+
+func planTasks(desired, actual catalog.State, p *plan.Plan) []plan.Change {
+	have := make(map[string]catalog.TaskType, len(actual.TaskTypes))
+	for _, t := range actual.TaskTypes {
+		have[t.Name] = t
+	}
+	slots := make(map[string][]catalog.SlotGroup)
+	for _, g := range actual.Slots {
+		slots[g.TaskType] = append(slots[g.TaskType], g)
+	}
+	want := make(map[string]bool, len(desired.TaskTypes))
+	var out []plan.Change
+	for _, t := range desired.TaskTypes {
+		want[t.Name] = true
+		t := t
+		old, ok := have[t.Name]
+		sc := planSlots(t.Concurrency, slots[t.Name])
+		c := plan.Change{
+			Address: Address(plan.KindTask, t.Name), Kind: plan.KindTask, Name: t.Name,
+			After: &t, Slots: sc,
+		}
+		switch {
+		case !ok:
+			c.Action = plan.Create
+		case !taskEqual(old, t) || sc != nil:
+			old := old
+			c.Action = plan.Update
+			c.Before = &old
+			c.Attributes = plan.ChangedAttributes(&old, &t)
+		default:
+			if d := draining(slots[t.Name], t.Concurrency); len(d) > 0 {
+				p.Warnings = append(p.Warnings, fmt.Sprintf("%s: %s still draining (%s running above the limit of %d)",
+					c.Address, plural(len(d), "slot group"), plural(overLimit(slots[t.Name], t.Concurrency), "task"), t.Concurrency))
+			}
+			continue
+		}
+		if ok {
+			running := actual.Live.Running[t.Name]
+			c.Context = &plan.Context{Running: &running}
+			if sc != nil {
+				c.Reasons = append(c.Reasons, slotReasons(sc, running, t.Concurrency)...)
+			}
+		}
+		out = append(out, c)
+	}
+	for _, t := range actual.TaskTypes {
+		if want[t.Name] {
+			continue
+		}
+		t := t
+		running := actual.Live.Running[t.Name]
+		c := plan.Change{
+			Address: Address(plan.KindTask, t.Name), Kind: plan.KindTask, Name: t.Name,
+			Action: plan.Delete, Before: &t,
+			Context: &plan.Context{Running: &running},
+		}
+		if gs := slots[t.Name]; len(gs) > 0 {
+			c.Slots = &plan.SlotChange{LimitBefore: t.Concurrency, Used: sumUsed(gs), Drop: true}
+		}
+		if running > 0 {
+			c.Reasons = append(c.Reasons, fmt.Sprintf("%s running: %s normally", plural(running, "task"), verb(running, "finishes", "finish")))
+		}
+		out = append(out, c)
+	}
+	// Slot rows whose task type is not declared at all (left behind by hand).
+	var orphans []string
+	for name := range slots {
+		if _, ok := have[name]; !ok {
+			orphans = append(orphans, name)
+		}
+	}
+	sort.Strings(orphans)
+	for _, name := range orphans {
+		p.Warnings = append(p.Warnings, fmt.Sprintf("slot groups exist for %q, which is not a managed task type; pgseq leaves them alone", name))
+	}
+	sortChanges(out)
+	return out
+}
+
+func taskEqual(a, b catalog.TaskType) bool {
+	if a.Name != b.Name || a.Queue != b.Queue || a.Concurrency != b.Concurrency || a.Priority != b.Priority {
+		return false
+	}
+	if (a.MaxRetries == nil) != (b.MaxRetries == nil) {
+		return false
+	}
+	return a.MaxRetries == nil || *a.MaxRetries == *b.MaxRetries
+}
+
+// planSlots compares the layout for limit with the actual groups. It returns
+// nil when nothing needs to change. Groups outside the layout are removed;
+// the applier deletes those with used = 0 and drains the others (capacity 0).
+// A group already draining (capacity 0, still used) needs nothing until it
+// is empty.
+func planSlots(limit int, actual []catalog.SlotGroup) *plan.SlotChange {
+	if limit == 0 {
+		if len(actual) == 0 {
+			return nil
+		}
+		return &plan.SlotChange{LimitBefore: liveCapacity(actual), Used: sumUsed(actual), Drop: true}
+	}
+	layout := SlotLayout(limit)
+	byGroup := make(map[int]catalog.SlotGroup, len(actual))
+	for _, g := range actual {
+		byGroup[g.Group] = g
+	}
+	sc := &plan.SlotChange{Used: sumUsed(actual), LimitAfter: limit}
+	for i, capacity := range layout {
+		g, ok := byGroup[i+1]
+		if !ok || g.Capacity != capacity {
+			sc.Set = append(sc.Set, plan.GroupCapacity{Group: i + 1, Capacity: capacity})
+		}
+	}
+	for _, g := range actual {
+		if g.Group <= len(layout) {
+			continue
+		}
+		if g.Capacity == 0 && g.Used > 0 {
+			continue // draining; removed once empty
+		}
+		sc.Remove = append(sc.Remove, g.Group)
+		if g.Used > 0 {
+			sc.Draining = append(sc.Draining, g.Group)
+		}
+	}
+	if len(sc.Set) == 0 && len(sc.Remove) == 0 {
+		return nil
+	}
+	sc.LimitBefore = liveCapacity(actual)
+	return sc
+}
+
+// draining returns the groups outside limit's layout that are still in use.
+func draining(actual []catalog.SlotGroup, limit int) []int {
+	n := len(SlotLayout(limit))
+	var out []int
+	for _, g := range actual {
+		if g.Group > n && g.Used > 0 {
+			out = append(out, g.Group)
+		}
+	}
+	return out
+}
+
+func overLimit(actual []catalog.SlotGroup, limit int) int {
+	if u := sumUsed(actual); u > limit {
+		return u - limit
+	}
+	return 0
+}
+
+func sumUsed(gs []catalog.SlotGroup) int {
+	n := 0
+	for _, g := range gs {
+		n += g.Used
+	}
+	return n
+}
+
+func liveCapacity(gs []catalog.SlotGroup) int {
+	n := 0
+	for _, g := range gs {
+		n += g.Capacity
+	}
+	return n
+}
+
+func slotReasons(sc *plan.SlotChange, running, limit int) []string {
+	var r []string
+	if limit > 0 && sc.Used > limit {
+		r = append(r, fmt.Sprintf("%d running: %d over the new limit, draining; no new task is admitted until running < %d",
+			sc.Used, sc.Used-limit, limit))
+	}
+	if sc.Drop {
+		return append(r, "limit removed: all slot groups are deleted; running tasks finish normally")
+	}
+	r = append(r, fmt.Sprintf("slot groups: %s", describeLayout(SlotLayout(limit))))
+	if n := len(sc.Remove) - len(sc.Draining); n > 0 {
+		r = append(r, fmt.Sprintf("%s deleted", plural(n, "empty slot group")))
+	}
+	if n := len(sc.Draining); n > 0 {
+		r = append(r, fmt.Sprintf("%s in use set to capacity 0 (draining) and removed once empty", plural(n, "slot group")))
+	}
+	return r
+}
+
+// describeLayout writes a layout as "50 × 2" or "33 × 3 + 1 × 2".
+func describeLayout(caps []int) string {
+	if len(caps) == 0 {
+		return "none"
+	}
+	var parts []string
+	i := 0
+	for i < len(caps) {
+		j := i
+		for j < len(caps) && caps[j] == caps[i] {
+			j++
+		}
+		parts = append(parts, fmt.Sprintf("%d × %d", j-i, caps[i]))
+		i = j
+	}
+	return strings.Join(parts, " + ")
+}
+
+func sortChanges(cs []plan.Change) {
+	sort.SliceStable(cs, func(i, j int) bool { return cs[i].Name < cs[j].Name })
+}
+
+// plural writes "1 task" or "3 tasks".
+func plural(n int, noun string) string {
+	if n == 1 {
+		return fmt.Sprintf("1 %s", noun)
+	}
+	return fmt.Sprintf("%d %ss", n, noun)
+}
+
+func verb(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
+}

@@ -1,0 +1,222 @@
+package planner
+
+import (
+	"bytes"
+	"flag"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/pgseq/pgseq/catalog"
+	"github.com/pgseq/pgseq/plan"
+	"github.com/pgseq/pgseq/render"
+)
+
+var update = flag.Bool("update", false, "rewrite golden files")
+
+func intp(v int) *int { return &v }
+
+// slots returns the slot rows of a type laid out for limit, with used[i]
+// tasks holding group i+1.
+func slots(taskType string, limit int, used ...int) []catalog.SlotGroup {
+	var out []catalog.SlotGroup
+	for i, c := range SlotLayout(limit) {
+		g := catalog.SlotGroup{TaskType: taskType, Group: i + 1, Capacity: c}
+		if i < len(used) {
+			g.Used = used[i]
+		}
+		out = append(out, g)
+	}
+	return out
+}
+
+func sumInts(xs ...int) int {
+	n := 0
+	for _, x := range xs {
+		n += x
+	}
+	return n
+}
+
+func TestPlan(t *testing.T) {
+	t.Parallel()
+	def := catalog.DefaultQueue("default")
+	media := catalog.DefaultQueue("media")
+	media.BatchSize = 10
+	email := catalog.TaskType{Name: "email:send", Queue: "default", Concurrency: 500, MaxRetries: intp(5)}
+	render10 := catalog.TaskType{Name: "render", Queue: "media", Concurrency: 10}
+	render500 := render10
+	render500.Concurrency = 500
+	render4 := render10
+	render4.Concurrency = 4
+	thumb := catalog.TaskType{Name: "thumbnail", Queue: "media", Priority: 5}
+
+	used50 := make([]int, 50)
+	used50[0], used50[20], used50[49] = 3, 2, 1 // 6 running, spread over groups 1, 21 and 50
+
+	tests := []struct {
+		name        string
+		desired     catalog.State
+		actual      catalog.State
+		wantSummary plan.Summary
+	}{
+		{
+			name:        "create_from_empty",
+			desired:     catalog.State{Queues: []catalog.Queue{def, media}, TaskTypes: []catalog.TaskType{email, render10, thumb}},
+			wantSummary: plan.Summary{Add: 5},
+		},
+		{
+			name:    "no_changes",
+			desired: catalog.State{Queues: []catalog.Queue{def}, TaskTypes: []catalog.TaskType{email}},
+			actual: catalog.State{Queues: []catalog.Queue{def}, TaskTypes: []catalog.TaskType{email},
+				Slots: slots("email:send", 500, 10, 10, 3)},
+		},
+		{
+			name:        "raise_limit_10_to_500",
+			desired:     catalog.State{Queues: []catalog.Queue{media}, TaskTypes: []catalog.TaskType{render500}},
+			actual:      catalog.State{Queues: []catalog.Queue{media}, TaskTypes: []catalog.TaskType{render10}, Slots: slots("render", 10, 1, 1, 1, 0, 1), Live: catalog.Live{Running: map[string]int{"render": 4}}},
+			wantSummary: plan.Summary{Change: 1},
+		},
+		{
+			name:        "lower_limit_500_to_4_while_running",
+			desired:     catalog.State{Queues: []catalog.Queue{media}, TaskTypes: []catalog.TaskType{render4}},
+			actual:      catalog.State{Queues: []catalog.Queue{media}, TaskTypes: []catalog.TaskType{render500}, Slots: slots("render", 500, used50...), Live: catalog.Live{Running: map[string]int{"render": sumInts(used50...)}}},
+			wantSummary: plan.Summary{Change: 1},
+		},
+		{
+			name:    "still_draining_is_not_a_change",
+			desired: catalog.State{Queues: []catalog.Queue{media}, TaskTypes: []catalog.TaskType{render4}},
+			actual: catalog.State{Queues: []catalog.Queue{media}, TaskTypes: []catalog.TaskType{render4},
+				Slots: append(slots("render", 4, 1, 1, 1, 1), catalog.SlotGroup{TaskType: "render", Group: 21, Capacity: 0, Used: 2})},
+		},
+		{
+			name:    "trim_drained_groups",
+			desired: catalog.State{Queues: []catalog.Queue{media}, TaskTypes: []catalog.TaskType{render4}},
+			actual: catalog.State{Queues: []catalog.Queue{media}, TaskTypes: []catalog.TaskType{render4},
+				Slots: append(slots("render", 4), catalog.SlotGroup{TaskType: "render", Group: 21, Capacity: 0, Used: 0},
+					catalog.SlotGroup{TaskType: "render", Group: 50, Capacity: 0, Used: 1})},
+			wantSummary: plan.Summary{Change: 1},
+		},
+		{
+			name:        "remove_limit",
+			desired:     catalog.State{Queues: []catalog.Queue{media}, TaskTypes: []catalog.TaskType{{Name: "render", Queue: "media"}}},
+			actual:      catalog.State{Queues: []catalog.Queue{media}, TaskTypes: []catalog.TaskType{render10}, Slots: slots("render", 10, 1, 1), Live: catalog.Live{Running: map[string]int{"render": 2}}},
+			wantSummary: plan.Summary{Change: 1},
+		},
+		{
+			name:        "remove_task_type_while_running",
+			desired:     catalog.State{Queues: []catalog.Queue{media}},
+			actual:      catalog.State{Queues: []catalog.Queue{media}, TaskTypes: []catalog.TaskType{render10, thumb}, Slots: slots("render", 10, 1), Live: catalog.Live{Running: map[string]int{"render": 1, "thumbnail": 3}}},
+			wantSummary: plan.Summary{Destroy: 2},
+		},
+		{
+			name:        "delete_queue_with_unfinished_tasks",
+			desired:     catalog.State{Queues: []catalog.Queue{def}},
+			actual:      catalog.State{Queues: []catalog.Queue{def, media}, Live: catalog.Live{Unfinished: map[string]int64{"media": 1204}}},
+			wantSummary: plan.Summary{Destroy: 1},
+		},
+		{
+			name: "update_queue_settings",
+			desired: func() catalog.State {
+				q := def
+				q.BatchSize = 250
+				q.Backoff.Max = catalog.Duration(3600 * 1e9)
+				q.Retention.Completed = catalog.Duration(24 * 3600 * 1e9)
+				return catalog.State{Queues: []catalog.Queue{q}}
+			}(),
+			actual:      catalog.State{Queues: []catalog.Queue{def}},
+			wantSummary: plan.Summary{Change: 1},
+		},
+		{
+			name:        "repair_tampered_slot_capacity",
+			desired:     catalog.State{Queues: []catalog.Queue{media}, TaskTypes: []catalog.TaskType{render4}},
+			actual:      catalog.State{Queues: []catalog.Queue{media}, TaskTypes: []catalog.TaskType{render4}, Slots: []catalog.SlotGroup{{TaskType: "render", Group: 1, Capacity: 1}, {TaskType: "render", Group: 2, Capacity: 7}, {TaskType: "render", Group: 4, Capacity: 1}}},
+			wantSummary: plan.Summary{Change: 1},
+		},
+		{
+			name: "move_task_to_new_queue",
+			desired: catalog.State{Queues: []catalog.Queue{def, media},
+				TaskTypes: []catalog.TaskType{{Name: "thumbnail", Queue: "media", Priority: 5}}},
+			actual:      catalog.State{Queues: []catalog.Queue{def}, TaskTypes: []catalog.TaskType{{Name: "thumbnail", Queue: "default"}}},
+			wantSummary: plan.Summary{Add: 1, Change: 1},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			p := Plan(tt.desired, tt.actual, Options{Schema: "pgseq"})
+			require.Equal(t, tt.wantSummary, p.Summary)
+			require.Equal(t, p.Summary == (plan.Summary{}), p.Empty())
+
+			// Deterministic: the same inputs give byte-identical plans.
+			again := Plan(tt.desired, tt.actual, Options{Schema: "pgseq"})
+			require.Equal(t, p.Hash(), again.Hash())
+
+			var human, js bytes.Buffer
+			require.NoError(t, render.Plan(&human, p))
+			require.NoError(t, p.Write(&js))
+			golden(t, tt.name+".txt", human.Bytes())
+			golden(t, tt.name+".json", js.Bytes())
+
+			// The JSON document reads back to the same plan.
+			back, err := plan.Read(bytes.NewReader(js.Bytes()))
+			require.NoError(t, err)
+			require.Equal(t, p.Hash(), back.Hash())
+		})
+	}
+}
+
+func golden(t *testing.T, name string, got []byte) {
+	t.Helper()
+	path := filepath.Join("testdata", "golden", name)
+	if *update {
+		require.NoError(t, os.WriteFile(path, got, 0o644))
+		return
+	}
+	want, err := os.ReadFile(path)
+	require.NoError(t, err, "missing golden file; run go test ./planner -update")
+	require.Equal(t, string(want), string(got), "golden file %s differs; run go test ./planner -update and review the diff", path)
+}
+
+// Converged: a plan made against the state its own application would
+// produce is empty.
+func TestPlanConvergesAfterSimulatedApply(t *testing.T) {
+	t.Parallel()
+	desired := catalog.State{
+		Queues:    []catalog.Queue{catalog.DefaultQueue("default")},
+		TaskTypes: []catalog.TaskType{{Name: "a", Queue: "default", Concurrency: 101}, {Name: "b", Queue: "default"}},
+	}
+	actual := catalog.State{}
+	for _, tt := range desired.TaskTypes {
+		actual.TaskTypes = append(actual.TaskTypes, tt)
+		for i, c := range SlotLayout(tt.Concurrency) {
+			actual.Slots = append(actual.Slots, catalog.SlotGroup{TaskType: tt.Name, Group: i + 1, Capacity: c})
+		}
+	}
+	actual.Queues = desired.Queues
+	require.True(t, Plan(desired, actual, Options{Schema: "pgseq"}).Empty())
+}
+
+func TestPlanLoweringSetsDrainAndDelete(t *testing.T) {
+	t.Parallel()
+	q := catalog.DefaultQueue("q")
+	used := make([]int, 50)
+	used[0], used[30] = 5, 2
+	actual := catalog.State{Queues: []catalog.Queue{q},
+		TaskTypes: []catalog.TaskType{{Name: "r", Queue: "q", Concurrency: 500}},
+		Slots:     slots("r", 500, used...)}
+	desired := catalog.State{Queues: []catalog.Queue{q}, TaskTypes: []catalog.TaskType{{Name: "r", Queue: "q", Concurrency: 10}}}
+	p := Plan(desired, actual, Options{Schema: "pgseq"})
+	require.Len(t, p.Changes, 1)
+	sc := p.Changes[0].Slots
+	require.NotNil(t, sc)
+	require.Len(t, sc.Set, 10)
+	for _, g := range sc.Set {
+		require.Equal(t, 1, g.Capacity)
+	}
+	require.Len(t, sc.Remove, 40)
+	require.Equal(t, []int{31}, sc.Draining)
+	require.Equal(t, 7, sc.Used)
+}

@@ -1,0 +1,181 @@
+package render
+
+import (
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/pgseq/pgseq/plan"
+)
+
+// Plan writes the human view of p: one block per change with its changed
+// attributes (before -> after), the live context beside them, and a summary
+// line. Output is deterministic, so it can be golden-tested and diffed in
+// pull requests.
+func Plan(w io.Writer, p *plan.Plan) error {
+	var b strings.Builder
+	if p.Empty() {
+		b.WriteString("No changes. The database matches the configuration.\n")
+		writeWarnings(&b, p.Warnings)
+		_, err := io.WriteString(w, b.String())
+		return err
+	}
+	b.WriteString("pgseq will perform the following actions:\n")
+	for _, c := range p.Changes {
+		b.WriteString("\n")
+		writeChange(&b, c)
+	}
+	writeWarnings(&b, p.Warnings)
+	fmt.Fprintf(&b, "\n%s\n", SummaryLine(p.Summary))
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+// SummaryLine returns "Plan: 3 to add, 1 to change, 0 to destroy."
+func SummaryLine(s plan.Summary) string {
+	return fmt.Sprintf("Plan: %d to add, %d to change, %d to destroy.", s.Add, s.Change, s.Destroy)
+}
+
+func writeWarnings(b *strings.Builder, ws []string) {
+	if len(ws) == 0 {
+		return
+	}
+	b.WriteString("\nWarnings:\n")
+	for _, w := range ws {
+		fmt.Fprintf(b, "  ! %s\n", w)
+	}
+}
+
+var actionVerb = map[plan.Action]string{
+	plan.Create: "will be created",
+	plan.Update: "will be updated in place",
+	plan.Delete: "will be destroyed",
+}
+
+func writeChange(b *strings.Builder, c plan.Change) {
+	fmt.Fprintf(b, "  # %s %s", c.Address, actionVerb[c.Action])
+	if ctx := contextNote(c); ctx != "" {
+		fmt.Fprintf(b, " (%s)", ctx)
+	}
+	b.WriteString("\n")
+	if c.Destructive {
+		b.WriteString("  # DESTRUCTIVE: needs --allow-destroy\n")
+	}
+	fmt.Fprintf(b, "  %s %s {\n", c.Action.Symbol(), c.Address)
+
+	var lines []line
+	hidden := 0
+	switch c.Action {
+	case plan.Create:
+		for _, a := range plan.Attributes(c.After) {
+			lines = append(lines, line{sym: "+", name: a.Name, value: a.Value})
+		}
+	case plan.Delete:
+		for _, a := range plan.Attributes(c.Before) {
+			lines = append(lines, line{sym: "-", name: a.Name, value: a.Value})
+		}
+	case plan.Update:
+		before := plan.Attributes(c.Before)
+		after := plan.Attributes(c.After)
+		for i := range before {
+			if before[i].Value == after[i].Value {
+				hidden++
+				continue
+			}
+			l := line{sym: "~", name: after[i].Name, value: before[i].Value + " -> " + after[i].Value}
+			if l.name == "concurrency" {
+				l.note = usageNote(c)
+			}
+			lines = append(lines, l)
+		}
+	}
+	writeLines(b, lines)
+	for _, r := range c.Reasons {
+		fmt.Fprintf(b, "      # %s\n", r)
+	}
+	if hidden > 0 {
+		fmt.Fprintf(b, "      # (%d unchanged attributes hidden)\n", hidden)
+	}
+	b.WriteString("    }\n")
+}
+
+type line struct {
+	sym, name, value string
+	// note is a trailing comment, such as live usage beside a limit.
+	note string
+}
+
+// usageNote describes live usage against a task type's new limit:
+// "7 running: 3 over, draining".
+func usageNote(c plan.Change) string {
+	if c.Context == nil || c.Context.Running == nil || c.Slots == nil {
+		return ""
+	}
+	running, limit := *c.Context.Running, c.Slots.LimitAfter
+	if limit > 0 && running > limit {
+		return fmt.Sprintf("%d running: %d over, draining", running, running-limit)
+	}
+	return fmt.Sprintf("%d running", running)
+}
+
+// writeLines writes attributes, grouping dotted names into nested blocks and
+// aligning the equals signs within each block, as hcl fmt does.
+func writeLines(b *strings.Builder, lines []line) {
+	var top []line
+	nested := map[string][]line{}
+	var order []string
+	for _, l := range lines {
+		if blk, attr, ok := strings.Cut(l.name, "."); ok {
+			if _, seen := nested[blk]; !seen {
+				order = append(order, blk)
+			}
+			l.name = attr
+			nested[blk] = append(nested[blk], l)
+			continue
+		}
+		top = append(top, l)
+	}
+	aligned(b, top, "      ")
+	for _, blk := range order {
+		ls := nested[blk]
+		sym := ls[0].sym
+		for _, l := range ls {
+			if l.sym != sym {
+				sym = "~"
+			}
+		}
+		fmt.Fprintf(b, "      %s %s {\n", sym, blk)
+		aligned(b, ls, "          ")
+		b.WriteString("        }\n")
+	}
+}
+
+func aligned(b *strings.Builder, ls []line, indent string) {
+	width := 0
+	for _, l := range ls {
+		if len(l.name) > width {
+			width = len(l.name)
+		}
+	}
+	for _, l := range ls {
+		if l.note != "" {
+			fmt.Fprintf(b, "%s%s %-*s = %s  # %s\n", indent, l.sym, width, l.name, l.value, l.note)
+			continue
+		}
+		fmt.Fprintf(b, "%s%s %-*s = %s\n", indent, l.sym, width, l.name, l.value)
+	}
+}
+
+func contextNote(c plan.Change) string {
+	if c.Context == nil {
+		return ""
+	}
+	var parts []string
+	if c.Context.Running != nil {
+		parts = append(parts, fmt.Sprintf("%d running", *c.Context.Running))
+	}
+	if c.Context.Unfinished != nil {
+		parts = append(parts, fmt.Sprintf("%d unfinished tasks", *c.Context.Unfinished))
+	}
+	return strings.Join(parts, ", ")
+}
