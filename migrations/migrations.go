@@ -64,7 +64,6 @@ func Render(sql, schema string) string {
 	return strings.ReplaceAll(sql, "{{schema}}", pgx.Identifier{schema}.Sanitize())
 }
 
-
 // RowQuerier is the narrow interface Version needs: a pool, a connection or
 // a transaction.
 type RowQuerier interface {
