@@ -1,0 +1,242 @@
+package spec
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"github.com/hashicorp/hcl/v2"
+	"github.com/hashicorp/hcl/v2/hclsyntax"
+	"github.com/pgseq/pgseq/catalog"
+)
+
+// Config is a parsed configuration: the desired state its files declare and
+// where each object was declared.
+//
+// Load and Parse return a Config even when they report errors, so that its
+// Files can be passed to WriteDiagnostics; its state is then incomplete and
+// must not be planned.
+type Config struct {
+	// Files holds every file that was read, parsed, by file name.
+	Files map[string]*hcl.File
+	// Queues maps each declared queue name to the header of its block.
+	Queues map[string]hcl.Range
+	// Tasks maps each declared task type name to the header of its block.
+	Tasks map[string]hcl.Range
+
+	// state is sorted, with every default filled in.
+	state catalog.State
+}
+
+// State returns the desired state: queues and task types sorted by name,
+// defaults filled in, no slots and no live values. The result is a copy the
+// caller may modify.
+func (c *Config) State() catalog.State {
+	s := catalog.State{
+		Queues:    append([]catalog.Queue{}, c.state.Queues...),
+		TaskTypes: append([]catalog.TaskType{}, c.state.TaskTypes...),
+	}
+	for i, t := range s.TaskTypes {
+		if t.MaxRetries != nil {
+			v := *t.MaxRetries
+			s.TaskTypes[i].MaxRetries = &v
+		}
+	}
+	return s
+}
+
+// Load reads and parses a configuration. Each path is a file or a
+// directory; a directory contributes its *.hcl files (not its
+// subdirectories) in name order. All files together form one
+// configuration. A missing path, a directory without .hcl files or no path
+// at all is an error. A file named twice is read once.
+func Load(paths ...string) (*Config, hcl.Diagnostics) {
+	var diags hcl.Diagnostics
+	if len(paths) == 0 {
+		return emptyConfig(), hcl.Diagnostics{{
+			Severity: hcl.DiagError,
+			Summary:  "No configuration files",
+			Detail:   "Give at least one .hcl file or a directory that holds .hcl files.",
+		}}
+	}
+	var names []string
+	for _, p := range paths {
+		found, err := configFiles(p)
+		if err != nil {
+			diags = append(diags, err)
+			continue
+		}
+		names = append(names, found...)
+	}
+	files := map[string][]byte{}
+	seen := map[string]bool{}
+	for _, name := range names {
+		key := name
+		if abs, err := filepath.Abs(name); err == nil {
+			key = abs
+		}
+		if seen[key] {
+			continue
+		}
+		seen[key] = true
+		src, err := os.ReadFile(name)
+		if err != nil {
+			diags = append(diags, &hcl.Diagnostic{
+				Severity: hcl.DiagError,
+				Summary:  "Cannot read configuration file",
+				Detail:   err.Error() + ".",
+			})
+			continue
+		}
+		files[name] = src
+	}
+	if len(files) == 0 && diags.HasErrors() {
+		return emptyConfig(), diags
+	}
+	cfg, parseDiags := Parse(files)
+	return cfg, append(diags, parseDiags...)
+}
+
+// configFiles lists the configuration files a path names.
+func configFiles(path string) ([]string, *hcl.Diagnostic) {
+	info, err := os.Stat(path)
+	if err != nil {
+		summary := "Cannot read configuration path"
+		if os.IsNotExist(err) {
+			summary = "Configuration path not found"
+		}
+		return nil, &hcl.Diagnostic{Severity: hcl.DiagError, Summary: summary,
+			Detail: fmt.Sprintf("%v. Give an existing .hcl file or a directory that holds .hcl files.", err)}
+	}
+	if !info.IsDir() {
+		return []string{path}, nil
+	}
+	entries, err := os.ReadDir(path)
+	if err != nil {
+		return nil, &hcl.Diagnostic{Severity: hcl.DiagError, Summary: "Cannot read configuration path",
+			Detail: err.Error() + "."}
+	}
+	var names []string
+	for _, e := range entries {
+		if e.IsDir() || !strings.HasSuffix(e.Name(), ".hcl") {
+			continue
+		}
+		names = append(names, filepath.Join(path, e.Name()))
+	}
+	if len(names) == 0 {
+		return nil, &hcl.Diagnostic{Severity: hcl.DiagError, Summary: "No configuration files",
+			Detail: fmt.Sprintf("The directory %s holds no .hcl files. pgseq reads the *.hcl files of a directory, not of its subdirectories.", path)}
+	}
+	return names, nil
+}
+
+// Parse parses and validates a configuration held in memory: file name to
+// content. The file names appear in diagnostics. Files are decoded in name
+// order, which decides which of two duplicates is reported.
+func Parse(files map[string][]byte) (*Config, hcl.Diagnostics) {
+	cfg := emptyConfig()
+	var diags hcl.Diagnostics
+	if len(files) == 0 {
+		diags = append(diags, &hcl.Diagnostic{Severity: hcl.DiagError, Summary: "No configuration files",
+			Detail: "Give at least one .hcl file or a directory that holds .hcl files."})
+	}
+	names := make([]string, 0, len(files))
+	for name := range files {
+		names = append(names, name)
+	}
+	sort.Strings(names)
+
+	d := newDecoder()
+	complete := true
+	for _, name := range names {
+		f, parseDiags := hclsyntax.ParseConfig(files[name], name, hcl.InitialPos)
+		cfg.Files[name] = f
+		fatal := false
+		for _, diag := range parseDiags {
+			if redefined := duplicateArgument(diag, f); redefined != nil {
+				diag = redefined
+			} else if diag.Severity == hcl.DiagError {
+				fatal = true
+			}
+			diags = append(diags, diag)
+		}
+		body, ok := f.Body.(*hclsyntax.Body)
+		if fatal || !ok {
+			// A body with syntax errors is partial: decoding it would
+			// report errors that are not there.
+			complete = false
+			continue
+		}
+		d.file(body)
+	}
+	if complete {
+		d.checkRefs()
+	}
+	diags = append(diags, d.diags...)
+	sortDiagnostics(diags)
+
+	d.state.Sort()
+	cfg.state = d.state
+	cfg.Queues, cfg.Tasks = d.queues, d.tasks
+	return cfg, diags
+}
+
+func emptyConfig() *Config {
+	return &Config{
+		Files:  map[string]*hcl.File{},
+		Queues: map[string]hcl.Range{},
+		Tasks:  map[string]hcl.Range{},
+		state:  catalog.State{Queues: []catalog.Queue{}, TaskTypes: []catalog.TaskType{}},
+	}
+}
+
+// duplicateArgument rewrites hclsyntax's "Attribute redefined" error in
+// pgseq's words. It returns nil for any other diagnostic. The parser keeps
+// the first definition, so the body is still complete.
+func duplicateArgument(diag *hcl.Diagnostic, f *hcl.File) *hcl.Diagnostic {
+	body, ok := f.Body.(*hclsyntax.Body)
+	if diag.Summary != "Attribute redefined" || diag.Subject == nil || !ok {
+		return nil
+	}
+	s := diag.Subject
+	if s.Start.Byte < 0 || s.End.Byte > len(f.Bytes) || s.Start.Byte > s.End.Byte {
+		return nil
+	}
+	name := string(f.Bytes[s.Start.Byte:s.End.Byte])
+	// The first definition is in the innermost body around the second;
+	// VisitAll visits outer bodies before inner ones.
+	var first *hclsyntax.Attribute
+	_ = hclsyntax.VisitAll(body, func(n hclsyntax.Node) hcl.Diagnostics {
+		if b, ok := n.(*hclsyntax.Body); ok && b.SrcRange.ContainsOffset(s.Start.Byte) {
+			first = b.Attributes[name]
+		}
+		return nil
+	})
+	if first == nil {
+		return nil
+	}
+	return &hcl.Diagnostic{
+		Severity: hcl.DiagError,
+		Summary:  "Duplicate argument",
+		Detail: fmt.Sprintf("The argument %q is already set at %s. Each argument may be set only once: remove one of them.",
+			name, posString(first.NameRange)),
+		Subject: s,
+	}
+}
+
+// sortDiagnostics orders diagnostics by file and position; those without a
+// source range come first.
+func sortDiagnostics(diags hcl.Diagnostics) {
+	sort.SliceStable(diags, func(i, j int) bool {
+		a, b := diags[i].Subject, diags[j].Subject
+		switch {
+		case a == nil || b == nil:
+			return a == nil && b != nil
+		case a.Filename != b.Filename:
+			return a.Filename < b.Filename
+		}
+		return a.Start.Byte < b.Start.Byte
+	})
+}

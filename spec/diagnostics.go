@@ -1,0 +1,83 @@
+package spec
+
+import (
+	"bytes"
+	"fmt"
+	"io"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/hashicorp/hcl/v2"
+)
+
+// WriteDiagnostics prints every diagnostic, in order, for a person to read:
+//
+//	main.hcl:3:17: error: Invalid concurrency
+//
+//	  3 |   concurrency = 0
+//	    |                 ^
+//
+//	concurrency must be a whole number from 1 to 1000000; got 0. ...
+//
+// files supplies the source lines (Config.Files); a diagnostic whose file
+// is not there, or that has no source range, is printed without them.
+// Diagnostics are separated by a blank line.
+func WriteDiagnostics(w io.Writer, diags hcl.Diagnostics, files map[string]*hcl.File) error {
+	var b bytes.Buffer
+	for i, diag := range diags {
+		if i > 0 {
+			b.WriteByte('\n')
+		}
+		severity := "error"
+		if diag.Severity == hcl.DiagWarning {
+			severity = "warning"
+		}
+		if s := diag.Subject; s != nil {
+			fmt.Fprintf(&b, "%s:%d:%d: ", s.Filename, s.Start.Line, s.Start.Column)
+		}
+		fmt.Fprintf(&b, "%s: %s\n", severity, diag.Summary)
+		if s := diag.Subject; s != nil {
+			if f := files[s.Filename]; f != nil {
+				writeSnippet(&b, f.Bytes, *s)
+			}
+		}
+		if diag.Detail != "" {
+			fmt.Fprintf(&b, "\n%s\n", strings.TrimRight(diag.Detail, "\n"))
+		}
+	}
+	_, err := w.Write(b.Bytes())
+	return err
+}
+
+// writeSnippet prints the source line where r starts, with a row of carets
+// under r (up to the end of that line).
+func writeSnippet(b *bytes.Buffer, src []byte, r hcl.Range) {
+	if r.Start.Byte < 0 || r.Start.Byte > len(src) {
+		return
+	}
+	start := bytes.LastIndexByte(src[:r.Start.Byte], '\n') + 1
+	end := len(src)
+	if i := bytes.IndexByte(src[r.Start.Byte:], '\n'); i >= 0 {
+		end = r.Start.Byte + i
+	}
+	line := strings.TrimRight(string(src[start:end]), "\r")
+	num := fmt.Sprint(r.Start.Line)
+	gutter := strings.Repeat(" ", len(num))
+
+	// Pad with the line's own tabs so the carets line up with tabbed source.
+	var pad strings.Builder
+	for _, c := range string(src[start:r.Start.Byte]) {
+		if c == '\t' {
+			pad.WriteRune('\t')
+		} else {
+			pad.WriteRune(' ')
+		}
+	}
+	stop := min(max(r.End.Byte, r.Start.Byte), start+len(line))
+	width := 1
+	if stop > r.Start.Byte {
+		width = utf8.RuneCount(src[r.Start.Byte:stop])
+	}
+	fmt.Fprintf(b, "\n  %s | %s\n", num, line)
+	fmt.Fprintf(b, "  %s | %s%s\n", gutter, pad.String(), strings.Repeat("^", width))
+}

@@ -1,0 +1,85 @@
+package spec
+
+import (
+	"strconv"
+
+	"github.com/hashicorp/hcl/v2"
+	"github.com/hashicorp/hcl/v2/hclsyntax"
+	"github.com/hashicorp/hcl/v2/hclwrite"
+	"github.com/pgseq/pgseq/catalog"
+	"github.com/zclconf/go-cty/cty"
+)
+
+// Format returns src in canonical layout (indentation, aligned equals
+// signs, spacing). It only changes whitespace. If src does not parse, it
+// returns the syntax errors and no output. Formatting is idempotent:
+// formatting the result again returns it unchanged.
+func Format(src []byte, filename string) ([]byte, hcl.Diagnostics) {
+	_, diags := hclsyntax.ParseConfig(src, filename, hcl.InitialPos)
+	if diags.HasErrors() {
+		return nil, diags
+	}
+	return hclwrite.Format(src), diags
+}
+
+// WriteHCL renders a state as a formatted configuration that Parse turns
+// back into the same state: queues, then task types, each sorted by name.
+// Every queue setting is written out; a task's concurrency is omitted when
+// unlimited (0) and its max_retries when it inherits the queue's (nil).
+// Slots and live values are not configuration and are not written.
+func WriteHCL(s catalog.State) []byte {
+	s = catalog.State{
+		Queues:    append([]catalog.Queue(nil), s.Queues...),
+		TaskTypes: append([]catalog.TaskType(nil), s.TaskTypes...),
+	}
+	s.Sort()
+
+	f := hclwrite.NewEmptyFile()
+	body := f.Body()
+	first := true
+	separate := func() {
+		if !first {
+			body.AppendNewline()
+		}
+		first = false
+	}
+	for _, q := range s.Queues {
+		separate()
+		qb := body.AppendNewBlock("queue", []string{q.Name}).Body()
+		qb.SetAttributeValue("batch_size", cty.NumberIntVal(int64(q.BatchSize)))
+		qb.SetAttributeValue("max_retries", cty.NumberIntVal(int64(q.MaxRetries)))
+		bb := qb.AppendNewBlock("backoff", nil).Body()
+		bb.SetAttributeValue("initial", cty.StringVal(q.Backoff.Initial.String()))
+		bb.SetAttributeValue("max", cty.StringVal(q.Backoff.Max.String()))
+		bb.SetAttributeValue("factor", floatVal(q.Backoff.Factor))
+		bb.SetAttributeValue("jitter", floatVal(q.Backoff.Jitter))
+		qb.SetAttributeValue("worker_timeout", cty.StringVal(q.WorkerTimeout.String()))
+		qb.SetAttributeValue("leader_lease", cty.StringVal(q.LeaderLease.String()))
+		rb := qb.AppendNewBlock("retention", nil).Body()
+		rb.SetAttributeValue("completed", cty.StringVal(q.Retention.Completed.String()))
+		rb.SetAttributeValue("dead_letter", cty.StringVal(q.Retention.DeadLetter.String()))
+	}
+	for _, t := range s.TaskTypes {
+		separate()
+		tb := body.AppendNewBlock("task", []string{t.Name}).Body()
+		tb.SetAttributeValue("queue", cty.StringVal(t.Queue))
+		if t.Concurrency != 0 {
+			tb.SetAttributeValue("concurrency", cty.NumberIntVal(int64(t.Concurrency)))
+		}
+		if t.MaxRetries != nil {
+			tb.SetAttributeValue("max_retries", cty.NumberIntVal(int64(*t.MaxRetries)))
+		}
+		tb.SetAttributeValue("priority", cty.NumberIntVal(int64(t.Priority)))
+	}
+	return hclwrite.Format(f.Bytes())
+}
+
+// floatVal returns f as a number that prints as the shortest decimal that
+// reads back as f ("0.2", not 0.2's exact binary expansion).
+func floatVal(f float64) cty.Value {
+	v, err := cty.ParseNumberVal(strconv.FormatFloat(f, 'f', -1, 64))
+	if err != nil {
+		return cty.NumberFloatVal(f)
+	}
+	return v
+}

@@ -1,0 +1,86 @@
+package spec
+
+import (
+	"github.com/hashicorp/hcl/v2"
+	"github.com/hashicorp/hcl/v2/hclsyntax"
+	"github.com/pgseq/pgseq/catalog"
+)
+
+// DefaultQueueName is the queue of a task block without a queue argument.
+const DefaultQueueName = "default"
+
+// MaxPriority bounds a task's priority: it lies in [-MaxPriority, MaxPriority].
+const MaxPriority = 1000
+
+// task decodes a task block.
+func (d *decoder) task(b *hclsyntax.Block, name string, nameRange hcl.Range) {
+	valid := ValidTaskName(name)
+	if !valid {
+		d.errorf(nameRange, "Invalid task name", "%s", invalidTaskNameDetail(name))
+	}
+	t := catalog.TaskType{Name: name, Queue: DefaultQueueName}
+	attrs, _ := d.content(b.Body, "task", []string{"queue", "concurrency", "max_retries", "priority"}, nil)
+
+	ref := queueRef{task: name, queue: DefaultQueueName, def: b.DefRange()}
+	queueOK := true
+	if a := attrs["queue"]; a != nil {
+		if v, ok := d.str(a, "queue"); ok {
+			t.Queue, ref.queue, ref.expr = v, v, a.Expr.Range().Ptr()
+		} else {
+			queueOK = false
+		}
+	}
+	if v, ok := d.whole(attrs["concurrency"], "concurrency", wholeRule{min: 1, max: catalog.MaxConcurrency,
+		hint: "To let tasks of this type run without a limit, remove the concurrency argument."}); ok {
+		t.Concurrency = v
+	}
+	if v, ok := d.whole(attrs["max_retries"], "max_retries", retriesRule); ok {
+		t.MaxRetries = &v
+	}
+	if v, ok := d.whole(attrs["priority"], "priority", wholeRule{min: -MaxPriority, max: MaxPriority,
+		hint: "Higher priorities run first; the default is 0."}); ok {
+		t.Priority = v
+	}
+
+	if first, dup := d.taskLabels[name]; dup {
+		d.errorf(nameRange, "Duplicate task",
+			"A task named %q was already declared at %s. Task names are unique across all files of a configuration: rename or remove one of them.",
+			name, posString(first))
+		return
+	}
+	if !valid {
+		return
+	}
+	d.taskLabels[name] = nameRange
+	d.tasks[name] = b.DefRange()
+	d.state.TaskTypes = append(d.state.TaskTypes, t)
+	if queueOK {
+		d.refs = append(d.refs, ref)
+	}
+}
+
+// checkRefs reports task references to undeclared queues.
+func (d *decoder) checkRefs() {
+	declared := make([]string, 0, len(d.queues))
+	for name := range d.queues {
+		declared = append(declared, name)
+	}
+	for _, r := range d.refs {
+		if _, ok := d.queues[r.queue]; ok {
+			continue
+		}
+		fix := "No queue is declared yet: add a queue block."
+		if len(declared) > 0 {
+			fix = "Declared queues: " + quotedList(declared) + "."
+		}
+		if r.expr == nil {
+			d.errorf(r.def, "Unknown queue",
+				"Task %q has no queue argument, so it goes to queue %q, which is not declared. Declare it (queue %q {} takes every default) or set queue to a declared queue. %s",
+				r.task, r.queue, r.queue, fix)
+			continue
+		}
+		d.errorf(*r.expr, "Unknown queue",
+			"Task %q names queue %q, which is not declared.%s %s",
+			r.task, r.queue, didYouMean(r.queue, declared), fix)
+	}
+}

@@ -1,0 +1,3 @@
+queue "default" {
+  batch_size = 10
+}

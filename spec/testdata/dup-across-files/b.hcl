@@ -1,0 +1,5 @@
+queue "default" {
+  batch_size = 20
+}
+
+task "email:send" {}

@@ -1,0 +1,4 @@
+# want: 3:20: Invalid duration
+queue "default" {
+  worker_timeout = "soon"
+}

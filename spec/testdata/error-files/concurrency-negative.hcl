@@ -1,0 +1,6 @@
+# want: 5:17: Invalid concurrency
+queue "default" {}
+
+task "email:send" {
+  concurrency = -5
+}

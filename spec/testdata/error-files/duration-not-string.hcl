@@ -1,0 +1,4 @@
+# want: 3:18: Incorrect value type
+queue "default" {
+  leader_lease = 15
+}

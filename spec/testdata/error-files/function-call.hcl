@@ -1,0 +1,4 @@
+# want: 3:16: Function calls not allowed
+queue "default" {
+  batch_size = max(10, 20)
+}

@@ -1,0 +1,2 @@
+# want: 2:7: Invalid queue name
+queue "Default" {}

@@ -1,0 +1,4 @@
+# want: 4:6: Invalid task name
+queue "default" {}
+
+task "email::send" {}

@@ -1,0 +1,5 @@
+# The name is 130 bytes long.
+# want: 5:6: Invalid task name
+queue "default" {}
+
+task "reports:aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa" {}

@@ -1,0 +1,6 @@
+# want: 4:17: Invalid duration
+queue "default" {
+  retention {
+    completed = "2w"
+  }
+}

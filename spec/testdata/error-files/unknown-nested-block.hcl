@@ -1,0 +1,6 @@
+# want: 3:3: Unsupported block type
+queue "default" {
+  retry {
+    initial = "1s"
+  }
+}

@@ -1,0 +1,6 @@
+# want: 5:17: Variables not allowed
+queue "default" {}
+
+task "email:send" {
+  concurrency = var.email_concurrency
+}

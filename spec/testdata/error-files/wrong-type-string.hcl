@@ -1,0 +1,6 @@
+# want: 5:17: Incorrect value type
+queue "default" {}
+
+task "email:send" {
+  concurrency = "500"
+}
