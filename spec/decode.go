@@ -42,7 +42,7 @@ type queueRef struct {
 
 func newDecoder() *decoder {
 	return &decoder{
-		state: catalog.State{Queues: []catalog.Queue{}, TaskTypes: []catalog.TaskType{}},
+		state:  catalog.State{Queues: []catalog.Queue{}, TaskTypes: []catalog.TaskType{}},
 		queues: map[string]hcl.Range{}, tasks: map[string]hcl.Range{},
 		queueLabels: map[string]hcl.Range{}, taskLabels: map[string]hcl.Range{},
 	}
