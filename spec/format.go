@@ -12,10 +12,18 @@ import (
 
 // Format returns src in canonical layout (indentation, aligned equals
 // signs, spacing). It only changes whitespace. If src does not parse, it
-// returns the syntax errors and no output. Formatting is idempotent:
-// formatting the result again returns it unchanged.
+// returns the syntax errors and no output. Only syntax is checked: a
+// well-formed file with invalid settings (even an argument set twice) is
+// formatted. Formatting is idempotent: formatting the result again returns
+// it unchanged.
 func Format(src []byte, filename string) ([]byte, hcl.Diagnostics) {
-	_, diags := hclsyntax.ParseConfig(src, filename, hcl.InitialPos)
+	f, parseDiags := hclsyntax.ParseConfig(src, filename, hcl.InitialPos)
+	var diags hcl.Diagnostics
+	for _, d := range parseDiags {
+		if duplicateArgument(d, f) == nil {
+			diags = append(diags, d)
+		}
+	}
 	if diags.HasErrors() {
 		return nil, diags
 	}
