@@ -21,8 +21,9 @@ import (
 //
 // files supplies the source lines (Config.Files); a diagnostic whose file
 // is not there, or that has no source range, is printed without them.
-// Diagnostics are separated by a blank line.
-func WriteDiagnostics(w io.Writer, diags hcl.Diagnostics, files map[string]*hcl.File) error {
+// Diagnostics are separated by a blank line. Write errors are ignored: w is
+// normally the terminal or stderr, and there is nowhere else to report them.
+func WriteDiagnostics(w io.Writer, diags hcl.Diagnostics, files map[string]*hcl.File) {
 	var b bytes.Buffer
 	for i, diag := range diags {
 		if i > 0 {
@@ -45,8 +46,7 @@ func WriteDiagnostics(w io.Writer, diags hcl.Diagnostics, files map[string]*hcl.
 			fmt.Fprintf(&b, "\n%s\n", strings.TrimRight(diag.Detail, "\n"))
 		}
 	}
-	_, err := w.Write(b.Bytes())
-	return err
+	_, _ = w.Write(b.Bytes())
 }
 
 // writeSnippet prints the source line where r starts, with a row of carets

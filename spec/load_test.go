@@ -228,6 +228,16 @@ func TestParse(t *testing.T) {
 			diags: []string{"2:16: Invalid batch_size", "3:17: Invalid max_retries", "6:17: Invalid concurrency", "7:14: Invalid priority"},
 		},
 		{
+			name:  "an argument set twice in a nested block",
+			src:   "queue \"default\" {\n  backoff {\n    initial = \"1s\"\n    initial = \"2s\"\n  }\n}\n",
+			diags: []string{"4:5: Duplicate argument"},
+		},
+		{
+			name:  "a one-line block with several arguments is not HCL",
+			src:   "queue \"default\" {\n  backoff { initial = \"1s\"  max = \"10m\" }\n}\n",
+			diags: []string{"2:29: Invalid single-argument block definition"},
+		},
+		{
 			name:  "unknown queue without a close match",
 			src:   "queue \"default\" {}\ntask \"a\" {\n  queue = \"reports\"\n}\n",
 			diags: []string{"3:11: Unknown queue"},
