@@ -21,9 +21,10 @@ import (
 //
 // files supplies the source lines (Config.Files); a diagnostic whose file
 // is not there, or that has no source range, is printed without them.
-// Diagnostics are separated by a blank line. Write errors are ignored: w is
-// normally the terminal or stderr, and there is nowhere else to report them.
-func WriteDiagnostics(w io.Writer, diags hcl.Diagnostics, files map[string]*hcl.File) {
+// Diagnostics are separated by a blank line. Only the Bytes of each file
+// are used, so a caller holding just the source can pass
+// map[string]*hcl.File{name: {Bytes: src}}. The error is w's.
+func WriteDiagnostics(w io.Writer, diags hcl.Diagnostics, files map[string]*hcl.File) error {
 	var b bytes.Buffer
 	for i, diag := range diags {
 		if i > 0 {
@@ -46,7 +47,8 @@ func WriteDiagnostics(w io.Writer, diags hcl.Diagnostics, files map[string]*hcl.
 			fmt.Fprintf(&b, "\n%s\n", strings.TrimRight(diag.Detail, "\n"))
 		}
 	}
-	_, _ = w.Write(b.Bytes())
+	_, err := w.Write(b.Bytes())
+	return err
 }
 
 // writeSnippet prints the source line where r starts, with a row of carets

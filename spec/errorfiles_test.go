@@ -85,7 +85,7 @@ func TestWriteDiagnosticsGolden(t *testing.T) {
 			cfg, diags := Load(paths...)
 			require.True(t, diags.HasErrors())
 			var out bytes.Buffer
-			WriteDiagnostics(&out, diags, cfg.Files)
+			require.NoError(t, WriteDiagnostics(&out, diags, cfg.Files))
 			golden := filepath.Join("testdata", "diagnostics", name+".txt")
 			if *update {
 				require.NoError(t, os.WriteFile(golden, out.Bytes(), 0o644))
@@ -105,6 +105,15 @@ func TestWriteDiagnosticsWithoutSource(t *testing.T) {
 		{Severity: hcl.DiagError, Summary: "No configuration files"},
 	}
 	var out bytes.Buffer
-	WriteDiagnostics(&out, diags, nil)
+	require.NoError(t, WriteDiagnostics(&out, diags, nil))
 	require.Equal(t, "gone.hcl:2:3: warning: Something odd\n\nLook at it.\n\nerror: No configuration files\n", out.String())
+
+	// A file given by its bytes alone is enough for the snippet.
+	src := []byte("queue \"default\" {\n  batch_size =\n}\n")
+	_, diags = Format(src, "fmt.hcl")
+	require.True(t, diags.HasErrors())
+	out.Reset()
+	require.NoError(t, WriteDiagnostics(&out, diags, map[string]*hcl.File{"fmt.hcl": {Bytes: src}}))
+	require.Contains(t, out.String(), "fmt.hcl:2:15: error: ")
+	require.Contains(t, out.String(), "  2 |   batch_size =\n")
 }
