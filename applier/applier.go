@@ -99,7 +99,7 @@ func Apply(ctx context.Context, db DB, p *plan.Plan, opts Options) (*Result, err
 	}
 
 	res := &Result{Summary: p.Summary}
-	actual, _, err := inspect.Read(ctx, tx, schema, inspect.Options{})
+	actual, _, err := inspect.Read(ctx, tx, schema)
 	if err != nil {
 		return nil, fmt.Errorf("reading the current state: %w", err)
 	}

@@ -31,17 +31,27 @@ type Querier interface {
 	QueryRow(ctx context.Context, sql string, args ...any) pgx.Row
 }
 
-// Options tune what Read counts.
-type Options struct {
-	// CountUnfinished lists queues whose unfinished tasks are counted into
-	// Live.Unfinished. Counting is a scan of the queue's pending tasks, so
-	// callers name only queues a plan may delete (see QueuesNotIn).
-	CountUnfinished []string
+// ReadFor returns the actual state of schema for planning against desired:
+// Read, plus Live.Unfinished for the queues desired no longer declares (a
+// plan would delete them). Only those are counted, since counting scans the
+// queue's pending tasks.
+func ReadFor(ctx context.Context, db Querier, schema string, desired catalog.State) (catalog.State, int, error) {
+	s, version, err := Read(ctx, db, schema)
+	if err != nil || version == 0 {
+		return s, version, err
+	}
+	if gone := QueuesNotIn(desired, s); len(gone) > 0 {
+		if s.Live.Unfinished, err = readUnfinished(ctx, db, schema, gone); err != nil {
+			return s, version, fmt.Errorf("counting unfinished tasks: %w", err)
+		}
+	}
+	return s, version, nil
 }
 
-// Read returns the actual state of schema. A schema that does not exist (or
-// has no pgseq tables yet) reads as an empty state with version 0.
-func Read(ctx context.Context, db Querier, schema string, opts Options) (catalog.State, int, error) {
+// Read returns the actual state of schema and its migration version. A
+// schema that does not exist (or has no pgseq tables yet) reads as an empty
+// state with version 0.
+func Read(ctx context.Context, db Querier, schema string) (catalog.State, int, error) {
 	var s catalog.State
 	version, err := migrations.Version(ctx, db, schema)
 	if err != nil {
@@ -65,11 +75,6 @@ func Read(ctx context.Context, db Querier, schema string, opts Options) (catalog
 	}
 	if s.Live.Running, err = readRunning(ctx, db, schema); err != nil {
 		return s, version, fmt.Errorf("counting running tasks: %w", err)
-	}
-	if len(opts.CountUnfinished) > 0 {
-		if s.Live.Unfinished, err = readUnfinished(ctx, db, schema, opts.CountUnfinished); err != nil {
-			return s, version, fmt.Errorf("counting unfinished tasks: %w", err)
-		}
 	}
 	return s, version, nil
 }

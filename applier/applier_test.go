@@ -1,0 +1,273 @@
+package applier_test
+
+import (
+	"context"
+	"errors"
+	"testing"
+	"time"
+
+	"github.com/jackc/pgx/v5/pgxpool"
+	"github.com/stretchr/testify/require"
+
+	"github.com/pgseq/pgseq/applier"
+	"github.com/pgseq/pgseq/catalog"
+	"github.com/pgseq/pgseq/inspect"
+	"github.com/pgseq/pgseq/internal/pgtest"
+	"github.com/pgseq/pgseq/migrations"
+	"github.com/pgseq/pgseq/plan"
+	"github.com/pgseq/pgseq/planner"
+)
+
+// env is one test's schema on the shared test database.
+type env struct {
+	t      *testing.T
+	pool   *pgxpool.Pool
+	schema string
+}
+
+func newEnv(t *testing.T) *env {
+	t.Helper()
+	return &env{t: t, pool: pgtest.Pool(t), schema: pgtest.Schema(t)}
+}
+
+func (e *env) ctx() context.Context { return context.Background() }
+
+func (e *env) plan(desired catalog.State) *plan.Plan {
+	e.t.Helper()
+	actual, _, err := inspect.ReadFor(e.ctx(), e.pool, e.schema, desired)
+	require.NoError(e.t, err)
+	return planner.Plan(desired, actual, planner.Options{Schema: e.schema})
+}
+
+// apply plans and applies desired, then requires that planning again gives
+// an empty plan (convergence).
+func (e *env) apply(desired catalog.State) *plan.Plan {
+	e.t.Helper()
+	p := e.plan(desired)
+	_, err := applier.Apply(e.ctx(), e.pool, p, applier.Options{Client: "test", Version: "test"})
+	require.NoError(e.t, err)
+	require.True(e.t, e.plan(desired).Empty(), "plan after apply must be empty")
+	return p
+}
+
+func (e *env) state() catalog.State {
+	e.t.Helper()
+	s, _, err := inspect.Read(e.ctx(), e.pool, e.schema)
+	require.NoError(e.t, err)
+	return s
+}
+
+func (e *env) exec(sql string, args ...any) {
+	e.t.Helper()
+	_, err := e.pool.Exec(e.ctx(), migrations.Render(sql, e.schema), args...)
+	require.NoError(e.t, err)
+}
+
+// slotsOf returns group → (capacity, used) for a task type.
+func (e *env) slotsOf(taskType string) map[int][2]int {
+	out := map[int][2]int{}
+	for _, g := range e.state().Slots {
+		if g.TaskType == taskType {
+			out[g.Group] = [2]int{g.Capacity, g.Used}
+		}
+	}
+	return out
+}
+
+func capacitySum(m map[int][2]int) int {
+	n := 0
+	for _, v := range m {
+		n += v[0]
+	}
+	return n
+}
+
+func config(limit int, extra ...catalog.TaskType) catalog.State {
+	return catalog.State{
+		Queues:    []catalog.Queue{catalog.DefaultQueue("default")},
+		TaskTypes: append([]catalog.TaskType{{Name: "render", Queue: "default", Concurrency: limit}}, extra...),
+	}
+}
+
+func TestApplyCreatesSchemaAndConverges(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	p := e.apply(config(101, catalog.TaskType{Name: "thumb", Queue: "default", Priority: 3}))
+	require.Equal(t, plan.Summary{Add: 3}, p.Summary)
+
+	slots := e.slotsOf("render")
+	require.Len(t, slots, 34)
+	require.Equal(t, 101, capacitySum(slots))
+	require.Equal(t, [2]int{2, 0}, slots[34])
+	require.Empty(t, e.slotsOf("thumb"), "unlimited types have no slot rows")
+
+	var n int
+	require.NoError(t, e.pool.QueryRow(e.ctx(), migrations.Render(`SELECT count(*) FROM {{schema}}.applies`, e.schema)).Scan(&n))
+	require.Equal(t, 1, n, "one history row per apply")
+}
+
+func TestRaiseLimitKeepsUsage(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	e.apply(config(10))
+	e.exec(`UPDATE {{schema}}.concurrency_slots SET used = 1 WHERE task_type = 'render' AND slot_group IN (1, 2, 3)`)
+
+	e.apply(config(500))
+	slots := e.slotsOf("render")
+	require.Len(t, slots, 50)
+	require.Equal(t, 500, capacitySum(slots))
+	for g := 1; g <= 3; g++ {
+		require.Equal(t, [2]int{10, 1}, slots[g], "group %d keeps its usage", g)
+	}
+}
+
+func TestLowerLimitDrainsThenTrims(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	e.apply(config(500))
+	// 7 tasks running, held in groups 1, 20 and 50.
+	e.exec(`UPDATE {{schema}}.concurrency_slots SET used = CASE slot_group WHEN 1 THEN 3 WHEN 20 THEN 2 ELSE 2 END
+	        WHERE task_type = 'render' AND slot_group IN (1, 20, 50)`)
+
+	p := e.apply(config(10))
+	require.Equal(t, 1, p.Summary.Change)
+	slots := e.slotsOf("render")
+	require.Equal(t, 10, capacitySum(slots), "live capacities sum to the new limit")
+	require.Equal(t, [2]int{1, 3}, slots[1], "group 1 is in the new layout, over capacity")
+	require.Equal(t, [2]int{0, 2}, slots[20], "draining: capacity 0, usage kept")
+	require.Equal(t, [2]int{0, 2}, slots[50], "draining: capacity 0, usage kept")
+	require.Len(t, slots, 12, "10 live groups + 2 draining; the empty surplus groups are deleted")
+	used := 0
+	for _, v := range slots {
+		used += v[1]
+	}
+	require.Equal(t, 7, used, "lowering never loses usage")
+
+	// The draining groups empty out; the next apply trims them.
+	e.exec(`UPDATE {{schema}}.concurrency_slots SET used = 0 WHERE task_type = 'render' AND slot_group IN (20, 50)`)
+	p = e.plan(config(10))
+	require.Equal(t, 1, p.Summary.Change, "empty drained groups are trimmed by the next apply")
+	e.apply(config(10))
+	slots = e.slotsOf("render")
+	require.Len(t, slots, 10)
+	require.Equal(t, [2]int{1, 3}, slots[1])
+}
+
+func TestUsageChangedBetweenPlanAndApplyIsRespected(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	e.apply(config(100))
+	p := e.plan(config(2)) // groups 3..50 are empty at plan time: to delete
+	// A task claims group 40 before the apply runs: it must drain, not vanish.
+	e.exec(`UPDATE {{schema}}.concurrency_slots SET used = 1 WHERE task_type = 'render' AND slot_group = 40`)
+	_, err := applier.Apply(e.ctx(), e.pool, p, applier.Options{Client: "test"})
+	require.NoError(t, err)
+	require.Equal(t, [2]int{0, 1}, e.slotsOf("render")[40])
+}
+
+func TestRemoveLimitAndTaskType(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	e.apply(config(50, catalog.TaskType{Name: "thumb", Queue: "default", Concurrency: 5}))
+	e.exec(`UPDATE {{schema}}.concurrency_slots SET used = 1 WHERE slot_group = 1`)
+
+	// Removing the limit drops every slot row, used or not.
+	e.apply(config(0, catalog.TaskType{Name: "thumb", Queue: "default", Concurrency: 5}))
+	require.Empty(t, e.slotsOf("render"))
+	require.Len(t, e.slotsOf("thumb"), 5)
+
+	// Removing the task type drops it and its slots.
+	p := e.apply(config(0))
+	require.Equal(t, plan.Summary{Destroy: 1}, p.Summary)
+	require.Empty(t, e.slotsOf("thumb"))
+	s := e.state()
+	require.Len(t, s.TaskTypes, 1)
+}
+
+func TestDeleteQueueWithUnfinishedTasksNeedsPermission(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	two := catalog.State{Queues: []catalog.Queue{catalog.DefaultQueue("default"), catalog.DefaultQueue("old")}}
+	e.apply(two)
+	e.exec(`INSERT INTO {{schema}}.tasks (queue, type) VALUES ('old', 'x'), ('old', 'x')`)
+
+	one := catalog.State{Queues: []catalog.Queue{catalog.DefaultQueue("default")}}
+	p := e.plan(one)
+	require.True(t, p.Changes[0].Destructive)
+	_, err := applier.Apply(e.ctx(), e.pool, p, applier.Options{})
+	require.ErrorIs(t, err, applier.ErrDestroyNotAllowed)
+	require.Len(t, e.state().Queues, 2, "nothing applied")
+
+	_, err = applier.Apply(e.ctx(), e.pool, p, applier.Options{AllowDestroy: true})
+	require.NoError(t, err)
+	require.Len(t, e.state().Queues, 1)
+}
+
+func TestDeleteQueueRechecksTasksAtApplyTime(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	e.apply(catalog.State{Queues: []catalog.Queue{catalog.DefaultQueue("default"), catalog.DefaultQueue("old")}})
+	p := e.plan(catalog.State{Queues: []catalog.Queue{catalog.DefaultQueue("default")}})
+	require.False(t, p.Changes[0].Destructive, "empty at plan time")
+	e.exec(`INSERT INTO {{schema}}.tasks (queue, type) VALUES ('old', 'x')`)
+	_, err := applier.Apply(e.ctx(), e.pool, p, applier.Options{})
+	require.ErrorIs(t, err, applier.ErrDestroyNotAllowed)
+	require.Len(t, e.state().Queues, 2)
+}
+
+func TestStalePlanIsRefused(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	e.apply(config(10))
+	stale := e.plan(config(20))
+	e.apply(config(30)) // another apply lands first
+	before := e.state()
+
+	_, err := applier.Apply(e.ctx(), e.pool, stale, applier.Options{})
+	require.ErrorIs(t, err, applier.ErrStale)
+	require.Equal(t, before, e.state(), "database unchanged")
+}
+
+func TestConcurrentAppliesNeverInterleave(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	e.apply(config(10))
+
+	// Hold the apply lock in another transaction, as a running apply does.
+	holder, err := e.pool.Begin(e.ctx())
+	require.NoError(t, err)
+	defer holder.Rollback(e.ctx())
+	_, err = holder.Exec(e.ctx(), `SET LOCAL application_name = 'pgseq apply (test holder)'`)
+	require.NoError(t, err)
+	require.NoError(t, applier.Lock(e.ctx(), holder, e.pool, e.schema, time.Second))
+
+	// A second apply times out and names the holder.
+	p := e.plan(config(20))
+	_, err = applier.Apply(e.ctx(), e.pool, p, applier.Options{LockTimeout: 300 * time.Millisecond})
+	var lte *applier.LockTimeoutError
+	require.True(t, errors.As(err, &lte), "got %v", err)
+	require.Len(t, lte.Holders, 1)
+	require.Equal(t, "pgseq apply (test holder)", lte.Holders[0].Application)
+	require.Contains(t, err.Error(), "pgseq apply (test holder)")
+	require.Equal(t, 10, capacitySum(e.slotsOf("render")), "nothing applied")
+
+	// With a longer timeout the second apply waits for the first to finish.
+	done := make(chan error, 1)
+	go func() {
+		_, err := applier.Apply(e.ctx(), e.pool, p, applier.Options{LockTimeout: 10 * time.Second})
+		done <- err
+	}()
+	select {
+	case err := <-done:
+		t.Fatalf("apply finished while another held the lock: %v", err)
+	case <-time.After(300 * time.Millisecond):
+	}
+	require.NoError(t, holder.Rollback(e.ctx()))
+	require.NoError(t, <-done)
+	require.Equal(t, 20, capacitySum(e.slotsOf("render")))
+}
+
+func TestOtherSchemasDoNotShareTheLock(t *testing.T) {
+	t.Parallel()
+	require.NotEqual(t, applier.LockKey("pgseq"), applier.LockKey("pgseq_staging"))
+}

@@ -1,0 +1,106 @@
+package main
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+
+	"github.com/hashicorp/hcl/v2"
+	"github.com/spf13/cobra"
+
+	"github.com/pgseq/pgseq/spec"
+)
+
+func (a *app) fmtCommand() *cobra.Command {
+	var check bool
+	cmd := &cobra.Command{
+		Use:   "fmt [--check] PATH...",
+		Short: "Rewrite configuration files in canonical format",
+		Long: `Rewrites HCL files (or the *.hcl files of directories) in canonical format and
+lists the files it changed. With --check nothing is written: the files that
+would change are listed and the exit code is 3 if there are any.`,
+		Args: cobra.MinimumNArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			files, err := hclFiles(args)
+			if err != nil {
+				return err
+			}
+			var changed []string
+			var diags hcl.Diagnostics
+			for _, f := range files {
+				src, err := os.ReadFile(f)
+				if err != nil {
+					return fmt.Errorf("reading %s: %w", f, err)
+				}
+				out, d := spec.Format(src, f)
+				if d.HasErrors() {
+					diags = append(diags, d...)
+					continue
+				}
+				if bytes.Equal(src, out) {
+					continue
+				}
+				changed = append(changed, f)
+				if !check {
+					if err := writeFileKeepMode(f, out); err != nil {
+						return err
+					}
+				}
+			}
+			for _, f := range changed {
+				fmt.Fprintln(a.stdout, f)
+			}
+			if diags.HasErrors() {
+				if err := spec.WriteDiagnostics(a.stderr, diags, nil); err != nil {
+					return err
+				}
+				return reported
+			}
+			if check && len(changed) > 0 {
+				fmt.Fprintf(a.stderr, "%d file(s) not in canonical format; run pgseq fmt to fix\n", len(changed))
+				return &exitCode{code: exitFormat}
+			}
+			return nil
+		},
+	}
+	cmd.Flags().BoolVar(&check, "check", false, "list files that are not formatted and exit 3 if any, without writing")
+	return cmd
+}
+
+// hclFiles expands paths: files as given, directories to their *.hcl files.
+func hclFiles(paths []string) ([]string, error) {
+	var out []string
+	for _, p := range paths {
+		st, err := os.Stat(p)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", p, err)
+		}
+		if !st.IsDir() {
+			out = append(out, p)
+			continue
+		}
+		m, err := filepath.Glob(filepath.Join(p, "*.hcl"))
+		if err != nil {
+			return nil, err
+		}
+		if len(m) == 0 {
+			return nil, fmt.Errorf("%s: no .hcl files in directory", p)
+		}
+		sort.Strings(m)
+		out = append(out, m...)
+	}
+	return out, nil
+}
+
+func writeFileKeepMode(path string, b []byte) error {
+	st, err := os.Stat(path)
+	if err != nil {
+		return err
+	}
+	if err := os.WriteFile(path, b, st.Mode().Perm()); err != nil {
+		return fmt.Errorf("writing %s: %w", path, err)
+	}
+	return nil
+}

@@ -1,0 +1,17 @@
+// Command pgseq plans and applies PostgreSQL sequencing and concurrency
+// configuration (queues, task concurrency limits, counters) declared in HCL.
+package main
+
+import (
+	"context"
+	"os"
+	"os/signal"
+	"syscall"
+)
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	code := run(ctx, os.Args[1:], os.Stdin, os.Stdout, os.Stderr)
+	stop()
+	os.Exit(code)
+}
