@@ -3,7 +3,7 @@
 # types carry global concurrency limits that hold across every worker pod.
 
 queue "default" {
-  batch_size     = 100   # tasks claimed per round trip
+  batch_size     = 100 # tasks claimed per round trip
   max_retries    = 5
   worker_timeout = "30s" # a worker silent this long is dead; its tasks return to pending
   leader_lease   = "15s"
