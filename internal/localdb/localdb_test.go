@@ -109,6 +109,8 @@ func TestLifecycle(t *testing.T) {
 		st, err := db.Status()
 		require.NoError(t, err)
 		require.NoError(t, syscall.Kill(st.PID, syscall.SIGKILL))
+		// The signal takes a moment to land; the orphaned backends live on.
+		require.Eventually(t, func() bool { return !usesDir(st.PID, db.dataDir()) }, 10*time.Second, 10*time.Millisecond)
 
 		_, err = db.Start(ctx)
 		require.NoError(t, err)
