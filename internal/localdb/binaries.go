@@ -17,8 +17,8 @@ var ErrNoBinaries = errors.New(`PostgreSQL server binaries (initdb, pg_ctl, post
 	`install them with "apt-get install postgresql" (Debian/Ubuntu), or set --database-url / DATABASE_URL`)
 
 // debianRoot is where Debian and Ubuntu install the server binaries, one
-// directory per major version, outside PATH.
-const debianRoot = "/usr/lib/postgresql"
+// directory per major version, outside PATH. Tests change it.
+var debianRoot = "/usr/lib/postgresql"
 
 // Binaries are the PostgreSQL server programs a cluster is managed with.
 // All paths are absolute.

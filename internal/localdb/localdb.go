@@ -178,8 +178,8 @@ func (db *DB) Stop(ctx context.Context) error {
 }
 
 func (db *DB) stop(ctx context.Context) error {
-	if !db.initialized() {
-		return nil
+	if ok, err := db.initialized(); err != nil || !ok {
+		return err
 	}
 	bins, err := FindBinaries()
 	if err != nil {
@@ -329,23 +329,33 @@ func (db *DB) mkdirPrivate(dir string) error {
 }
 
 // initialized reports whether initdb has completed for the data directory.
-func (db *DB) initialized() bool {
+func (db *DB) initialized() (bool, error) {
 	conf, err := os.ReadFile(filepath.Join(db.dataDir(), "postgresql.conf"))
-	return err == nil && strings.Contains(string(conf), includeLine)
+	if errors.Is(err, fs.ErrNotExist) {
+		return false, nil
+	}
+	if err != nil {
+		return false, err
+	}
+	return strings.Contains(string(conf), includeLine), nil
 }
 
 // initdb creates the cluster unless it exists, and checks that an existing
 // cluster was made by the installed major version.
 func (db *DB) initdb(ctx context.Context, bins Binaries) error {
 	data := db.dataDir()
-	if db.initialized() {
+	done, err := db.initialized()
+	if err != nil {
+		return err
+	}
+	if done {
 		return db.checkVersion(ctx, bins)
 	}
 	// Leftovers of an initdb that was killed half-way.
 	if err := os.RemoveAll(data); err != nil {
 		return err
 	}
-	_, err := db.run(ctx, bins.Initdb,
+	_, err = db.run(ctx, bins.Initdb,
 		"--pgdata="+data,
 		"--username="+User,
 		"--auth=trust",
@@ -444,6 +454,8 @@ func (db *DB) run(ctx context.Context, program string, args ...string) (string, 
 	cmd.Dir = db.root
 	cmd.Env = serverEnv()
 	cmd.SysProcAttr = db.acct.credential()
+	// On cancellation ask politely first: initdb removes what it made.
+	cmd.Cancel = func() error { return cmd.Process.Signal(syscall.SIGTERM) }
 	cmd.WaitDelay = 10 * time.Second
 	out, err := cmd.CombinedOutput()
 	if err != nil {

@@ -230,6 +230,21 @@ func TestFindBinaries(t *testing.T) {
 	require.Contains(t, ErrNoBinaries.Error(), "apt-get install postgresql")
 }
 
+func TestNoBinaries(t *testing.T) {
+	// Not parallel: it changes PATH and debianRoot.
+	t.Setenv("PATH", t.TempDir())
+	old := debianRoot
+	debianRoot = t.TempDir()
+	defer func() { debianRoot = old }()
+
+	db, err := New(filepath.Join(t.TempDir(), ".pgseq"))
+	require.NoError(t, err)
+	_, err = db.Start(t.Context())
+	require.ErrorIs(t, err, ErrNoBinaries)
+	require.NotContains(t, err.Error(), "\n", "one line")
+	require.NoDirExists(t, db.Dir(), "nothing created")
+}
+
 func TestVersionLess(t *testing.T) {
 	t.Parallel()
 	tests := []struct {
