@@ -9,7 +9,7 @@
 //
 //	<dir>/pgseq.lock     flock(2) lock serializing Start and Stop across processes
 //	<dir>/data/          data directory (superuser pgseq, trust authentication)
-//	<dir>/run/           unix socket directory
+//	<dir>/run/           unix socket directory, private (0700): authentication is trust
 //	<dir>/postgres.log   server log
 //
 // Unix socket paths are limited to about 107 bytes, so when <dir>/run would be

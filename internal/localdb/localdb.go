@@ -26,8 +26,9 @@ const (
 	// the working directory.
 	DefaultDir = ".pgseq"
 
-	// User is the superuser of the local cluster. Authentication is trust:
-	// only local users who can reach the socket directory can connect.
+	// User is the superuser of the local cluster. Authentication is trust,
+	// so the socket directory and socket are private (0700) to the user
+	// the server runs as; root can connect too.
 	User = "pgseq"
 
 	// Database is the database Start creates and URL names.
@@ -287,7 +288,10 @@ func (db *DB) prepareDirs() error {
 			return err
 		}
 	}
-	if err := os.Mkdir(db.socketDir, 0o755); err != nil && !errors.Is(err, fs.ErrExist) {
+	if err := os.Mkdir(db.socketDir, 0o700); err != nil && !errors.Is(err, fs.ErrExist) {
+		return err
+	}
+	if err := os.Chmod(db.socketDir, 0o700); err != nil {
 		return err
 	}
 	if err := db.acct.chown(db.socketDir); err != nil {
@@ -419,6 +423,7 @@ func (db *DB) writeConfig() error {
 listen_addresses = ''                 # unix socket only: never clash with another server
 port = %d
 unix_socket_directories = '%s'
+unix_socket_permissions = 0700        # trust authentication: only the owner (and root) may connect
 max_connections = 300
 shared_buffers = 256MB
 fsync = on                            # durable commits: benchmarks measure them

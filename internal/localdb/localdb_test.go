@@ -82,6 +82,9 @@ func TestLifecycle(t *testing.T) {
 	require.NotEmpty(t, st.Version)
 	require.Equal(t, url, st.URL)
 	require.FileExists(t, st.LogFile)
+	fi, err := os.Stat(st.SocketDir)
+	require.NoError(t, err)
+	require.Equal(t, os.FileMode(0o700), fi.Mode().Perm(), "trust authentication: a private socket directory")
 
 	// Start is idempotent.
 	again, err := db.Start(ctx)
