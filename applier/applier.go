@@ -168,6 +168,32 @@ type batch struct {
 	removeGroup  []int32
 	deleteTasks  []string
 	deleteQueues []string
+	// Pending tasks whose lane or queue must follow their type.
+	retargetType    []string
+	retargetQueue   []*string
+	retargetLimited []bool
+}
+
+// retarget records that pending tasks of a type must move to another claim
+// lane or queue: when a limit appears or disappears, the queue changes, or
+// the type is deleted (its tasks then claim as unlimited, on their queue).
+func (b *batch) retarget(c plan.Change) {
+	before, _ := c.Before.(*catalog.TaskType)
+	after, _ := c.After.(*catalog.TaskType)
+	switch {
+	case before == nil: // created: no tasks can exist for an undeclared type
+	case after == nil:
+		if before.Limited() {
+			b.retargetType = append(b.retargetType, c.Name)
+			b.retargetQueue = append(b.retargetQueue, nil)
+			b.retargetLimited = append(b.retargetLimited, false)
+		}
+	case before.Limited() != after.Limited() || before.Queue != after.Queue:
+		q := after.Queue
+		b.retargetType = append(b.retargetType, c.Name)
+		b.retargetQueue = append(b.retargetQueue, &q)
+		b.retargetLimited = append(b.retargetLimited, after.Limited())
+	}
 }
 
 func collect(p *plan.Plan) (*batch, error) {
@@ -196,6 +222,7 @@ func collect(p *plan.Plan) (*batch, error) {
 			case plan.Delete:
 				b.deleteTasks = append(b.deleteTasks, c.Name)
 			}
+			b.retarget(c)
 			if s := c.Slots; s != nil {
 				b.lockSlots = append(b.lockSlots, c.Name)
 				if s.Drop {
@@ -238,6 +265,18 @@ func execute(ctx context.Context, tx pgx.Tx, p *plan.Plan, opts Options) error {
 		if n > 0 {
 			return fmt.Errorf("%w: the queues to delete (%s) now have %d unfinished tasks; re-run with --allow-destroy to delete them",
 				ErrDestroyNotAllowed, strings.Join(b.deleteQueues, ", "), n)
+		}
+	}
+	// Task rows before slot rows: the runtime's locking order.
+	if len(b.retargetType) > 0 {
+		if err := run("moving pending tasks to their type's claim lane and queue", "retarget_pending",
+			b.retargetType, b.retargetQueue, b.retargetLimited); err != nil {
+			return err
+		}
+	}
+	if len(b.dropSlots) > 0 {
+		if err := run("detaching running tasks from dropped slot groups", "forget_slot_holders", b.dropSlots); err != nil {
+			return err
 		}
 	}
 	if len(b.lockSlots) > 0 {

@@ -1,0 +1,5 @@
+-- Running tasks of types whose slot groups are dropped stop referring to
+-- them: they finish normally and release nothing.
+UPDATE {{schema}}.tasks
+SET slot_group = NULL
+WHERE type = ANY($1::text[]) AND status IN ('claimed', 'running') AND slot_group IS NOT NULL
