@@ -30,6 +30,7 @@ CREATE FUNCTION {{schema}}.enqueue(
     run_at timestamptz DEFAULT NULL
 ) RETURNS bigint
 LANGUAGE plpgsql AS $$
+#variable_conflict use_column
 DECLARE
     v_type  text := enqueue.type;
     v_key   text := enqueue.idempotency_key;
@@ -76,6 +77,7 @@ CREATE FUNCTION {{schema}}.enqueue_batch(
     run_ats timestamptz[] DEFAULT NULL
 ) RETURNS SETOF bigint
 LANGUAGE plpgsql AS $$
+#variable_conflict use_column
 DECLARE
     n         integer := coalesce(cardinality(types), 0);
     v_unknown text;
@@ -162,6 +164,7 @@ $$;
 -- missing row (the limit or type was removed) is ignored.
 CREATE FUNCTION {{schema}}.release_slots(types text[], groups integer[]) RETURNS void
 LANGUAGE plpgsql AS $$
+#variable_conflict use_column
 BEGIN
     IF coalesce(cardinality(groups), 0) = 0 THEN
         RETURN;
@@ -186,6 +189,7 @@ $$;
 CREATE FUNCTION {{schema}}.claim(queue text, worker_id text, batch integer)
 RETURNS SETOF {{schema}}.tasks
 LANGUAGE plpgsql AS $$
+#variable_conflict use_column
 DECLARE
     v_queue   text := claim.queue;
     v_worker  text := claim.worker_id;
@@ -364,6 +368,7 @@ $$;
 -- completes and releases nothing. Returns how many were completed.
 CREATE FUNCTION {{schema}}.complete(task_ids bigint[], worker_id text) RETURNS integer
 LANGUAGE plpgsql AS $$
+#variable_conflict use_column
 DECLARE
     r_types  text[];
     r_groups integer[];
@@ -407,6 +412,7 @@ $$;
 CREATE FUNCTION {{schema}}.fail(task_id bigint, worker_id text, error text, retry boolean DEFAULT true)
 RETURNS text
 LANGUAGE plpgsql AS $$
+#variable_conflict use_column
 DECLARE
     v_task    {{schema}}.tasks;
     v_queue   {{schema}}.queues;
@@ -450,6 +456,7 @@ $$;
 -- pending, the attempt not counted, slots released. Returns how many.
 CREATE FUNCTION {{schema}}.release(task_ids bigint[], worker_id text) RETURNS integer
 LANGUAGE plpgsql AS $$
+#variable_conflict use_column
 DECLARE
     r_types  text[];
     r_groups integer[];
@@ -520,6 +527,7 @@ $$;
 -- says stop and their late complete/fail calls change nothing.
 CREATE FUNCTION {{schema}}.recover_dead_workers() RETURNS jsonb
 LANGUAGE plpgsql AS $$
+#variable_conflict use_column
 DECLARE
     r_types   text[];
     r_groups  integer[];
@@ -574,6 +582,7 @@ $$;
 -- caller's lease is valid and no election can change hands meanwhile.
 CREATE FUNCTION {{schema}}.run_maintenance(worker_id text) RETURNS jsonb
 LANGUAGE plpgsql AS $$
+#variable_conflict use_column
 DECLARE
     v_result  jsonb;
     n_slots   integer;

@@ -1,0 +1,155 @@
+package migrations_test
+
+import (
+	"context"
+	"fmt"
+	"testing"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
+	"github.com/stretchr/testify/require"
+
+	"github.com/pgseq/pgseq/applier"
+	"github.com/pgseq/pgseq/catalog"
+	"github.com/pgseq/pgseq/inspect"
+	"github.com/pgseq/pgseq/internal/pgtest"
+	"github.com/pgseq/pgseq/migrations"
+	"github.com/pgseq/pgseq/planner"
+)
+
+// rt is one test's pgseq schema with the runtime installed.
+type rt struct {
+	t      testing.TB
+	pool   *pgxpool.Pool
+	schema string
+}
+
+func newRT(t testing.TB, desired catalog.State) *rt {
+	t.Helper()
+	r := &rt{t: t, pool: pgtest.Pool(t), schema: pgtest.Schema(t)}
+	r.apply(desired)
+	return r
+}
+
+var bg = context.Background()
+
+// apply plans and applies desired, and requires convergence.
+func (r *rt) apply(desired catalog.State) {
+	r.t.Helper()
+	actual, _, err := inspect.ReadFor(bg, r.pool, r.schema, desired)
+	require.NoError(r.t, err)
+	p := planner.Plan(desired, actual, planner.Options{Schema: r.schema})
+	_, err = applier.Apply(bg, r.pool, p, applier.Options{Client: "test"})
+	require.NoError(r.t, err)
+}
+
+// sql renders {{schema}} in a statement.
+func (r *rt) sql(s string) string { return migrations.Render(s, r.schema) }
+
+func (r *rt) exec(s string, args ...any) {
+	r.t.Helper()
+	_, err := r.pool.Exec(bg, r.sql(s), args...)
+	require.NoError(r.t, err)
+}
+
+func (r *rt) scalar(dest any, s string, args ...any) {
+	r.t.Helper()
+	require.NoError(r.t, r.pool.QueryRow(bg, r.sql(s), args...).Scan(dest))
+}
+
+func (r *rt) register(worker string) {
+	r.t.Helper()
+	r.exec(`SELECT {{schema}}.register_worker($1, 'test-host', 10)`, worker)
+}
+
+// enqueueN adds n tasks of a type in one call.
+func (r *rt) enqueueN(taskType string, n int) {
+	r.t.Helper()
+	types := make([]string, n)
+	for i := range types {
+		types[i] = taskType
+	}
+	r.exec(`SELECT count(*) FROM {{schema}}.enqueue_batch($1)`, types)
+}
+
+// claim returns the ids and slot groups claimed.
+func claim(ctx context.Context, db interface {
+	Query(context.Context, string, ...any) (pgx.Rows, error)
+}, schema, queue, worker string, batch int) ([]int64, error) {
+	rows, err := db.Query(ctx, migrations.Render(`SELECT id FROM {{schema}}.claim($1, $2, $3)`, schema), queue, worker, batch)
+	if err != nil {
+		return nil, err
+	}
+	return pgx.CollectRows(rows, pgx.RowTo[int64])
+}
+
+// checkSlotAccounting requires invariant 2: every slot group's used equals
+// the number of claimed or running tasks holding it.
+func (r *rt) checkSlotAccounting() {
+	r.t.Helper()
+	rows, err := r.pool.Query(bg, r.sql(`
+		SELECT s.task_type, s.slot_group, s.used, count(t.id)
+		FROM {{schema}}.concurrency_slots s
+		LEFT JOIN {{schema}}.tasks t ON t.type = s.task_type AND t.slot_group = s.slot_group
+		     AND t.status IN ('claimed', 'running')
+		GROUP BY 1, 2, 3
+		HAVING s.used <> count(t.id)`))
+	require.NoError(r.t, err)
+	type bad struct {
+		Type       string
+		Group      int
+		Used       int
+		Holders    int64
+	}
+	wrong, err := pgx.CollectRows(rows, pgx.RowToStructByPos[bad])
+	require.NoError(r.t, err)
+	require.Empty(r.t, wrong, "slot groups whose used differs from their holders")
+
+	var orphans int
+	r.scalar(&orphans, `SELECT count(*) FROM {{schema}}.tasks t
+		WHERE t.status IN ('claimed', 'running') AND t.slot_group IS NOT NULL
+		  AND NOT EXISTS (SELECT 1 FROM {{schema}}.concurrency_slots s
+		                  WHERE s.task_type = t.type AND s.slot_group = t.slot_group)`)
+	require.Zero(r.t, orphans, "running tasks holding slot groups that do not exist")
+}
+
+func (r *rt) running(taskType string) int {
+	r.t.Helper()
+	var n int
+	r.scalar(&n, `SELECT count(*) FROM {{schema}}.tasks WHERE type = $1 AND status IN ('claimed', 'running')`, taskType)
+	return n
+}
+
+func (r *rt) statusCounts() map[string]int {
+	r.t.Helper()
+	rows, err := r.pool.Query(bg, r.sql(`SELECT status::text, count(*)::int FROM {{schema}}.tasks GROUP BY 1`))
+	require.NoError(r.t, err)
+	out := map[string]int{}
+	var s string
+	var n int
+	_, err = pgx.ForEachRow(rows, []any{&s, &n}, func() error { out[s] = n; return nil })
+	require.NoError(r.t, err)
+	return out
+}
+
+func queueCfg(name string, mutate ...func(*catalog.Queue)) catalog.Queue {
+	q := catalog.DefaultQueue(name)
+	q.WorkerTimeout = catalog.Duration(1e9)
+	q.LeaderLease = catalog.Duration(1e9)
+	q.Backoff.Initial = catalog.Duration(1e6) // 1ms: retries come back at once in tests
+	q.Backoff.Max = catalog.Duration(1e6)
+	for _, m := range mutate {
+		m(&q)
+	}
+	return q
+}
+
+func state(q catalog.Queue, types ...catalog.TaskType) catalog.State {
+	return catalog.State{Queues: []catalog.Queue{q}, TaskTypes: types}
+}
+
+func task(name string, limit int) catalog.TaskType {
+	return catalog.TaskType{Name: name, Queue: "q", Concurrency: limit}
+}
+
+func workerName(i int) string { return fmt.Sprintf("w%02d", i) }

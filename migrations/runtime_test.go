@@ -1,0 +1,478 @@
+package migrations_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
+	"github.com/stretchr/testify/require"
+
+	"github.com/pgseq/pgseq/catalog"
+)
+
+// drain runs claimers until every task is finished or ctx ends. Each claimer
+// claims a random batch in 1..maxBatch, holds the tasks up to hold, then
+// completes most and fails a few (which come back for a retry).
+// Completions wait while pause (unix nanoseconds) is in the future.
+func (r *rt) drain(ctx context.Context, claimers, maxBatch int, hold time.Duration, pause *atomic.Int64) {
+	r.t.Helper()
+	var wg sync.WaitGroup
+	errs := make(chan error, claimers)
+	for i := 0; i < claimers; i++ {
+		worker := workerName(i)
+		r.register(worker)
+		wg.Add(1)
+		go func(seed uint64) {
+			defer wg.Done()
+			rng := rand.New(rand.NewPCG(seed, seed))
+			idle := 0
+			for ctx.Err() == nil && idle < 40 {
+				ids, err := claim(ctx, r.pool, r.schema, "q", worker, 1+rng.IntN(maxBatch))
+				if err != nil {
+					if ctx.Err() == nil {
+						errs <- fmt.Errorf("claim: %w", err)
+					}
+					return
+				}
+				if len(ids) == 0 {
+					idle++
+					time.Sleep(5 * time.Millisecond)
+					continue
+				}
+				idle = 0
+				time.Sleep(time.Duration(rng.Int64N(int64(hold) + 1)))
+				for pause != nil && time.Now().UnixNano() < pause.Load() && ctx.Err() == nil {
+					time.Sleep(time.Millisecond)
+				}
+				var done []int64
+				for _, id := range ids {
+					if rng.IntN(20) == 0 {
+						if _, err := r.pool.Exec(ctx, r.sql(`SELECT {{schema}}.fail($1, $2, 'flaky')`), id, worker); err != nil && ctx.Err() == nil {
+							errs <- fmt.Errorf("fail: %w", err)
+							return
+						}
+						continue
+					}
+					done = append(done, id)
+				}
+				if _, err := r.pool.Exec(ctx, r.sql(`SELECT {{schema}}.complete($1, $2)`), done, worker); err != nil && ctx.Err() == nil {
+					errs <- fmt.Errorf("complete: %w", err)
+					return
+				}
+			}
+		}(uint64(i + 1))
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		require.NoError(r.t, err)
+	}
+}
+
+// sampler counts a type's running tasks continuously and records the
+// samples with the time they were taken.
+type sampler struct {
+	mu      sync.Mutex
+	samples []sample
+	stop    chan struct{}
+	done    chan struct{}
+}
+
+type sample struct {
+	at time.Time
+	n  int
+}
+
+func (r *rt) sample(taskType string) *sampler {
+	s := &sampler{stop: make(chan struct{}), done: make(chan struct{})}
+	go func() {
+		defer close(s.done)
+		for {
+			select {
+			case <-s.stop:
+				return
+			default:
+			}
+			var n int
+			err := r.pool.QueryRow(bg, r.sql(`SELECT count(*) FROM {{schema}}.tasks WHERE type = $1 AND status IN ('claimed', 'running')`), taskType).Scan(&n)
+			if err != nil {
+				return
+			}
+			s.mu.Lock()
+			s.samples = append(s.samples, sample{time.Now(), n})
+			s.mu.Unlock()
+		}
+	}()
+	return s
+}
+
+func (s *sampler) finish() []sample {
+	close(s.stop)
+	<-s.done
+	return s.samples
+}
+
+// Invariant 1 and 2: under 8 concurrent claimers with batches up to 100, a
+// limited type never has more running tasks than its limit, and slot usage
+// matches the tasks holding the slots.
+func TestClaimNeverExceedsLimit(t *testing.T) {
+	t.Parallel()
+	for _, limit := range []int{1, 2, 50, 51, 101} {
+		limit := limit
+		t.Run(fmt.Sprintf("limit_%d", limit), func(t *testing.T) {
+			t.Parallel()
+			r := newRT(t, state(queueCfg("q"), task("limited", limit), task("free", 0)))
+			r.enqueueN("limited", 600)
+			r.enqueueN("free", 300)
+
+			s := r.sample("limited")
+			ctx, cancel := context.WithTimeout(bg, 20*time.Second)
+			defer cancel()
+			r.drain(ctx, 8, 100, 2*time.Millisecond, nil)
+			samples := s.finish()
+			require.NoError(t, ctx.Err(), "drain did not finish")
+
+			maxSeen := 0
+			for _, sm := range samples {
+				require.LessOrEqual(t, sm.n, limit, "running tasks above the limit")
+				maxSeen = max(maxSeen, sm.n)
+			}
+			require.Greater(t, len(samples), 20, "the sampler must have run during the drain")
+			require.Greater(t, maxSeen, 0)
+			r.checkSlotAccounting()
+			counts := r.statusCounts()
+			require.Equal(t, 900, counts["completed"]+counts["dead_letter"], "every task finished: %v", counts)
+		})
+	}
+}
+
+// Lowering a limit while tasks run: running tasks finish, nothing new of the
+// type is admitted until running is below the new limit, and from then on it
+// stays within it.
+func TestLoweringLimitWhileClaiming(t *testing.T) {
+	t.Parallel()
+	r := newRT(t, state(queueCfg("q"), task("limited", 50), task("free", 0)))
+	r.enqueueN("limited", 800)
+	r.enqueueN("free", 500)
+
+	s := r.sample("limited")
+	ctx, cancel := context.WithTimeout(bg, 30*time.Second)
+	defer cancel()
+	var loweredAt, pause atomic.Int64
+	go func() {
+		// Let the claimers fill the 50 slots, hold completions so the
+		// running tasks outlive the apply, then lower the limit to 7.
+		deadline := time.Now().Add(5 * time.Second)
+		for r.running("limited") < 30 && time.Now().Before(deadline) {
+			time.Sleep(2 * time.Millisecond)
+		}
+		pause.Store(time.Now().Add(time.Hour).UnixNano())
+		r.apply(state(queueCfg("q"), task("limited", 7), task("free", 0)))
+		loweredAt.Store(time.Now().UnixNano())
+		pause.Store(time.Now().Add(300 * time.Millisecond).UnixNano())
+	}()
+	r.drain(ctx, 8, 100, 20*time.Millisecond, &pause)
+	samples := s.finish()
+	require.NoError(t, ctx.Err(), "drain did not finish")
+	require.NotZero(t, loweredAt.Load(), "the apply ran")
+
+	lowered := time.Unix(0, loweredAt.Load())
+	prev, settled, firstAfter := -1, false, 0
+	for _, sm := range samples {
+		require.LessOrEqual(t, sm.n, 50)
+		if !sm.at.After(lowered) {
+			continue
+		}
+		if settled {
+			require.LessOrEqual(t, sm.n, 7, "after draining below the new limit, running stays within it")
+			continue
+		}
+		if prev >= 0 {
+			require.LessOrEqual(t, sm.n, prev, "while over the new limit nothing is admitted: running only falls")
+		} else {
+			firstAfter = sm.n
+		}
+		prev = sm.n
+		settled = sm.n <= 7
+	}
+	require.True(t, settled, "running fell below the new limit")
+	require.Greater(t, firstAfter, 7, "the test must see tasks running above the new limit (draining)")
+	r.checkSlotAccounting()
+
+	// The next apply trims the drained groups; planning again is empty.
+	r.apply(state(queueCfg("q"), task("limited", 7), task("free", 0)))
+	var groups int
+	r.scalar(&groups, `SELECT count(*) FROM {{schema}}.concurrency_slots WHERE task_type = 'limited'`)
+	require.Equal(t, 7, groups)
+}
+
+// Invariant 3 and 4: a worker whose backend dies mid-task gets its tasks
+// recovered, with their slots released in the same transaction, once its
+// heartbeat is stale; when it comes back as a zombie it can neither
+// complete, fail, release nor claim.
+func TestDeadWorkerRecoveryAndZombie(t *testing.T) {
+	t.Parallel()
+	r := newRT(t, state(queueCfg("q"), task("limited", 3)))
+	r.enqueueN("limited", 5)
+	r.register("zombie")
+	r.register("leader")
+
+	// The zombie claims on its own connection, which is then terminated.
+	conn, err := pgx.ConnectConfig(bg, r.pool.Config().ConnConfig)
+	require.NoError(t, err)
+	ids, err := claim(bg, conn, r.schema, "q", "zombie", 10)
+	require.NoError(t, err)
+	require.Len(t, ids, 3, "the limit admits 3")
+	var pid int
+	require.NoError(t, conn.QueryRow(bg, `SELECT pg_backend_pid()`).Scan(&pid))
+	r.exec(`SELECT pg_terminate_backend($1)`, pid)
+	conn.Close(bg)
+
+	// Still within worker_timeout (1s): nothing is recovered.
+	var ok bool
+	r.scalar(&ok, `SELECT {{schema}}.elect_leader('leader')`)
+	require.True(t, ok)
+	r.exec(`SELECT {{schema}}.run_maintenance('leader')`)
+	require.Equal(t, 3, r.running("limited"))
+
+	time.Sleep(1100 * time.Millisecond)
+	r.exec(`SELECT {{schema}}.heartbeat('leader')`)
+	r.scalar(&ok, `SELECT {{schema}}.elect_leader('leader')`) // the leader renews its lease
+	require.True(t, ok)
+	var report map[string]any
+	r.scalar(&report, `SELECT {{schema}}.run_maintenance('leader')`)
+	require.EqualValues(t, 3, report["recovered"])
+	require.Equal(t, 0, r.running("limited"))
+	r.checkSlotAccounting()
+	var used int
+	r.scalar(&used, `SELECT sum(used) FROM {{schema}}.concurrency_slots WHERE task_type = 'limited'`)
+	require.Zero(t, used, "recovery released the slots")
+	var attempts []int
+	rows, err := r.pool.Query(bg, r.sql(`SELECT attempts FROM {{schema}}.tasks WHERE id = ANY($1) AND status = 'pending'`), ids)
+	require.NoError(t, err)
+	attempts, err = pgx.CollectRows(rows, pgx.RowTo[int])
+	require.NoError(t, err)
+	require.Equal(t, []int{1, 1, 1}, attempts, "recovered tasks are pending again, their attempt counted")
+
+	// The zombie comes back.
+	r.scalar(&ok, `SELECT {{schema}}.heartbeat('zombie')`)
+	require.False(t, ok, "a worker declared dead is told to stop")
+	var n int
+	r.scalar(&n, `SELECT {{schema}}.complete($1, 'zombie')`, ids)
+	require.Zero(t, n, "a zombie completes nothing")
+	var status *string
+	r.scalar(&status, `SELECT {{schema}}.fail($1, 'zombie', 'late')`, ids[0])
+	require.Nil(t, status, "a zombie fails nothing")
+	r.scalar(&n, `SELECT {{schema}}.release($1, 'zombie')`, ids)
+	require.Zero(t, n)
+	_, err = claim(bg, r.pool, r.schema, "q", "zombie", 1)
+	requireCode(t, err, "PS002")
+	r.checkSlotAccounting()
+
+	// Another worker claims the recovered tasks; the zombie's late calls
+	// still change nothing.
+	r.register("w2")
+	ids2, err := claim(bg, r.pool, r.schema, "q", "w2", 10)
+	require.NoError(t, err)
+	require.Len(t, ids2, 3)
+	r.scalar(&n, `SELECT {{schema}}.complete($1, 'zombie')`, ids2)
+	require.Zero(t, n)
+	r.scalar(&n, `SELECT {{schema}}.complete($1, 'w2')`, ids2)
+	require.Equal(t, 3, n)
+	r.scalar(&n, `SELECT {{schema}}.complete($1, 'w2')`, ids2)
+	require.Zero(t, n, "completing twice releases once")
+	r.checkSlotAccounting()
+}
+
+func requireCode(t *testing.T, err error, code string) {
+	t.Helper()
+	var pgErr *pgconn.PgError
+	require.True(t, errors.As(err, &pgErr), "want SQLSTATE %s, got %v", code, err)
+	require.Equal(t, code, pgErr.Code, pgErr.Message)
+}
+
+// Exactly one leader at any moment among 10 contenders, including when the
+// leader dies (stops renewing): grants to different workers never overlap.
+func TestExactlyOneLeader(t *testing.T) {
+	t.Parallel()
+	r := newRT(t, state(queueCfg("q")))
+	type grant struct {
+		worker      string
+		from, until time.Time
+	}
+	var mu sync.Mutex
+	var grants []grant
+	ctx, cancel := context.WithTimeout(bg, 4*time.Second)
+	defer cancel()
+	var wg sync.WaitGroup
+	for i := 0; i < 10; i++ {
+		w := workerName(i)
+		r.register(w)
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for ctx.Err() == nil {
+				var won bool
+				var from, until time.Time
+				err := pgx.BeginFunc(ctx, r.pool, func(tx pgx.Tx) error {
+					if err := tx.QueryRow(ctx, r.sql(`SELECT {{schema}}.elect_leader($1), now()`), w).Scan(&won, &from); err != nil {
+						return err
+					}
+					if won {
+						return tx.QueryRow(ctx, r.sql(`SELECT lease_until FROM {{schema}}.leader`)).Scan(&until)
+					}
+					return nil
+				})
+				if err != nil {
+					return
+				}
+				if won {
+					mu.Lock()
+					grants = append(grants, grant{w, from, until})
+					mu.Unlock()
+					// A leader that won twice dies: it stops renewing.
+					mu.Lock()
+					wins := 0
+					for _, g := range grants {
+						if g.worker == w {
+							wins++
+						}
+					}
+					mu.Unlock()
+					if wins >= 2 {
+						return
+					}
+				}
+				time.Sleep(time.Duration(rand.IntN(50)) * time.Millisecond)
+			}
+		}()
+	}
+	wg.Wait()
+	require.GreaterOrEqual(t, len(grants), 3, "leadership changed hands after leaders died")
+	leaders := map[string]bool{}
+	for i, a := range grants {
+		leaders[a.worker] = true
+		for _, b := range grants[i+1:] {
+			if a.worker == b.worker {
+				continue
+			}
+			overlap := a.from.Before(b.until) && b.from.Before(a.until)
+			require.False(t, overlap, "two leaders at once: %v and %v", a, b)
+		}
+	}
+	require.GreaterOrEqual(t, len(leaders), 2)
+}
+
+// Idempotent enqueue under 16 concurrent callers with the same key gives one
+// task and the same id to everyone.
+func TestIdempotentEnqueueUnderConcurrency(t *testing.T) {
+	t.Parallel()
+	r := newRT(t, state(queueCfg("q"), task("email:send", 0)))
+	for round := 0; round < 5; round++ {
+		key := fmt.Sprintf("order-%d", round)
+		ids := make([]int64, 16)
+		var wg sync.WaitGroup
+		start := make(chan struct{})
+		for i := range ids {
+			wg.Add(1)
+			go func(i int) {
+				defer wg.Done()
+				<-start
+				err := r.pool.QueryRow(bg, r.sql(`SELECT {{schema}}.enqueue('email:send', '{"to":"a@b"}', $1)`), key).Scan(&ids[i])
+				if err != nil {
+					t.Error(err)
+				}
+			}(i)
+		}
+		close(start)
+		wg.Wait()
+		for _, id := range ids {
+			require.Equal(t, ids[0], id)
+		}
+		var n int
+		r.scalar(&n, `SELECT count(*) FROM {{schema}}.tasks WHERE idempotency_key = $1`, key)
+		require.Equal(t, 1, n)
+	}
+
+	// Batch form: repeated keys in one batch and keys used before.
+	rows, err := r.pool.Query(bg, r.sql(`SELECT * FROM {{schema}}.enqueue_batch($1, NULL, $2)`),
+		[]string{"email:send", "email:send", "email:send", "email:send"},
+		[]*string{ptr("order-0"), ptr("new-1"), nil, ptr("new-1")})
+	require.NoError(t, err)
+	got, err := pgx.CollectRows(rows, pgx.RowTo[int64])
+	require.NoError(t, err)
+	require.Len(t, got, 4)
+	var first int64
+	r.scalar(&first, `SELECT id FROM {{schema}}.tasks WHERE idempotency_key = 'order-0'`)
+	require.Equal(t, first, got[0], "a key used before returns the existing task")
+	require.Equal(t, got[1], got[3], "a key repeated in the batch gives one task")
+	require.NotEqual(t, got[1], got[2])
+
+	_, err = r.pool.Exec(bg, r.sql(`SELECT {{schema}}.enqueue('no:such:type')`))
+	requireCode(t, err, "PS001")
+}
+
+func ptr[T any](v T) *T { return &v }
+
+// Retries follow the queue's backoff; a task is dead-lettered after
+// max_retries retries; retry=false fails it for good.
+func TestRetriesBackoffAndDeadLetter(t *testing.T) {
+	t.Parallel()
+	q := queueCfg("q", func(q *catalog.Queue) {
+		q.MaxRetries = 2
+		q.Backoff = catalog.Backoff{Initial: catalog.Duration(2e9), Max: catalog.Duration(5e9), Factor: 2, Jitter: 0}
+	})
+	one := 1
+	r := newRT(t, state(q, task("flaky", 0), catalog.TaskType{Name: "once", Queue: "q", MaxRetries: &one}))
+	r.register("w")
+	var id int64
+	r.scalar(&id, `SELECT {{schema}}.enqueue('flaky')`)
+
+	failOnce := func(wantStatus string) float64 {
+		t.Helper()
+		r.exec(`UPDATE {{schema}}.tasks SET run_at = now() WHERE id = $1`, id) // due again now
+		ids, err := claim(bg, r.pool, r.schema, "q", "w", 1)
+		require.NoError(t, err)
+		require.Equal(t, []int64{id}, ids)
+		var status string
+		r.scalar(&status, `SELECT {{schema}}.fail($1, 'w', 'boom')`, id)
+		require.Equal(t, wantStatus, status)
+		var delay float64
+		r.scalar(&delay, `SELECT extract(epoch FROM run_at - updated_at)::float8 FROM {{schema}}.tasks WHERE id = $1`, id)
+		return delay
+	}
+	require.InDelta(t, 2.0, failOnce("pending"), 0.001, "first retry after initial")
+	require.InDelta(t, 4.0, failOnce("pending"), 0.001, "then initial·factor")
+	failOnce("dead_letter") // the third failure: 2 retries used up
+	var lastErr string
+	var attempts int
+	require.NoError(t, r.pool.QueryRow(bg, r.sql(`SELECT last_error, attempts FROM {{schema}}.tasks WHERE id = $1`), id).Scan(&lastErr, &attempts))
+	require.Equal(t, "boom", lastErr)
+	require.Equal(t, 3, attempts)
+
+	// The cap: initial·factor^n never exceeds max.
+	var capped float64
+	r.scalar(&capped, `SELECT extract(epoch FROM {{schema}}.backoff_delay(q, 10))::float8 FROM {{schema}}.queues q`)
+	require.InDelta(t, 5.0, capped, 0.001)
+
+	// A task type's own max_retries (1) wins over the queue's (2).
+	r.scalar(&id, `SELECT {{schema}}.enqueue('once')`)
+	failOnce("pending")
+	failOnce("dead_letter")
+
+	// retry = false: failed at once (for example no handler).
+	r.scalar(&id, `SELECT {{schema}}.enqueue('flaky')`)
+	_, err := claim(bg, r.pool, r.schema, "q", "w", 1)
+	require.NoError(t, err)
+	var status string
+	r.scalar(&status, `SELECT {{schema}}.fail($1, 'w', 'no handler for flaky', false)`, id)
+	require.Equal(t, "failed", status)
+	r.checkSlotAccounting()
+}
