@@ -96,10 +96,10 @@ func (r *rt) checkSlotAccounting() {
 		HAVING s.used <> count(t.id)`))
 	require.NoError(r.t, err)
 	type bad struct {
-		Type       string
-		Group      int
-		Used       int
-		Holders    int64
+		Type    string
+		Group   int
+		Used    int
+		Holders int64
 	}
 	wrong, err := pgx.CollectRows(rows, pgx.RowToStructByPos[bad])
 	require.NoError(r.t, err)
