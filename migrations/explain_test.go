@@ -1,0 +1,149 @@
+package migrations_test
+
+import (
+	"regexp"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
+	"github.com/stretchr/testify/require"
+)
+
+// claimPlans runs one claim on a connection with auto_explain reporting the
+// actual plan of every statement inside the function as a NOTICE, and returns
+// those plans, the claimed task types and the call's duration.
+func (r *rt) claimPlans(t *testing.T, batch int) (plans []string, types []string, took time.Duration) {
+	t.Helper()
+	var mu sync.Mutex
+	cfg := r.pool.Config().ConnConfig.Copy()
+	cfg.OnNotice = func(_ *pgconn.PgConn, n *pgconn.Notice) {
+		mu.Lock()
+		defer mu.Unlock()
+		if strings.Contains(n.Message, "Query Text:") {
+			plans = append(plans, n.Message)
+		}
+	}
+	conn, err := pgx.ConnectConfig(bg, cfg)
+	require.NoError(t, err)
+	defer conn.Close(bg)
+	for _, s := range []string{
+		`LOAD 'auto_explain'`,
+		`SET auto_explain.log_min_duration = 0`,
+		`SET auto_explain.log_analyze = on`,
+		`SET auto_explain.log_buffers = on`,
+		`SET auto_explain.log_nested_statements = on`,
+		`SET auto_explain.log_level = notice`,
+	} {
+		_, err := conn.Exec(bg, s)
+		require.NoError(t, err, "%s (auto_explain ships with the PostgreSQL server package; the test role must be allowed to LOAD it)", s)
+	}
+	start := time.Now()
+	rows, err := conn.Query(bg, r.sql(`SELECT type FROM {{schema}}.claim('q', 'w', $1)`), batch)
+	require.NoError(t, err)
+	types, err = pgx.CollectRows(rows, pgx.RowTo[string])
+	require.NoError(t, err)
+	took = time.Since(start)
+	return plans, types, took
+}
+
+// seed inserts n pending tasks of a type directly (the fastest way to make a
+// million), the oldest first, then analyzes the table.
+func (r *rt) seed(taskType string, limited bool, n int, age string) {
+	r.t.Helper()
+	r.exec(`INSERT INTO {{schema}}.tasks (queue, type, limited, run_at)
+	        SELECT 'q', $1, $2, now() - $4::interval + g * interval '1 microsecond'
+	        FROM generate_series(1, $3::int) g`, taskType, limited, n, age)
+}
+
+var (
+	actualRowsRE = regexp.MustCompile(`actual time=[0-9.]+\.\.[0-9.]+ rows=(\d+)`)
+	removedRE    = regexp.MustCompile(`Rows Removed by Filter: (\d+)`)
+)
+
+// scansOnTasks returns the plan lines that scan the tasks table.
+func scansOnTasks(plans []string) []string {
+	var out []string
+	for _, p := range plans {
+		for _, line := range strings.Split(p, "\n") {
+			if strings.Contains(line, " on tasks") {
+				out = append(out, strings.TrimSpace(line))
+			}
+		}
+	}
+	return out
+}
+
+// requireBounded checks that every scan of tasks is an index scan returning
+// at most limit rows, and nothing is filtered out by the hundred thousand.
+func requireBounded(t *testing.T, plans []string, limit int) {
+	t.Helper()
+	all := strings.Join(plans, "\n")
+	require.NotContains(t, all, "Seq Scan on tasks", "a claim must never scan the tasks table")
+	require.NotContains(t, all, "Bitmap Heap Scan on tasks")
+	for _, line := range scansOnTasks(plans) {
+		if m := actualRowsRE.FindStringSubmatch(line); m != nil {
+			n, _ := strconv.Atoi(m[1])
+			require.LessOrEqual(t, n, limit, "scan returned too many rows: %s", line)
+		}
+	}
+	for _, m := range removedRE.FindAllStringSubmatch(all, -1) {
+		n, _ := strconv.Atoi(m[1])
+		require.LessOrEqual(t, n, limit, "a scan filtered out %d rows", n)
+	}
+}
+
+// With 1,000,000 pending tasks the fast path is one index scan of the
+// unlimited lane that reads just the batch.
+func TestClaimPlanFastPathWithMillionPending(t *testing.T) {
+	t.Parallel()
+	r := newRT(t, state(queueCfg("q"), task("free", 0)))
+	r.seed("free", false, 1_000_000, "1 day")
+	r.exec(`ANALYZE {{schema}}.tasks`)
+	r.register("w")
+
+	plans, types, took := r.claimPlans(t, 100)
+	require.Len(t, types, 100)
+	all := strings.Join(plans, "\n")
+	require.Contains(t, all, "Index Scan using tasks_claimable on tasks")
+	require.NotContains(t, all, "concurrency_slots", "no slot rows are touched on the fast path")
+	requireBounded(t, plans, 100)
+	t.Logf("claim of 100 from 1,000,000 pending (fast path): %s\n%s", took, all)
+}
+
+// When the oldest 1,000,000 pending tasks belong to a limited type whose
+// slots are all in use, a claim does not look at them: the limited lane is
+// probed only for types with free slots, and the unlimited lane by index.
+func TestClaimPlanSkipsSaturatedLimitedType(t *testing.T) {
+	t.Parallel()
+	r := newRT(t, state(queueCfg("q"), task("blocked", 5), task("free", 0), task("other", 10)))
+	r.seed("blocked", true, 1_000_000, "2 days")
+	// The blocked type's 5 slots are held by 5 running tasks.
+	r.exec(`INSERT INTO {{schema}}.tasks (queue, type, limited, status, worker_id, slot_group)
+	        SELECT 'q', 'blocked', true, 'running', 'elsewhere', g FROM generate_series(1, 5) g`)
+	r.exec(`UPDATE {{schema}}.concurrency_slots SET used = 1 WHERE task_type = 'blocked'`)
+	r.seed("free", false, 1000, "1 day")
+	r.seed("other", true, 1000, "1 day 1 hour") // older than free: claimed first, up to its limit
+	r.exec(`ANALYZE {{schema}}.tasks`)
+	r.register("w")
+
+	plans, types, took := r.claimPlans(t, 100)
+	require.Len(t, types, 100)
+	counts := map[string]int{}
+	for _, ty := range types {
+		counts[ty]++
+	}
+	require.Zero(t, counts["blocked"], "a saturated type admits nothing")
+	require.Equal(t, 10, counts["other"], "a limited type admits up to its limit")
+	require.Equal(t, 90, counts["free"])
+
+	all := strings.Join(plans, "\n")
+	require.Contains(t, all, "Index Scan using tasks_claimable on tasks")
+	require.Contains(t, all, "Index Scan using tasks_claimable_limited on tasks")
+	requireBounded(t, plans, 200)
+	r.checkSlotAccounting()
+	t.Logf("claim of 100 with the oldest 1,000,000 pending blocked: %s\n%s", took, all)
+}
