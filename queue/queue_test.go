@@ -1,0 +1,636 @@
+package queue_test
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/jackc/pgx/v5/pgxpool"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/pgseq/pgseq/applier"
+	"github.com/pgseq/pgseq/catalog"
+	"github.com/pgseq/pgseq/inspect"
+	"github.com/pgseq/pgseq/internal/pgtest"
+	"github.com/pgseq/pgseq/migrations"
+	"github.com/pgseq/pgseq/planner"
+	"github.com/pgseq/pgseq/queue"
+)
+
+// env is one test's pgseq schema on the shared test database.
+type env struct {
+	t      *testing.T
+	pool   *pgxpool.Pool
+	schema string
+	client *queue.Client
+}
+
+func newEnv(t *testing.T, cfg catalog.State) *env {
+	t.Helper()
+	e := &env{t: t, pool: pgtest.Pool(t), schema: pgtest.Schema(t)}
+	e.client = queue.NewClient(e.pool, e.schema)
+	e.apply(cfg)
+	return e
+}
+
+// apply plans and applies cfg, and requires the next plan to be empty.
+func (e *env) apply(cfg catalog.State) {
+	e.t.Helper()
+	ctx := context.Background()
+	actual, _, err := inspect.ReadFor(ctx, e.pool, e.schema, cfg)
+	require.NoError(e.t, err)
+	p := planner.Plan(cfg, actual, planner.Options{Schema: e.schema})
+	_, err = applier.Apply(ctx, e.pool, p, applier.Options{Client: "test", Version: "test"})
+	require.NoError(e.t, err)
+	actual, _, err = inspect.ReadFor(ctx, e.pool, e.schema, cfg)
+	require.NoError(e.t, err)
+	require.True(e.t, planner.Plan(cfg, actual, planner.Options{Schema: e.schema}).Empty(), "plan after apply must be empty")
+}
+
+func (e *env) query(sql string, args []any, dest ...any) {
+	e.t.Helper()
+	require.NoError(e.t, e.pool.QueryRow(context.Background(), migrations.Render(sql, e.schema), args...).Scan(dest...))
+}
+
+func (e *env) exec(sql string, args ...any) {
+	e.t.Helper()
+	_, err := e.pool.Exec(context.Background(), migrations.Render(sql, e.schema), args...)
+	require.NoError(e.t, err)
+}
+
+// statuses counts the tasks per status.
+func (e *env) statuses() map[string]int {
+	e.t.Helper()
+	rows, err := e.pool.Query(context.Background(), migrations.Render(`SELECT status::text, count(*) FROM {{schema}}.tasks GROUP BY 1`, e.schema))
+	require.NoError(e.t, err)
+	out := map[string]int{}
+	var s string
+	var n int
+	for rows.Next() {
+		require.NoError(e.t, rows.Scan(&s, &n))
+		out[s] = n
+	}
+	require.NoError(e.t, rows.Err())
+	return out
+}
+
+// config is one queue with the given task types (unlimited unless set).
+func config(q catalog.Queue, types ...catalog.TaskType) catalog.State {
+	for i := range types {
+		if types[i].Queue == "" {
+			types[i].Queue = q.Name
+		}
+	}
+	return catalog.State{Queues: []catalog.Queue{q}, TaskTypes: types}
+}
+
+func fastQueue() catalog.Queue {
+	q := catalog.DefaultQueue("default")
+	q.Backoff.Initial = catalog.Duration(10 * time.Millisecond)
+	q.Backoff.Max = catalog.Duration(10 * time.Millisecond)
+	q.Backoff.Jitter = 0
+	return q
+}
+
+// run starts w and returns a function that stops it and returns Run's error.
+func run(t *testing.T, w *queue.Worker) (stop func() error) {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	errc := make(chan error, 1)
+	go func() { errc <- w.Run(ctx) }()
+	var once sync.Once
+	var err error
+	stop = func() error {
+		once.Do(func() {
+			cancel()
+			select {
+			case err = <-errc:
+			case <-time.After(30 * time.Second):
+				err = errors.New("worker did not stop within 30s")
+			}
+		})
+		return err
+	}
+	t.Cleanup(func() { _ = stop() })
+	return stop
+}
+
+func TestConfigChannelIsTheOneApplyNotifies(t *testing.T) {
+	require.Equal(t, applier.NotifyChannel, queue.ConfigChannel)
+}
+
+func TestEnqueue(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t, config(fastQueue(), catalog.TaskType{Name: "email:send", Priority: 3}))
+	ctx := context.Background()
+
+	id1, err := e.client.Enqueue(ctx, "email:send", map[string]string{"to": "a@example.com"})
+	require.NoError(t, err)
+	id2, err := e.client.Enqueue(ctx, "email:send", nil, queue.WithPriority(7))
+	require.NoError(t, err)
+	require.Greater(t, id2, id1)
+
+	var payload []byte
+	var prio int
+	var queueName string
+	e.query(`SELECT payload, priority, queue FROM {{schema}}.tasks WHERE id = $1`, []any{id1}, &payload, &prio, &queueName)
+	require.JSONEq(t, `{"to":"a@example.com"}`, string(payload))
+	require.Equal(t, 3, prio, "the task type's default priority")
+	require.Equal(t, "default", queueName, "the queue comes from the task type")
+	e.query(`SELECT payload, priority FROM {{schema}}.tasks WHERE id = $1`, []any{id2}, &payload, &prio)
+	require.Nil(t, payload, "a nil payload is stored as NULL")
+	require.Equal(t, 7, prio)
+
+	t.Run("idempotency key returns the existing task", func(t *testing.T) {
+		a, err := e.client.Enqueue(ctx, "email:send", json.RawMessage(`{"n":1}`), queue.WithIdempotencyKey("k1"))
+		require.NoError(t, err)
+		b, err := e.client.Enqueue(ctx, "email:send", json.RawMessage(`{"n":2}`), queue.WithIdempotencyKey("k1"))
+		require.NoError(t, err)
+		require.Equal(t, a, b)
+	})
+
+	t.Run("run_at", func(t *testing.T) {
+		at := time.Now().Add(time.Hour).Truncate(time.Microsecond)
+		id, err := e.client.Enqueue(ctx, "email:send", nil, queue.WithRunAt(at))
+		require.NoError(t, err)
+		var got time.Time
+		e.query(`SELECT run_at FROM {{schema}}.tasks WHERE id = $1`, []any{id}, &got)
+		require.True(t, at.Equal(got), "run_at %v, want %v", got, at)
+	})
+
+	t.Run("unknown task type", func(t *testing.T) {
+		_, err := e.client.Enqueue(ctx, "nope", nil)
+		require.ErrorIs(t, err, queue.ErrUnknownTaskType)
+		require.ErrorContains(t, err, `enqueueing "nope"`)
+	})
+
+	t.Run("invalid JSON", func(t *testing.T) {
+		_, err := e.client.Enqueue(ctx, "email:send", []byte(`{`))
+		require.ErrorContains(t, err, "not valid JSON")
+	})
+
+	t.Run("inside the caller's transaction", func(t *testing.T) {
+		var before int
+		e.query(`SELECT count(*) FROM {{schema}}.tasks`, nil, &before)
+		tx, err := e.pool.Begin(ctx)
+		require.NoError(t, err)
+		_, err = e.client.WithDB(tx).Enqueue(ctx, "email:send", nil)
+		require.NoError(t, err)
+		require.NoError(t, tx.Rollback(ctx))
+		var after int
+		e.query(`SELECT count(*) FROM {{schema}}.tasks`, nil, &after)
+		require.Equal(t, before, after, "rolled back with the caller's transaction")
+	})
+}
+
+func TestEnqueueBatch(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t, config(fastQueue(), catalog.TaskType{Name: "a"}, catalog.TaskType{Name: "b", Concurrency: 5}))
+	ctx := context.Background()
+
+	prio := 9
+	ids, err := e.client.EnqueueBatch(ctx, []queue.NewTask{
+		{Type: "a", Payload: map[string]int{"n": 1}},
+		{Type: "b"},
+		{Type: "a", EnqueueOptions: queue.EnqueueOptions{IdempotencyKey: "x", Priority: &prio}},
+		{Type: "a", Payload: json.RawMessage(`[1,2]`)},
+	})
+	require.NoError(t, err)
+	require.Len(t, ids, 4)
+	for i, want := range []string{`{"n": 1}`, "", `[1, 2]`} {
+		idx := []int{0, 1, 3}[i]
+		var payload *string
+		var typ string
+		e.query(`SELECT payload::text, type FROM {{schema}}.tasks WHERE id = $1`, []any{ids[idx]}, &payload, &typ)
+		if want == "" {
+			require.Nil(t, payload)
+			require.Equal(t, "b", typ)
+		} else {
+			require.Equal(t, want, *payload, "ids come back in input order")
+		}
+	}
+	var p int
+	e.query(`SELECT priority FROM {{schema}}.tasks WHERE id = $1`, []any{ids[2]}, &p)
+	require.Equal(t, 9, p)
+
+	again, err := e.client.EnqueueBatch(ctx, []queue.NewTask{
+		{Type: "b"},
+		{Type: "a", EnqueueOptions: queue.EnqueueOptions{IdempotencyKey: "x"}},
+	})
+	require.NoError(t, err)
+	require.Equal(t, ids[2], again[1], "a used idempotency key returns the existing id")
+	require.NotEqual(t, ids[1], again[0])
+
+	_, err = e.client.EnqueueBatch(ctx, []queue.NewTask{{Type: "a"}, {Type: "missing"}})
+	require.ErrorIs(t, err, queue.ErrUnknownTaskType)
+
+	ids, err = e.client.EnqueueBatch(ctx, nil)
+	require.NoError(t, err)
+	require.Empty(t, ids)
+}
+
+// counter observes a worker.
+type counter struct {
+	queue.NopObserver
+	claims    atomic.Int64
+	completed atomic.Int64
+	mu        sync.Mutex
+	requested []int
+	failed    []string
+	released  int
+}
+
+func (c *counter) Claimed(requested, got int, _ time.Duration, _ error) {
+	c.claims.Add(1)
+	c.mu.Lock()
+	c.requested = append(c.requested, requested)
+	c.mu.Unlock()
+}
+
+func (c *counter) Completed(_, accepted int, _ time.Duration, _ error) {
+	c.completed.Add(int64(accepted))
+}
+
+func (c *counter) Failed(_ *queue.Task, status string, _ error, _ time.Duration) {
+	c.mu.Lock()
+	c.failed = append(c.failed, status)
+	c.mu.Unlock()
+}
+
+func (c *counter) Released(n int, _ time.Duration, _ error) {
+	c.mu.Lock()
+	c.released += n
+	c.mu.Unlock()
+}
+
+func (c *counter) sawRequest(n int) bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for _, r := range c.requested {
+		if r == n {
+			return true
+		}
+	}
+	return false
+}
+
+func TestWorkerDrainsQueue(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t, config(fastQueue(), catalog.TaskType{Name: "a"}, catalog.TaskType{Name: "b", Concurrency: 3}))
+	ctx := context.Background()
+	const n = 3000
+	batch := make([]queue.NewTask, n)
+	for i := range batch {
+		batch[i] = queue.NewTask{Type: []string{"a", "a", "b"}[i%3], Payload: map[string]int{"i": i}}
+	}
+	ids, err := e.client.EnqueueBatch(ctx, batch)
+	require.NoError(t, err)
+
+	var mu sync.Mutex
+	seen := make(map[int64]int, n)
+	var runningB, maxB atomic.Int64
+	handler := func(limited bool) queue.Handler {
+		return func(ctx context.Context, task *queue.Task) error {
+			var p struct{ I int }
+			if err := task.Decode(&p); err != nil {
+				return err
+			}
+			if limited {
+				now := runningB.Add(1)
+				for {
+					m := maxB.Load()
+					if now <= m || maxB.CompareAndSwap(m, now) {
+						break
+					}
+				}
+				time.Sleep(100 * time.Microsecond)
+				runningB.Add(-1)
+			}
+			mu.Lock()
+			seen[task.ID]++
+			mu.Unlock()
+			return nil
+		}
+	}
+	obs := &counter{}
+	w, err := queue.NewWorker(queue.Config{
+		Pool: e.pool, Schema: e.schema, PoolSize: 8, BatchSize: 50, Observer: obs,
+		Handlers: map[string]queue.Handler{"a": handler(false)},
+	})
+	require.NoError(t, err)
+	w.Handle("b", handler(true))
+	stop := run(t, w)
+
+	if !assert.Eventually(t, func() bool { return obs.completed.Load() == n }, 30*time.Second, 10*time.Millisecond) {
+		var slots string
+		e.query(`SELECT string_agg(format('%s/%s:%s/%s', task_type, slot_group, used, capacity), ' ') FROM {{schema}}.concurrency_slots`, nil, &slots)
+		t.Logf("completed %d, statuses %v, slots %s", obs.completed.Load(), e.statuses(), slots)
+		t.FailNow()
+	}
+	require.NoError(t, stop())
+	require.Equal(t, map[string]int{"completed": n}, e.statuses())
+	mu.Lock()
+	defer mu.Unlock()
+	require.Len(t, seen, n)
+	for _, id := range ids {
+		require.Equal(t, 1, seen[id], "task %d ran once", id)
+	}
+	require.LessOrEqual(t, maxB.Load(), int64(3), "type b's limit of 3 holds")
+	var used int
+	e.query(`SELECT coalesce(sum(used), 0) FROM {{schema}}.concurrency_slots`, nil, &used)
+	require.Zero(t, used, "every slot released")
+}
+
+func TestHandlerErrorIsRetriedThenDeadLettered(t *testing.T) {
+	t.Parallel()
+	q := fastQueue()
+	q.MaxRetries = 2
+	e := newEnv(t, config(q, catalog.TaskType{Name: "flaky"}))
+	ctx := context.Background()
+	id, err := e.client.Enqueue(ctx, "flaky", nil)
+	require.NoError(t, err)
+
+	var calls atomic.Int64
+	obs := &counter{}
+	w, err := queue.NewWorker(queue.Config{
+		Pool: e.pool, Schema: e.schema, Observer: obs, PollInterval: 10 * time.Millisecond,
+		Handlers: map[string]queue.Handler{"flaky": func(ctx context.Context, t *queue.Task) error {
+			calls.Add(1)
+			return errors.New("boom")
+		}},
+	})
+	require.NoError(t, err)
+	stop := run(t, w)
+	require.Eventually(t, func() bool { return e.statuses()["dead_letter"] == 1 }, 20*time.Second, 10*time.Millisecond)
+	require.NoError(t, stop())
+
+	var attempts int
+	var lastError string
+	e.query(`SELECT attempts, last_error FROM {{schema}}.tasks WHERE id = $1`, []any{id}, &attempts, &lastError)
+	require.Equal(t, 3, attempts, "the first attempt and max_retries = 2 retries")
+	require.Equal(t, int64(3), calls.Load())
+	require.Equal(t, "boom", lastError)
+	require.Equal(t, []string{"pending", "pending", "dead_letter"}, obs.failed)
+}
+
+func TestPanicFailsTheTask(t *testing.T) {
+	t.Parallel()
+	q := fastQueue()
+	q.MaxRetries = 0
+	e := newEnv(t, config(q, catalog.TaskType{Name: "bad"}, catalog.TaskType{Name: "fine"}))
+	ctx := context.Background()
+	bad, err := e.client.Enqueue(ctx, "bad", nil)
+	require.NoError(t, err)
+	fine, err := e.client.Enqueue(ctx, "fine", nil)
+	require.NoError(t, err)
+
+	obs := &counter{}
+	w, err := queue.NewWorker(queue.Config{
+		Pool: e.pool, Schema: e.schema, Observer: obs, PoolSize: 1,
+		Handlers: map[string]queue.Handler{
+			"bad":  func(context.Context, *queue.Task) error { panic("kaboom") },
+			"fine": func(context.Context, *queue.Task) error { return nil },
+		},
+	})
+	require.NoError(t, err)
+	stop := run(t, w)
+	require.Eventually(t, func() bool {
+		s := e.statuses()
+		return s["dead_letter"] == 1 && s["completed"] == 1
+	}, 10*time.Second, 10*time.Millisecond)
+	require.NoError(t, stop())
+
+	var lastError string
+	var status string
+	e.query(`SELECT status::text, last_error FROM {{schema}}.tasks WHERE id = $1`, []any{bad}, &status, &lastError)
+	require.Equal(t, "dead_letter", status)
+	require.Contains(t, lastError, "handler panicked: kaboom")
+	require.Contains(t, lastError, "goroutine", "the stack is kept")
+	e.query(`SELECT status::text FROM {{schema}}.tasks WHERE id = $1`, []any{fine}, &status)
+	require.Equal(t, "completed", status, "the worker survives a panic")
+}
+
+func TestNoHandlerFailsForGood(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t, config(fastQueue(), catalog.TaskType{Name: "orphan"}, catalog.TaskType{Name: "final"}))
+	ctx := context.Background()
+	orphan, err := e.client.Enqueue(ctx, "orphan", nil)
+	require.NoError(t, err)
+	final, err := e.client.Enqueue(ctx, "final", nil)
+	require.NoError(t, err)
+
+	w, err := queue.NewWorker(queue.Config{
+		Pool: e.pool, Schema: e.schema,
+		Handlers: map[string]queue.Handler{
+			"final": func(context.Context, *queue.Task) error { return queue.NoRetry(errors.New("invalid input")) },
+		},
+	})
+	require.NoError(t, err)
+	stop := run(t, w)
+	require.Eventually(t, func() bool { return e.statuses()["failed"] == 2 }, 10*time.Second, 10*time.Millisecond)
+	require.NoError(t, stop())
+
+	var attempts int
+	var lastError string
+	e.query(`SELECT attempts, last_error FROM {{schema}}.tasks WHERE id = $1`, []any{orphan}, &attempts, &lastError)
+	require.Equal(t, 1, attempts)
+	require.Contains(t, lastError, `no handler for task type "orphan"`)
+	e.query(`SELECT attempts, last_error FROM {{schema}}.tasks WHERE id = $1`, []any{final}, &attempts, &lastError)
+	require.Equal(t, 1, attempts, "NoRetry: not retried")
+	require.Equal(t, "invalid input", lastError)
+}
+
+func TestGracefulShutdownHandsBack(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t, config(fastQueue(), catalog.TaskType{Name: "slow", Concurrency: 10}))
+	ctx := context.Background()
+	batch := make([]queue.NewTask, 20)
+	for i := range batch {
+		batch[i] = queue.NewTask{Type: "slow"}
+	}
+	_, err := e.client.EnqueueBatch(ctx, batch)
+	require.NoError(t, err)
+
+	// Two handlers: one finishes within the grace period, one never does
+	// (until its context is cancelled).
+	var started atomic.Int64
+	finishOne := make(chan struct{})
+	var cancelled atomic.Int64
+	obs := &counter{}
+	w, err := queue.NewWorker(queue.Config{
+		Pool: e.pool, Schema: e.schema, PoolSize: 2, BatchSize: 4, Observer: obs,
+		ShutdownTimeout: 500 * time.Millisecond,
+		Handlers: map[string]queue.Handler{"slow": func(ctx context.Context, t *queue.Task) error {
+			if started.Add(1) == 1 {
+				<-finishOne
+				return nil
+			}
+			<-ctx.Done()
+			cancelled.Add(1)
+			return ctx.Err()
+		}},
+	})
+	require.NoError(t, err)
+	stop := run(t, w)
+	require.Eventually(t, func() bool { return started.Load() == 2 }, 10*time.Second, 5*time.Millisecond)
+	var running int
+	require.Eventually(t, func() bool { return e.statuses()["running"] == 8 }, 10*time.Second, 5*time.Millisecond,
+		"two batches of 4 claimed: 2 running handlers and 6 waiting")
+
+	done := make(chan error, 1)
+	go func() { done <- stop() }()
+	time.Sleep(100 * time.Millisecond)
+	close(finishOne) // within the grace period
+	require.NoError(t, <-done)
+
+	require.Equal(t, map[string]int{"completed": 1, "pending": 19}, e.statuses())
+	e.query(`SELECT count(*) FROM {{schema}}.tasks WHERE status = 'pending' AND (attempts <> 0 OR worker_id IS NOT NULL)`, nil, &running)
+	require.Zero(t, running, "handed back: no attempt counted, no owner")
+	var used int
+	e.query(`SELECT coalesce(sum(used), 0) FROM {{schema}}.concurrency_slots`, nil, &used)
+	require.Zero(t, used, "the slots of handed-back tasks are released")
+	require.Equal(t, 7, obs.released, "6 unstarted and 1 still running after the grace period")
+	require.Equal(t, int64(1), cancelled.Load(), "the late handler's context was cancelled")
+	require.Equal(t, int64(2), started.Load(), "nothing new started during shutdown")
+	var expired bool
+	e.query(`SELECT lease_until < now() FROM {{schema}}.leader`, nil, &expired)
+	require.True(t, expired, "leadership resigned")
+}
+
+func TestWorkerPicksUpNewBatchSizeAfterApply(t *testing.T) {
+	t.Parallel()
+	q := fastQueue()
+	q.BatchSize = 5
+	cfg := config(q, catalog.TaskType{Name: "a"})
+	e := newEnv(t, cfg)
+	ctx := context.Background()
+
+	obs := &counter{}
+	w, err := queue.NewWorker(queue.Config{
+		Pool: e.pool, Schema: e.schema, Observer: obs, PollInterval: 10 * time.Millisecond,
+		Handlers: map[string]queue.Handler{"a": func(context.Context, *queue.Task) error { return nil }},
+	})
+	require.NoError(t, err)
+	stop := run(t, w)
+	require.Eventually(t, func() bool { return obs.sawRequest(5) && w.Listening() }, 10*time.Second, 5*time.Millisecond)
+
+	cfg.Queues[0].BatchSize = 7
+	e.apply(cfg)
+	require.Eventually(t, func() bool { return w.Settings().BatchSize == 7 }, 10*time.Second, 5*time.Millisecond,
+		"the worker reloads its queue's settings on the apply's notification")
+	require.Eventually(t, func() bool { return obs.sawRequest(7) }, 10*time.Second, 5*time.Millisecond,
+		"and claims with the new batch size")
+
+	_, err = e.client.Enqueue(ctx, "a", nil)
+	require.NoError(t, err)
+	require.Eventually(t, func() bool { return obs.completed.Load() == 1 }, 10*time.Second, 5*time.Millisecond)
+	require.NoError(t, stop())
+}
+
+func TestWorkerDeclaredDeadCarriesOnUnderNewID(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t, config(fastQueue(), catalog.TaskType{Name: "a"}))
+	ctx := context.Background()
+	first, err := e.client.Enqueue(ctx, "a", nil)
+	require.NoError(t, err)
+
+	release := make(chan struct{})
+	var calls atomic.Int64
+	obs := &counter{}
+	w, err := queue.NewWorker(queue.Config{
+		Pool: e.pool, Schema: e.schema, Observer: obs, WorkerID: "w1",
+		HeartbeatInterval: 20 * time.Millisecond, PollInterval: 10 * time.Millisecond,
+		Handlers: map[string]queue.Handler{"a": func(ctx context.Context, t *queue.Task) error {
+			if calls.Add(1) == 1 {
+				select { // the first task hangs until the worker is declared dead
+				case <-ctx.Done():
+				case <-release:
+				}
+			}
+			return nil
+		}},
+	})
+	require.NoError(t, err)
+	stop := run(t, w)
+	require.Eventually(t, func() bool { return calls.Load() == 1 }, 10*time.Second, 5*time.Millisecond)
+
+	e.exec(`UPDATE {{schema}}.workers SET dead_at = now() WHERE id = 'w1'`)
+	require.Eventually(t, func() bool { return w.ID() != "w1" }, 10*time.Second, 5*time.Millisecond)
+	close(release)
+
+	second, err := e.client.Enqueue(ctx, "a", nil)
+	require.NoError(t, err)
+	require.Eventually(t, func() bool {
+		var status string
+		e.query(`SELECT status::text FROM {{schema}}.tasks WHERE id = $1`, []any{second}, &status)
+		return status == "completed"
+	}, 10*time.Second, 5*time.Millisecond)
+	require.NoError(t, stop())
+
+	// The first task's handler returned after the worker was declared
+	// dead: its result is discarded. The task stays w1's until the leader
+	// recovers it (the new incarnation may lead and recover it at once,
+	// then run it again).
+	var status, owner string
+	var attempts int
+	e.query(`SELECT status::text, worker_id, attempts FROM {{schema}}.tasks WHERE id = $1`, []any{first}, &status, &owner, &attempts)
+	if owner == "w1" {
+		require.Equal(t, "running", status, "a dead worker's result is discarded")
+		require.Equal(t, 1, attempts)
+	} else {
+		require.Equal(t, 2, attempts, "recovered and run again by the new incarnation")
+	}
+	e.query(`SELECT status::text, worker_id FROM {{schema}}.tasks WHERE id = $1`, []any{second}, &status, &owner)
+	require.Equal(t, "completed", status)
+	require.Equal(t, w.ID(), owner)
+	require.NotEqual(t, "w1", owner)
+}
+
+func TestLeaderRecoversDeadWorkersTasks(t *testing.T) {
+	t.Parallel()
+	q := fastQueue()
+	q.WorkerTimeout = catalog.Duration(time.Second)
+	e := newEnv(t, config(q, catalog.TaskType{Name: "a", Concurrency: 1}))
+	ctx := context.Background()
+	id, err := e.client.Enqueue(ctx, "a", nil)
+	require.NoError(t, err)
+	// A worker that claims the task and then goes silent.
+	e.exec(`SELECT {{schema}}.register_worker('ghost', 'nowhere', 1)`)
+	var claimed int64
+	e.query(`SELECT id FROM {{schema}}.claim('default', 'ghost', 10)`, nil, &claimed)
+	require.Equal(t, id, claimed)
+	e.exec(`UPDATE {{schema}}.workers SET last_heartbeat = now() - interval '1 minute' WHERE id = 'ghost'`)
+
+	var calls atomic.Int64
+	w, err := queue.NewWorker(queue.Config{
+		Pool: e.pool, Schema: e.schema, MaintenanceInterval: 50 * time.Millisecond, PollInterval: 10 * time.Millisecond,
+		Handlers: map[string]queue.Handler{"a": func(context.Context, *queue.Task) error { calls.Add(1); return nil }},
+	})
+	require.NoError(t, err)
+	stop := run(t, w)
+	require.Eventually(t, func() bool { return e.statuses()["completed"] == 1 }, 10*time.Second, 10*time.Millisecond,
+		"the leader recovers the ghost's task and the worker runs it")
+	require.NoError(t, stop())
+	require.Equal(t, int64(1), calls.Load())
+	var attempts int
+	e.query(`SELECT attempts FROM {{schema}}.tasks WHERE id = $1`, []any{id}, &attempts)
+	require.Equal(t, 2, attempts)
+}
+
+func TestWorkerNeedsADeclaredQueue(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t, config(fastQueue(), catalog.TaskType{Name: "a"}))
+	w, err := queue.NewWorker(queue.Config{Pool: e.pool, Schema: e.schema, Queue: "other"})
+	require.NoError(t, err)
+	err = w.Run(context.Background())
+	require.ErrorIs(t, err, queue.ErrUnknownQueue)
+	require.ErrorContains(t, err, `queue "other"`)
+
+	_, err = queue.NewWorker(queue.Config{})
+	require.ErrorContains(t, err, "Pool is required")
+}

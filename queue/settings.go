@@ -1,0 +1,145 @@
+package queue
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+)
+
+// ConfigChannel is the channel pgseq apply notifies after every apply, with
+// the schema name as payload; workers reload their queue's settings then.
+const ConfigChannel = "pgseq_config"
+
+// Settings are the queue settings a worker runs with: its queue's, as
+// declared and applied, with the worker's own overrides.
+type Settings struct {
+	// Queue is the queue's name.
+	Queue string
+	// QueueBatchSize is the queue's declared batch_size.
+	QueueBatchSize int
+	// BatchSize is the number of tasks asked for per claim: Config.BatchSize
+	// when set, else QueueBatchSize.
+	BatchSize int
+	// WorkerTimeout is the queue's worker_timeout: a worker whose heartbeat
+	// is older is declared dead.
+	WorkerTimeout time.Duration
+	// LeaderLease is the queue's leader_lease.
+	LeaderLease time.Duration
+	// HeartbeatInterval is Config.HeartbeatInterval when set, else
+	// WorkerTimeout/3.
+	HeartbeatInterval time.Duration
+	// MaintenanceInterval is how often the leader runs maintenance:
+	// Config.MaintenanceInterval when set, else LeaderLease/3.
+	MaintenanceInterval time.Duration
+}
+
+// ErrUnknownQueue means the worker's queue is not declared in the schema.
+var ErrUnknownQueue = errors.New("unknown queue")
+
+// loadSettings reads the queue's settings and applies the config's overrides.
+func (w *Worker) loadSettings(ctx context.Context) (Settings, error) {
+	s := Settings{Queue: w.cfg.Queue}
+	var timeoutUS, leaseUS int64
+	err := w.cfg.Pool.QueryRow(ctx, w.sql.queueSettings, w.cfg.Queue).Scan(&s.QueueBatchSize, &timeoutUS, &leaseUS)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return s, fmt.Errorf("reading the settings of queue %q: %w: it is not declared in schema %q (declare it in a queue block and apply)",
+			w.cfg.Queue, ErrUnknownQueue, w.schema)
+	}
+	if err != nil {
+		return s, fmt.Errorf("reading the settings of queue %q in schema %q: %w", w.cfg.Queue, w.schema, err)
+	}
+	s.WorkerTimeout = time.Duration(timeoutUS) * time.Microsecond
+	s.LeaderLease = time.Duration(leaseUS) * time.Microsecond
+	s.BatchSize = s.QueueBatchSize
+	if w.cfg.BatchSize > 0 {
+		s.BatchSize = w.cfg.BatchSize
+	}
+	s.HeartbeatInterval = max(s.WorkerTimeout/3, minInterval)
+	if w.cfg.HeartbeatInterval > 0 {
+		s.HeartbeatInterval = w.cfg.HeartbeatInterval
+	}
+	s.MaintenanceInterval = max(s.LeaderLease/3, minInterval)
+	if w.cfg.MaintenanceInterval > 0 {
+		s.MaintenanceInterval = w.cfg.MaintenanceInterval
+	}
+	return s, nil
+}
+
+// minInterval bounds derived intervals from below.
+const minInterval = 100 * time.Millisecond
+
+// reload reads the settings again and switches to them.
+func (w *Worker) reload(ctx context.Context) error {
+	s, err := w.loadSettings(ctx)
+	if err != nil {
+		return err
+	}
+	old := w.settings.Swap(&s)
+	if old == nil || *old != s {
+		w.log.Info("queue settings loaded", "batch_size", s.BatchSize,
+			"worker_timeout", s.WorkerTimeout, "leader_lease", s.LeaderLease)
+		w.obs.SettingsLoaded(s)
+	}
+	return nil
+}
+
+// listen keeps a dedicated connection listening on ConfigChannel and
+// reloads the settings when an apply notifies this schema, until ctx ends.
+func (w *Worker) listen(ctx context.Context) {
+	delay := time.Second
+	for {
+		err := w.listenOnce(ctx)
+		if ctx.Err() != nil {
+			return
+		}
+		w.log.Warn("listening for configuration changes failed; retrying", "error", err, "retry_in", delay)
+		if !sleep(ctx, delay) {
+			return
+		}
+		delay = min(2*delay, 30*time.Second)
+	}
+}
+
+func (w *Worker) listenOnce(ctx context.Context) error {
+	conn, err := pgx.ConnectConfig(ctx, w.cfg.Pool.Config().ConnConfig)
+	if err != nil {
+		return fmt.Errorf("connecting: %w", err)
+	}
+	defer conn.Close(context.WithoutCancel(ctx)) //nolint:errcheck // closing a listener
+	if _, err := conn.Exec(ctx, "LISTEN "+pgx.Identifier{ConfigChannel}.Sanitize()); err != nil {
+		return fmt.Errorf("LISTEN %s: %w", ConfigChannel, err)
+	}
+	// An apply may have committed before the LISTEN did.
+	if err := w.reload(ctx); err != nil {
+		w.log.Warn("reloading queue settings", "error", err)
+	}
+	w.listening.Store(true)
+	defer w.listening.Store(false)
+	for {
+		n, err := conn.WaitForNotification(ctx)
+		if err != nil {
+			return fmt.Errorf("waiting for notifications: %w", err)
+		}
+		if n.Payload != w.schema {
+			continue
+		}
+		if err := w.reload(ctx); err != nil {
+			w.log.Warn("reloading queue settings after an apply", "error", err)
+		}
+	}
+}
+
+// sleep waits d or until ctx ends; it reports whether ctx is still live.
+func sleep(ctx context.Context, d time.Duration) bool {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return false
+	case <-t.C:
+		return true
+	}
+}

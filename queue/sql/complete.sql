@@ -1,0 +1,1 @@
+SELECT {{schema}}.complete($1::bigint[], $2::text)

@@ -1,0 +1,1 @@
+SELECT {{schema}}.elect_leader($1::text)

@@ -1,0 +1,1 @@
+SELECT {{schema}}.heartbeat($1::text)

@@ -1,0 +1,1 @@
+SELECT {{schema}}.release($1::bigint[], $2::text)

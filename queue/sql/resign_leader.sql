@@ -1,0 +1,1 @@
+SELECT {{schema}}.resign_leader($1::text)

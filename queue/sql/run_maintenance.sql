@@ -1,0 +1,1 @@
+SELECT {{schema}}.run_maintenance($1::text)

@@ -1,0 +1,769 @@
+package queue
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"log/slog"
+	"maps"
+	"os"
+	"runtime"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/jackc/pgx/v5/pgconn"
+	"github.com/jackc/pgx/v5/pgxpool"
+
+	"github.com/pgseq/pgseq/migrations"
+)
+
+// Defaults of the Config fields left zero.
+const (
+	DefaultPoolSize        = 10
+	DefaultPollInterval    = 250 * time.Millisecond
+	DefaultFlushInterval   = 2 * time.Millisecond
+	DefaultShutdownTimeout = 10 * time.Second
+	DefaultQueue           = "default"
+)
+
+// callTimeout bounds every database call of the worker loop. The calls do
+// not follow Run's context: a claim or completion cut off after its commit
+// would leave tasks nobody knows about until their worker is declared dead.
+const callTimeout = 30 * time.Second
+
+// Config configures a Worker. Only Pool is required.
+type Config struct {
+	// Pool is the database. The worker uses up to about four of its
+	// connections at once (claim, complete, fail, heartbeat/leader), and
+	// opens one more of its own, with the pool's settings, to listen for
+	// configuration changes.
+	Pool *pgxpool.Pool
+	// Schema is the pgseq schema ("" means pgseq's default).
+	Schema string
+	// Queue is the queue to work (default "default"). It must be declared.
+	Queue string
+	// WorkerID names the worker in the workers table; default
+	// <hostname>-<pid>-<random>. A worker declared dead carries on under
+	// a new id: WorkerID with a random suffix.
+	WorkerID string
+	// PoolSize is how many handlers run at once (default DefaultPoolSize).
+	PoolSize int
+	// BatchSize is how many tasks one claim asks for; 0 means the queue's
+	// batch_size, reloaded when an apply changes it. The worker keeps up to
+	// two batches claimed ahead of its handlers.
+	BatchSize int
+	// Handlers maps task types to their handlers; more can be added with
+	// Worker.Handle. A task with no handler fails for good.
+	Handlers map[string]Handler
+	// HeartbeatInterval is the time between heartbeats; 0 means the queue's
+	// worker_timeout/3.
+	HeartbeatInterval time.Duration
+	// MaintenanceInterval is how often the leader runs maintenance
+	// (recovering dead workers' tasks, deleting drained slot groups,
+	// purging finished tasks); 0 means the queue's leader_lease/3.
+	MaintenanceInterval time.Duration
+	// PollInterval is how long the worker waits after a claim found
+	// nothing (default DefaultPollInterval).
+	PollInterval time.Duration
+	// FlushInterval is the longest a finished task waits to be completed
+	// in a batch (default DefaultFlushInterval).
+	FlushInterval time.Duration
+	// FlushSize completes finished tasks as soon as this many are waiting;
+	// 0 means the batch size.
+	FlushSize int
+	// ShutdownTimeout is how long running handlers may take to finish
+	// after Run's context is cancelled before their tasks are released
+	// (default DefaultShutdownTimeout).
+	ShutdownTimeout time.Duration
+	// Observer receives metrics events; nil means none.
+	Observer Observer
+	// Logger receives the worker's log; nil means none.
+	Logger *slog.Logger
+	// Version is reported in the workers table; optional.
+	Version string
+}
+
+// Worker runs handlers for the tasks of one queue. Create it with
+// NewWorker; Run it once.
+type Worker struct {
+	cfg    Config
+	schema string
+	sql    *statements
+	obs    Observer
+	log    *slog.Logger
+
+	handlers  atomic.Pointer[map[string]Handler]
+	handleMu  sync.Mutex // serialises Handle's copy-on-write
+	settings  atomic.Pointer[Settings]
+	id        atomic.Pointer[string]
+	running   atomic.Bool
+	listening atomic.Bool
+}
+
+// NewWorker checks cfg, fills in its defaults and returns a worker.
+func NewWorker(cfg Config) (*Worker, error) {
+	if cfg.Pool == nil {
+		return nil, errors.New("queue.NewWorker: Config.Pool is required")
+	}
+	if cfg.Schema == "" {
+		cfg.Schema = migrations.DefaultSchema
+	}
+	if cfg.Queue == "" {
+		cfg.Queue = DefaultQueue
+	}
+	if cfg.PoolSize < 0 || cfg.BatchSize < 0 || cfg.FlushSize < 0 {
+		return nil, errors.New("queue.NewWorker: PoolSize, BatchSize and FlushSize must not be negative")
+	}
+	if cfg.PoolSize == 0 {
+		cfg.PoolSize = DefaultPoolSize
+	}
+	if cfg.PollInterval <= 0 {
+		cfg.PollInterval = DefaultPollInterval
+	}
+	if cfg.FlushInterval <= 0 {
+		cfg.FlushInterval = DefaultFlushInterval
+	}
+	if cfg.ShutdownTimeout <= 0 {
+		cfg.ShutdownTimeout = DefaultShutdownTimeout
+	}
+	if cfg.WorkerID == "" {
+		cfg.WorkerID = defaultWorkerID()
+	}
+	w := &Worker{cfg: cfg, schema: cfg.Schema, sql: newStatements(cfg.Schema), obs: cfg.Observer, log: cfg.Logger}
+	if w.obs == nil {
+		w.obs = NopObserver{}
+	}
+	if w.log == nil {
+		w.log = slog.New(slog.DiscardHandler)
+	}
+	w.log = w.log.With("queue", cfg.Queue)
+	h := maps.Clone(cfg.Handlers)
+	if h == nil {
+		h = map[string]Handler{}
+	}
+	w.handlers.Store(&h)
+	w.id.Store(&cfg.WorkerID)
+	return w, nil
+}
+
+// Handle sets the handler of a task type. It may be called while the
+// worker runs.
+func (w *Worker) Handle(taskType string, h Handler) {
+	w.handleMu.Lock()
+	defer w.handleMu.Unlock()
+	m := maps.Clone(*w.handlers.Load())
+	m[taskType] = h
+	w.handlers.Store(&m)
+}
+
+// ID returns the worker's current id (it changes when a worker declared
+// dead carries on).
+func (w *Worker) ID() string { return *w.id.Load() }
+
+// Settings returns the queue settings the worker runs with; the zero value
+// before Run has read them.
+func (w *Worker) Settings() Settings {
+	if s := w.settings.Load(); s != nil {
+		return *s
+	}
+	return Settings{}
+}
+
+// Listening reports whether the worker currently listens for configuration
+// changes.
+func (w *Worker) Listening() bool { return w.listening.Load() }
+
+func (w *Worker) batchSize() int { return w.settings.Load().BatchSize }
+
+func (w *Worker) flushSize() int {
+	if w.cfg.FlushSize > 0 {
+		return w.cfg.FlushSize
+	}
+	return w.batchSize()
+}
+
+// Run works the queue until ctx is cancelled, then shuts down gracefully
+// (see the package documentation) and returns nil. It returns an error
+// when the worker cannot start: the queue is not declared, the schema has
+// no runtime, the database is unreachable. Run may be called only once.
+func (w *Worker) Run(ctx context.Context) error {
+	if !w.running.CompareAndSwap(false, true) {
+		return errors.New("queue: Worker.Run called twice")
+	}
+	if err := w.reload(ctx); err != nil {
+		return err
+	}
+	var wg sync.WaitGroup
+	lctx, stopListening := context.WithCancel(ctx)
+	wg.Go(func() { w.listen(lctx) })
+	defer wg.Wait()
+	defer stopListening()
+
+	for {
+		id := w.ID()
+		dead, err := w.session(ctx, id)
+		if err != nil || !dead || ctx.Err() != nil {
+			return err
+		}
+		next := w.cfg.WorkerID + "-" + randomHex(4)
+		w.log.Warn("worker was declared dead: its tasks were abandoned; carrying on under a new id",
+			"worker", id, "new_worker", next)
+		w.id.Store(&next)
+	}
+}
+
+// session is one registration of the worker: it runs until ctx ends or the
+// worker is declared dead (dead is then true).
+func (w *Worker) session(ctx context.Context, id string) (dead bool, err error) {
+	host, _ := os.Hostname()
+	var version *string
+	if w.cfg.Version != "" {
+		version = &w.cfg.Version
+	}
+	if _, err := w.cfg.Pool.Exec(ctx, w.sql.registerWorker, id, host, w.cfg.PoolSize, version); err != nil {
+		if ctx.Err() != nil {
+			return false, nil
+		}
+		return false, fmt.Errorf("registering worker %s: %w", id, err)
+	}
+	w.log.Info("worker started", "worker", id, "pool_size", w.cfg.PoolSize, "batch_size", w.batchSize())
+
+	s := newSession(ctx, w, id)
+	s.start()
+	s.fetch()
+	s.shutdown()
+	return s.dead.Load(), nil
+}
+
+// session holds one registration's pipeline: a fetcher claiming batches
+// into jobs, PoolSize handler goroutines, a completer flushing finished
+// tasks, a heartbeat and a leader loop.
+type session struct {
+	w  *Worker
+	id string
+
+	// ctx ends when Run's context is cancelled or the worker is declared
+	// dead; it stops the fetcher, heartbeat and leader loops.
+	ctx    context.Context
+	cancel context.CancelFunc
+	// hctx is the handlers' context: cancelled when the shutdown grace
+	// period is over or the worker is declared dead.
+	hctx          context.Context
+	cancelHandler context.CancelFunc
+	// bg is for database calls, which never follow ctx (see callTimeout).
+	bg context.Context
+
+	dead atomic.Bool
+
+	jobs   chan *Task
+	queued atomic.Int64  // tasks in jobs
+	room   chan struct{} // signalled when queued drops below the batch size
+	// freed is signalled after a completion: slots of limited types may
+	// have been released, so an idle fetcher claims again at once.
+	freed chan struct{}
+
+	mu        sync.Mutex
+	running   map[int64]*Task // handlers in progress
+	done      []int64         // finished, to complete
+	spare     []int64         // the other completion buffer
+	firstDone time.Time       // when done became non-empty
+	flushNow  chan struct{}   // signalled on the first and the FlushSize-th finished task
+
+	leader atomic.Bool
+
+	handlers  sync.WaitGroup
+	loops     sync.WaitGroup // heartbeat and leader loops
+	completer sync.WaitGroup
+	quit      chan struct{} // closed to stop the completer after a final flush
+}
+
+// maxQueued bounds the tasks claimed ahead: two of the largest batches a
+// queue may declare.
+const maxQueued = 2 * 10000
+
+func newSession(ctx context.Context, w *Worker, id string) *session {
+	s := &session{
+		w:        w,
+		id:       id,
+		bg:       context.WithoutCancel(ctx),
+		jobs:     make(chan *Task, maxQueued),
+		room:     make(chan struct{}, 1),
+		freed:    make(chan struct{}, 1),
+		running:  make(map[int64]*Task, w.cfg.PoolSize),
+		flushNow: make(chan struct{}, 1),
+		quit:     make(chan struct{}),
+	}
+	s.ctx, s.cancel = context.WithCancel(ctx)
+	s.hctx, s.cancelHandler = context.WithCancel(s.bg)
+	return s
+}
+
+func (s *session) start() {
+	for range s.w.cfg.PoolSize {
+		s.handlers.Go(s.work)
+	}
+	s.completer.Go(s.complete)
+	s.loops.Go(s.heartbeat)
+	s.loops.Go(s.lead)
+}
+
+// call returns a context for one database call.
+func (s *session) call() (context.Context, context.CancelFunc) {
+	return context.WithTimeout(s.bg, callTimeout)
+}
+
+// fetch claims batches while fewer than a batch of tasks wait for a
+// handler, until s.ctx ends.
+func (s *session) fetch() {
+	w := s.w
+	delay := w.cfg.PollInterval
+	for s.ctx.Err() == nil {
+		batch := w.batchSize()
+		for s.queued.Load() >= int64(batch) {
+			select {
+			case <-s.room:
+			case <-s.ctx.Done():
+				return
+			}
+			batch = w.batchSize()
+		}
+		select {
+		case <-s.freed: // the claim sees what was freed so far
+		default:
+		}
+		tasks, err := s.claim(batch)
+		if err != nil {
+			w.log.Warn("claiming tasks failed", "worker", s.id, "error", err, "retry_in", delay)
+			if !sleep(s.ctx, delay) {
+				return
+			}
+			delay = min(2*delay, 5*time.Second)
+			continue
+		}
+		delay = w.cfg.PollInterval
+		if len(tasks) == 0 {
+			if !s.idle() {
+				return
+			}
+			continue
+		}
+		s.queued.Add(int64(len(tasks)))
+		for _, t := range tasks {
+			s.jobs <- t
+		}
+	}
+}
+
+// idle waits after a claim found nothing: PollInterval, or until a
+// completion may have freed slots. It reports whether s.ctx is still live.
+func (s *session) idle() bool {
+	t := time.NewTimer(s.w.cfg.PollInterval)
+	defer t.Stop()
+	select {
+	case <-s.ctx.Done():
+		return false
+	case <-t.C:
+	case <-s.freed:
+	}
+	return true
+}
+
+func (s *session) claim(batch int) ([]*Task, error) {
+	ctx, cancel := s.call()
+	defer cancel()
+	start := time.Now()
+	rows, err := s.w.cfg.Pool.Query(ctx, s.w.sql.claim, s.w.cfg.Queue, s.id, batch)
+	var tasks []*Task
+	if err == nil {
+		tasks = make([]*Task, 0, batch)
+		for rows.Next() {
+			t := &Task{}
+			var payload []byte
+			if err = rows.Scan(&t.ID, &t.Type, &payload, &t.Attempts); err != nil {
+				break
+			}
+			if payload != nil {
+				t.Payload = payload
+			}
+			tasks = append(tasks, t)
+		}
+		rows.Close()
+		if err == nil {
+			err = rows.Err()
+		}
+	}
+	s.w.obs.Claimed(batch, len(tasks), time.Since(start), err)
+	if err != nil {
+		// Whatever was claimed stays the worker's; complete or release
+		// cannot name it, so the leader recovers it after a restart.
+		return nil, fmt.Errorf("claiming up to %d tasks: %w", batch, err)
+	}
+	return tasks, nil
+}
+
+// work is one handler goroutine: it runs tasks until jobs is closed.
+func (s *session) work() {
+	for t := range s.jobs {
+		if s.queued.Add(-1) < int64(s.w.batchSize()) {
+			select {
+			case s.room <- struct{}{}:
+			default:
+			}
+		}
+		s.mu.Lock()
+		if s.dead.Load() {
+			s.mu.Unlock()
+			continue
+		}
+		s.running[t.ID] = t
+		s.mu.Unlock()
+
+		if err := s.run(t); err != nil {
+			s.fail(t, err)
+		} else {
+			s.finish(t)
+		}
+	}
+}
+
+// run calls t's handler, turning a panic into an error.
+func (s *session) run(t *Task) (err error) {
+	h := (*s.w.handlers.Load())[t.Type]
+	if h == nil {
+		return NoRetry(fmt.Errorf("no handler for task type %q on worker %s", t.Type, s.id))
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = &PanicError{Value: r, Stack: stack()}
+		}
+	}()
+	return h(s.hctx, t)
+}
+
+// finish queues t for the next batched completion.
+func (s *session) finish(t *Task) {
+	s.mu.Lock()
+	delete(s.running, t.ID)
+	if t.abandoned {
+		s.mu.Unlock()
+		return
+	}
+	s.done = append(s.done, t.ID)
+	n := len(s.done)
+	if n == 1 {
+		s.firstDone = time.Now()
+	}
+	s.mu.Unlock()
+	if n == 1 || n == s.w.flushSize() {
+		select {
+		case s.flushNow <- struct{}{}:
+		default:
+		}
+	}
+}
+
+// fail records a handler's failure.
+func (s *session) fail(t *Task, cause error) {
+	s.mu.Lock()
+	delete(s.running, t.ID)
+	abandoned := t.abandoned
+	s.mu.Unlock()
+	if abandoned {
+		return
+	}
+	msg := cause.Error()
+	var pe *PanicError
+	if errors.As(cause, &pe) {
+		msg += "\n\n" + string(pe.Stack)
+	}
+	if len(msg) > maxErrorLen {
+		msg = msg[:maxErrorLen]
+	}
+	retry := retryable(cause)
+	ctx, cancel := s.call()
+	defer cancel()
+	start := time.Now()
+	var status *string
+	err := s.w.cfg.Pool.QueryRow(ctx, s.w.sql.fail, t.ID, s.id, msg, retry).Scan(&status)
+	latency := time.Since(start)
+	got := ""
+	if status != nil {
+		got = *status
+	}
+	if err != nil {
+		s.w.log.Error("recording a task's failure failed; the task stays running until its worker is declared dead",
+			"worker", s.id, "task", t.ID, "type", t.Type, "cause", cause, "error", err)
+	} else {
+		s.w.log.Debug("task failed", "worker", s.id, "task", t.ID, "type", t.Type, "status", got, "error", cause)
+	}
+	s.w.obs.Failed(t, got, cause, latency)
+}
+
+// maxErrorLen bounds the error text stored with a failed task.
+const maxErrorLen = 8 << 10
+
+// complete flushes finished tasks in batches: as soon as FlushSize are
+// waiting, or FlushInterval after the first finished, until quit is closed.
+func (s *session) complete() {
+	timer := time.NewTimer(time.Hour)
+	timer.Stop()
+	for {
+		select {
+		case <-s.flushNow:
+		case <-timer.C:
+		case <-s.quit:
+			for i := 0; i < 3 && !s.flush(); i++ {
+				time.Sleep(100 * time.Millisecond)
+			}
+			return
+		}
+		for {
+			s.mu.Lock()
+			n, first := len(s.done), s.firstDone
+			s.mu.Unlock()
+			if n == 0 {
+				break
+			}
+			wait := s.w.cfg.FlushInterval - time.Since(first)
+			if n < s.w.flushSize() && wait > 0 {
+				timer.Reset(wait)
+				break
+			}
+			if !s.flush() {
+				// The completion failed: wait for the next signal or tick.
+				timer.Reset(100 * time.Millisecond)
+				break
+			}
+		}
+	}
+}
+
+// flush completes the finished tasks in one call. It reports whether there
+// was nothing to do or the call succeeded; on failure the tasks stay queued
+// for the next flush.
+func (s *session) flush() bool {
+	s.mu.Lock()
+	ids := s.done
+	if len(ids) == 0 || s.dead.Load() {
+		s.done = s.done[:0]
+		s.mu.Unlock()
+		return true
+	}
+	s.done, s.spare = s.spare[:0], nil
+	s.mu.Unlock()
+
+	ctx, cancel := s.call()
+	defer cancel()
+	start := time.Now()
+	var accepted int
+	err := s.w.cfg.Pool.QueryRow(ctx, s.w.sql.complete, ids, s.id).Scan(&accepted)
+	s.w.obs.Completed(len(ids), accepted, time.Since(start), err)
+
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if err != nil {
+		s.w.log.Warn("completing tasks failed; retrying", "worker", s.id, "tasks", len(ids), "error", err)
+		if len(s.done) == 0 {
+			s.firstDone = time.Now()
+		}
+		s.done = append(ids, s.done...)
+		return false
+	}
+	if accepted < len(ids) {
+		s.w.log.Warn("some completed tasks were no longer this worker's (recovered by the leader)",
+			"worker", s.id, "tasks", len(ids), "completed", accepted)
+	}
+	s.spare = ids[:0]
+	select {
+	case s.freed <- struct{}{}:
+	default:
+	}
+	return true
+}
+
+// heartbeat beats until s.ctx ends; a heartbeat answered false means the
+// worker was declared dead: everything in flight is abandoned.
+func (s *session) heartbeat() {
+	for {
+		if !sleep(s.ctx, s.w.Settings().HeartbeatInterval) {
+			return
+		}
+		ctx, cancel := s.call()
+		var alive bool
+		err := s.w.cfg.Pool.QueryRow(ctx, s.w.sql.heartbeat, s.id).Scan(&alive)
+		cancel()
+		if err != nil {
+			if s.ctx.Err() == nil {
+				s.w.log.Warn("heartbeat failed", "worker", s.id, "error", err)
+			}
+			continue
+		}
+		if !alive {
+			s.declaredDead()
+			return
+		}
+	}
+}
+
+// declaredDead abandons everything in flight and stops the session.
+func (s *session) declaredDead() {
+	s.mu.Lock()
+	s.dead.Store(true)
+	for id, t := range s.running {
+		t.abandoned = true
+		delete(s.running, id)
+	}
+	s.done = s.done[:0]
+	s.mu.Unlock()
+	s.cancelHandler()
+	s.cancel()
+}
+
+// lead takes part in leader election and runs maintenance while leading,
+// until s.ctx ends.
+func (s *session) lead() {
+	var lastMaintenance time.Time
+	for {
+		ctx, cancel := s.call()
+		var elected bool
+		err := s.w.cfg.Pool.QueryRow(ctx, s.w.sql.electLeader, s.id).Scan(&elected)
+		cancel()
+		switch {
+		case err != nil:
+			if s.ctx.Err() == nil {
+				s.w.log.Warn("leader election failed", "worker", s.id, "error", err)
+			}
+		case elected != s.leader.Load():
+			s.leader.Store(elected)
+			if elected {
+				s.w.log.Info("worker is the leader", "worker", s.id)
+			} else {
+				s.w.log.Info("worker lost the leadership", "worker", s.id)
+			}
+		}
+		st := s.w.Settings()
+		if s.leader.Load() && time.Since(lastMaintenance) >= st.MaintenanceInterval {
+			lastMaintenance = time.Now()
+			s.maintain()
+		}
+		if !sleep(s.ctx, max(min(st.LeaderLease/3, st.MaintenanceInterval), minInterval)) {
+			return
+		}
+	}
+}
+
+// maintain runs the leader's maintenance once.
+func (s *session) maintain() {
+	ctx, cancel := s.call()
+	defer cancel()
+	var report []byte
+	err := s.w.cfg.Pool.QueryRow(ctx, s.w.sql.runMaintenance, s.id).Scan(&report)
+	switch {
+	case isCode(err, CodeNotLeader):
+		s.leader.Store(false)
+		s.w.log.Info("worker lost the leadership", "worker", s.id)
+	case err != nil:
+		s.w.log.Warn("maintenance failed", "worker", s.id, "error", err)
+	default:
+		s.w.log.Debug("maintenance", "worker", s.id, "report", string(report))
+	}
+}
+
+// shutdown ends the session after fetch returned: unstarted tasks are
+// released, running handlers get the grace period, what is left is
+// released, finished tasks are completed and leadership is resigned. A
+// dead session abandons everything instead.
+func (s *session) shutdown() {
+	w := s.w
+	s.cancel()
+	var release []int64
+drain:
+	for {
+		select {
+		case t := <-s.jobs:
+			s.queued.Add(-1)
+			release = append(release, t.ID)
+		default:
+			break drain
+		}
+	}
+	close(s.jobs)
+
+	finished := make(chan struct{})
+	go func() { s.handlers.Wait(); close(finished) }()
+	grace := time.NewTimer(w.cfg.ShutdownTimeout)
+	select {
+	case <-finished:
+		grace.Stop()
+	case <-grace.C:
+		s.cancelHandler()
+		s.mu.Lock()
+		n := 0
+		for id, t := range s.running {
+			t.abandoned = true
+			delete(s.running, id)
+			release = append(release, id)
+			n++
+		}
+		s.mu.Unlock()
+		w.log.Warn("handlers did not finish within the shutdown timeout; releasing their tasks",
+			"worker", s.id, "tasks", n, "timeout", w.cfg.ShutdownTimeout)
+	}
+	s.cancelHandler()
+	close(s.quit)
+	s.completer.Wait()
+	s.loops.Wait()
+
+	if s.dead.Load() {
+		return
+	}
+	if len(release) > 0 {
+		ctx, cancel := s.call()
+		start := time.Now()
+		var n int
+		err := w.cfg.Pool.QueryRow(ctx, w.sql.release, release, s.id).Scan(&n)
+		cancel()
+		w.obs.Released(len(release), time.Since(start), err)
+		if err != nil {
+			w.log.Error("releasing unfinished tasks failed; they return to the queue when the worker is declared dead",
+				"worker", s.id, "tasks", len(release), "error", err)
+		}
+	}
+	if s.leader.Load() {
+		ctx, cancel := s.call()
+		if _, err := w.cfg.Pool.Exec(ctx, w.sql.resignLeader, s.id); err != nil {
+			w.log.Warn("resigning the leadership failed", "worker", s.id, "error", err)
+		}
+		cancel()
+	}
+	w.log.Info("worker stopped", "worker", s.id, "released", len(release))
+}
+
+// isCode reports whether err is a database error with SQLSTATE code.
+func isCode(err error, code string) bool {
+	var pgErr *pgconn.PgError
+	return errors.As(err, &pgErr) && pgErr.Code == code
+}
+
+// stack returns the calling goroutine's stack.
+func stack() []byte {
+	buf := make([]byte, 16<<10)
+	return buf[:runtime.Stack(buf, false)]
+}
+
+func defaultWorkerID() string {
+	host, err := os.Hostname()
+	if err != nil || host == "" {
+		host = "worker"
+	}
+	return fmt.Sprintf("%s-%d-%s", host, os.Getpid(), randomHex(4))
+}
+
+func randomHex(n int) string {
+	b := make([]byte, n)
+	_, _ = rand.Read(b) // crypto/rand.Read never fails
+	return hex.EncodeToString(b)
+}
