@@ -236,3 +236,16 @@ func enqueueError(doing string, err error) error {
 	}
 	return fmt.Errorf("%s: %w", doing, err)
 }
+
+// TaskTypes returns the names of the task types declared on a queue, sorted.
+func (c *Client) TaskTypes(ctx context.Context, queueName string) ([]string, error) {
+	rows, err := c.db.Query(ctx, c.sql.taskTypes, queueName)
+	if err != nil {
+		return nil, fmt.Errorf("reading the task types of queue %q: %w", queueName, err)
+	}
+	names, err := pgx.CollectRows(rows, pgx.RowTo[string])
+	if err != nil {
+		return nil, fmt.Errorf("reading the task types of queue %q: %w", queueName, err)
+	}
+	return names, nil
+}

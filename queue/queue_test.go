@@ -163,6 +163,15 @@ func TestEnqueue(t *testing.T) {
 		require.True(t, at.Equal(got), "run_at %v, want %v", got, at)
 	})
 
+	t.Run("task types", func(t *testing.T) {
+		names, err := e.client.TaskTypes(ctx, "default")
+		require.NoError(t, err)
+		require.Equal(t, []string{"email:send"}, names)
+		names, err = e.client.TaskTypes(ctx, "other")
+		require.NoError(t, err)
+		require.Empty(t, names)
+	})
+
 	t.Run("unknown task type", func(t *testing.T) {
 		_, err := e.client.Enqueue(ctx, "nope", nil)
 		require.ErrorIs(t, err, queue.ErrUnknownTaskType)

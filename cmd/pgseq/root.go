@@ -112,6 +112,8 @@ or the PG* variables), pgseq uses a local database it manages in .pgseq/.`,
 		a.inspectCommand(),
 		a.migrateCommand(),
 		a.devCommand(),
+		a.workerCommand(),
+		a.benchCommand(),
 	)
 	return root
 }

@@ -1,0 +1,276 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/spf13/cobra"
+	"github.com/vbauerster/mpb/v8"
+	"github.com/vbauerster/mpb/v8/decor"
+
+	"github.com/pgseq/pgseq/scenarios"
+)
+
+func (a *app) benchCommand() *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "bench",
+		Short: "Run benchmark scenarios against the database",
+		Long: `Runs benchmark scenarios in throw-away schemas of the configured database
+(the built-in local database by default) and writes their results.`,
+	}
+	cmd.AddCommand(a.benchDrainCommand())
+	return cmd
+}
+
+func (a *app) benchDrainCommand() *cobra.Command {
+	opts := scenarios.DrainOptions{}
+	var (
+		variants string
+		outDir   string
+	)
+	cmd := &cobra.Command{
+		Use:   "drain [--tasks 200000] [--rounds 3]",
+		Short: "Drain no-op tasks end to end: baseline, all types limited, one type limited",
+		Long: `Seeds no-op tasks into a fresh schema and drains them with in-process
+workers (claim → handler → complete), for three configurations run
+interleaved round after round:
+
+  baseline  1 queue, 1 task type, no limit
+  enabled   100 task types, each limited to 10 (a limit that does not bind)
+  mixed     100 task types, 1 of them limited to 10
+
+Reports tasks/s and each variant's median ratio to the baseline of the same
+round with a confidence interval, and the claim and complete round trips'
+latencies (p50/p99). Writes drain.json and drain.md to --out.
+
+Commits are durable: the benchmark does not change fsync or
+synchronous_commit. It creates and drops schemas named <schema>_bench_*.`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			ctx := cmd.Context()
+			if variants != "" {
+				opts.Variants = nil
+				for _, name := range strings.Split(variants, ",") {
+					v, err := scenarios.ParseVariant(strings.TrimSpace(name))
+					if err != nil {
+						return err
+					}
+					opts.Variants = append(opts.Variants, v)
+				}
+			}
+			if opts.Tasks < 1 || opts.Rounds < 1 || opts.Workers < 1 || opts.PoolSize < 1 {
+				return fmt.Errorf("--tasks, --rounds, --workers and --pool-size must be at least 1")
+			}
+			if opts.BatchSize < 1 || opts.BatchSize > 10000 {
+				return fmt.Errorf("--batch-size must be from 1 to 10000, got %d", opts.BatchSize)
+			}
+			pool, err := a.connect(ctx, "pgseq bench")
+			if err != nil {
+				return err
+			}
+			defer pool.Close()
+			opts.Pool = pool
+			opts.SchemaPrefix = a.schema + "_bench"
+
+			var progress interface {
+				scenarios.Progress
+				wait()
+			}
+			if isTerminal(a.stderr) {
+				progress = newBarProgress(a.stderr, opts.Rounds)
+			} else {
+				progress = &lineProgress{w: a.stderr, rounds: opts.Rounds}
+			}
+			opts.Progress = progress
+			rep, err := scenarios.RunDrain(ctx, opts)
+			progress.wait()
+			if err != nil {
+				return fmt.Errorf("drain benchmark: %w", err)
+			}
+			printDrainSummary(a.stdout, rep)
+			if outDir == "" {
+				return nil
+			}
+			if err := os.MkdirAll(outDir, 0o755); err != nil {
+				return err
+			}
+			jsonPath, mdPath := filepath.Join(outDir, "drain.json"), filepath.Join(outDir, "drain.md")
+			if err := writeFile(jsonPath, rep.WriteJSON); err != nil {
+				return err
+			}
+			if err := writeFile(mdPath, rep.WriteMarkdown); err != nil {
+				return err
+			}
+			fmt.Fprintf(a.stdout, "\nWrote %s and %s.\n", jsonPath, mdPath)
+			return nil
+		},
+	}
+	f := cmd.Flags()
+	f.IntVar(&opts.Tasks, "tasks", 200_000, "no-op tasks per run")
+	f.IntVar(&opts.Rounds, "rounds", 3, "rounds of every variant, interleaved")
+	f.StringVar(&variants, "variants", "baseline,enabled,mixed", "variants to run each round, in order")
+	f.IntVar(&opts.Workers, "workers", 2, "workers draining at once (in this process)")
+	f.IntVar(&opts.PoolSize, "pool-size", 4, "handlers per worker")
+	f.IntVar(&opts.BatchSize, "batch-size", 200, "the queue's batch_size: tasks per claim")
+	f.IntVar(&opts.FlushSize, "flush-size", 0, "complete as soon as this many tasks finished (default: the batch size)")
+	f.DurationVar(&opts.FlushInterval, "flush-interval", 2*time.Millisecond, "complete finished tasks at least this often")
+	f.IntVar(&opts.Warmup, "warmup", 0, "tasks of an unreported baseline warm-up run (default min(tasks, 20000); -1: none)")
+	f.StringVar(&outDir, "out", "results", `directory to write drain.json and drain.md to ("" writes nothing)`)
+	return cmd
+}
+
+func writeFile(path string, write func(io.Writer) error) error {
+	f, err := os.Create(path)
+	if err != nil {
+		return err
+	}
+	if err := write(f); err != nil {
+		f.Close()
+		return fmt.Errorf("writing %s: %w", path, err)
+	}
+	return f.Close()
+}
+
+func runLabel(ev scenarios.Event, rounds int) string {
+	if ev.Round == 0 {
+		return fmt.Sprintf("warm-up   %-8s", ev.Variant)
+	}
+	return fmt.Sprintf("round %d/%d %-8s", ev.Round, rounds, ev.Variant)
+}
+
+func runResult(r *scenarios.Run) string {
+	return fmt.Sprintf("%s tasks/s (%.2f s), claim p50/p99 %s/%s, complete p50/p99 %s/%s",
+		thousandsInt(int64(r.TasksPerSec+0.5)), r.Seconds, us(r.Claim.P50), us(r.Claim.P99), us(r.Complete.P50), us(r.Complete.P99))
+}
+
+// lineProgress prints a line when a run starts draining and when it ends:
+// for logs and CI.
+type lineProgress struct {
+	w      io.Writer
+	rounds int
+}
+
+func (p *lineProgress) Update(ev scenarios.Event) {
+	switch {
+	case ev.Phase == scenarios.PhaseDrain && ev.Done == 0:
+		fmt.Fprintf(p.w, "%s  seeded %s tasks; draining\n", runLabel(ev, p.rounds), thousandsInt(int64(ev.Total)))
+	case ev.Phase == scenarios.PhaseDone:
+		fmt.Fprintf(p.w, "%s  %s\n", runLabel(ev, p.rounds), runResult(ev.Run))
+	}
+}
+
+func (p *lineProgress) wait() {}
+
+// barProgress shows a progress bar per run on a terminal.
+type barProgress struct {
+	p      *mpb.Progress
+	rounds int
+
+	bar        *mpb.Bar
+	mu         sync.Mutex // guards status, read by the render goroutine
+	status     string
+	drainStart time.Time
+}
+
+func newBarProgress(w io.Writer, rounds int) *barProgress {
+	return &barProgress{p: mpb.New(mpb.WithOutput(w), mpb.WithWidth(40), mpb.WithRefreshRate(150*time.Millisecond)), rounds: rounds}
+}
+
+func (b *barProgress) setStatus(s string) {
+	b.mu.Lock()
+	b.status = s
+	b.mu.Unlock()
+}
+
+func (b *barProgress) Update(ev scenarios.Event) {
+	switch ev.Phase {
+	case scenarios.PhaseSetup:
+		b.setStatus("setting up")
+		b.bar = b.p.AddBar(int64(ev.Total),
+			mpb.PrependDecorators(decor.Name(runLabel(ev, b.rounds), decor.WCSyncSpaceR)),
+			mpb.AppendDecorators(decor.Any(func(decor.Statistics) string {
+				b.mu.Lock()
+				defer b.mu.Unlock()
+				return b.status
+			})))
+	case scenarios.PhaseSeed:
+		b.setStatus(fmt.Sprintf("seeding %s/%s", thousandsInt(int64(ev.Done)), thousandsInt(int64(ev.Total))))
+		b.bar.SetCurrent(int64(ev.Done))
+	case scenarios.PhaseDrain:
+		if ev.Done == 0 {
+			b.drainStart = time.Now()
+			b.bar.SetCurrent(0)
+		}
+		rate := ""
+		if d := time.Since(b.drainStart).Seconds(); d > 0 && ev.Done > 0 {
+			rate = fmt.Sprintf(", %s tasks/s", thousandsInt(int64(float64(ev.Done)/d)))
+		}
+		b.setStatus(fmt.Sprintf("draining %s/%s%s", thousandsInt(int64(ev.Done)), thousandsInt(int64(ev.Total)), rate))
+		b.bar.SetCurrent(int64(ev.Done))
+	case scenarios.PhaseDone:
+		b.setStatus(runResult(ev.Run))
+		b.bar.SetCurrent(int64(ev.Total))
+		b.bar.Wait()
+	}
+}
+
+func (b *barProgress) wait() {
+	if b.bar != nil && !b.bar.Completed() {
+		b.bar.Abort(false)
+	}
+	b.p.Wait()
+}
+
+func printDrainSummary(w io.Writer, rep *scenarios.DrainReport) {
+	s := rep.Settings
+	fmt.Fprintf(w, "\nDrain: %s tasks per run, %d rounds, %d workers × pool %d, batch %d\n\n",
+		thousandsInt(int64(s.Tasks)), s.Rounds, s.Workers, s.PoolSize, s.BatchSize)
+	fmt.Fprintf(w, "%-9s %12s %8s %-26s %21s %21s\n", "variant", "tasks/s", "ratio", "CI of the median", "claim p50/p99", "complete p50/p99")
+	for _, v := range rep.Variants {
+		ratio, ci := "1", ""
+		if v.VsBaseline != nil {
+			ratio = fmt.Sprintf("%.3f", v.VsBaseline.Median)
+			if v.VsBaseline.N >= 2 {
+				ci = fmt.Sprintf("%.3f–%.3f (%.1f%%)", v.VsBaseline.Low, v.VsBaseline.High, v.VsBaseline.Level*100)
+			}
+		}
+		fmt.Fprintf(w, "%-9s %12s %8s %-26s %21s %21s\n", v.Variant, thousandsInt(int64(v.MedianTasksPerSec+0.5)), ratio, ci,
+			us(v.Claim.P50)+" / "+us(v.Claim.P99), us(v.Complete.P50)+" / "+us(v.Complete.P99))
+	}
+	fmt.Fprintln(w)
+	for _, c := range rep.Checks {
+		mark := "MET   "
+		if !c.Met {
+			mark = "MISSED"
+		}
+		fmt.Fprintf(w, "%s %s: %s (target %s)\n", mark, c.Name, c.Measured, c.Target)
+	}
+}
+
+// us formats microseconds.
+func us(x float64) string {
+	if x >= 1000 {
+		return fmt.Sprintf("%.2fms", x/1000)
+	}
+	return fmt.Sprintf("%.0fµs", x)
+}
+
+func thousandsInt(n int64) string {
+	s := fmt.Sprint(n)
+	if n < 0 {
+		return "-" + thousandsInt(-n)
+	}
+	var b strings.Builder
+	for i, c := range s {
+		if i > 0 && (len(s)-i)%3 == 0 {
+			b.WriteByte(',')
+		}
+		b.WriteRune(c)
+	}
+	return b.String()
+}

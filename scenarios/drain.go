@@ -1,0 +1,551 @@
+package scenarios
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"runtime"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
+
+	"github.com/pgseq/pgseq/applier"
+	"github.com/pgseq/pgseq/catalog"
+	"github.com/pgseq/pgseq/inspect"
+	"github.com/pgseq/pgseq/migrations"
+	"github.com/pgseq/pgseq/planner"
+	"github.com/pgseq/pgseq/queue"
+)
+
+// Variant is one configuration of the drain scenario.
+type Variant string
+
+// The drain variants. Tasks are spread evenly over a variant's task types.
+const (
+	// Baseline: one queue, one task type without a limit.
+	Baseline Variant = "baseline"
+	// Enabled: 100 task types, each limited to 10 — a limit that does not
+	// bind when the workers hold fewer than 1,000 tasks at once.
+	Enabled Variant = "enabled"
+	// Mixed: 100 task types, one of them limited to 10.
+	Mixed Variant = "mixed"
+)
+
+// Variants are the drain variants in the order rounds run them.
+var Variants = []Variant{Baseline, Enabled, Mixed}
+
+// ParseVariant returns the variant named s.
+func ParseVariant(s string) (Variant, error) {
+	for _, v := range Variants {
+		if string(v) == s {
+			return v, nil
+		}
+	}
+	return "", fmt.Errorf("unknown drain variant %q (known: baseline, enabled, mixed)", s)
+}
+
+// Description says what the variant configures.
+func (v Variant) Description() string {
+	switch v {
+	case Baseline:
+		return "1 queue, 1 task type, no limit"
+	case Enabled:
+		return "100 task types, each limited to 10"
+	case Mixed:
+		return "100 task types, 1 of them limited to 10"
+	}
+	return string(v)
+}
+
+// benchQueue is the queue the drain scenario uses.
+const benchQueue = "bench"
+
+// types returns the variant's task types.
+func (v Variant) types() []catalog.TaskType {
+	if v == Baseline {
+		return []catalog.TaskType{{Name: "noop", Queue: benchQueue}}
+	}
+	out := make([]catalog.TaskType, 100)
+	for i := range out {
+		out[i] = catalog.TaskType{Name: fmt.Sprintf("noop.%03d", i), Queue: benchQueue}
+		if v == Enabled || i == 0 {
+			out[i].Concurrency = 10
+		}
+	}
+	return out
+}
+
+// Config returns the variant's configuration, with batchSize as the queue's
+// batch_size.
+func (v Variant) Config(batchSize int) catalog.State {
+	q := catalog.DefaultQueue(benchQueue)
+	q.BatchSize = batchSize
+	return catalog.State{Queues: []catalog.Queue{q}, TaskTypes: v.types()}
+}
+
+// DrainOptions configure RunDrain. Zero fields take the defaults shown.
+type DrainOptions struct {
+	// Pool is the database to run on: schemas are created in it and dropped
+	// after each run. The workers get a pool of their own with the same
+	// connection settings.
+	Pool *pgxpool.Pool
+	// Tasks is the number of no-op tasks per run (default 200,000).
+	Tasks int
+	// Rounds is how many times each variant runs, interleaved (default 3).
+	Rounds int
+	// Variants to run each round, in order (default Variants). Ratios need
+	// Baseline among them.
+	Variants []Variant
+	// Workers is the number of queue.Workers draining at once (default 2).
+	Workers int
+	// PoolSize is each worker's number of handler goroutines (default 4).
+	PoolSize int
+	// BatchSize is the queue's batch_size, which the workers claim by
+	// (default 200).
+	BatchSize int
+	// FlushSize and FlushInterval are the workers' completion batching
+	// (defaults: the batch size, queue.DefaultFlushInterval).
+	FlushSize     int
+	FlushInterval time.Duration
+	// SchemaPrefix names the runs' schemas: <prefix>_<variant>_<round>_<random>
+	// (default "pgseq_bench").
+	SchemaPrefix string
+	// Warmup is the size of an unreported baseline drain run first, so the
+	// first measured round does not pay for cold caches (default
+	// min(Tasks, 20,000); negative: none).
+	Warmup int
+	// StallTimeout fails a run that completes nothing for this long
+	// (default 60s).
+	StallTimeout time.Duration
+	// Progress receives progress events; nil means none.
+	Progress Progress
+}
+
+func (o *DrainOptions) defaults() error {
+	if o.Pool == nil {
+		return errors.New("scenarios: DrainOptions.Pool is required")
+	}
+	if o.Tasks <= 0 {
+		o.Tasks = 200_000
+	}
+	if o.Rounds <= 0 {
+		o.Rounds = 3
+	}
+	if len(o.Variants) == 0 {
+		o.Variants = Variants
+	}
+	if o.Workers <= 0 {
+		o.Workers = 2
+	}
+	if o.PoolSize <= 0 {
+		o.PoolSize = 4
+	}
+	if o.BatchSize <= 0 {
+		o.BatchSize = 200
+	}
+	if o.BatchSize > 10000 {
+		return fmt.Errorf("batch size %d is over the queue's maximum of 10000", o.BatchSize)
+	}
+	if o.FlushInterval <= 0 {
+		o.FlushInterval = queue.DefaultFlushInterval
+	}
+	if o.SchemaPrefix == "" {
+		o.SchemaPrefix = "pgseq_bench"
+	}
+	if o.Warmup == 0 {
+		o.Warmup = min(o.Tasks, 20_000)
+	}
+	if o.StallTimeout <= 0 {
+		o.StallTimeout = time.Minute
+	}
+	if o.Progress == nil {
+		o.Progress = nopProgress{}
+	}
+	return nil
+}
+
+// Phase is what a run is doing.
+type Phase string
+
+// Run phases, in order.
+const (
+	PhaseSetup Phase = "setup" // creating the schema and applying the configuration
+	PhaseSeed  Phase = "seed"  // enqueueing the tasks
+	PhaseDrain Phase = "drain" // workers draining the queue
+	PhaseDone  Phase = "done"  // finished; Event.Run holds the result
+)
+
+// Event reports a run's progress.
+type Event struct {
+	// Round is the round, from 1; 0 is the warm-up.
+	Round   int
+	Variant Variant
+	Phase   Phase
+	// Done of Total tasks seeded (PhaseSeed) or completed (PhaseDrain).
+	Done, Total int
+	// Run is the result, with PhaseDone.
+	Run *Run
+}
+
+// Progress receives a drain's progress events, from one goroutine at a time.
+type Progress interface {
+	Update(Event)
+}
+
+type nopProgress struct{}
+
+func (nopProgress) Update(Event) {}
+
+// Run is one measured drain.
+type Run struct {
+	Variant Variant `json:"variant"`
+	// Round is the round, from 1; 0 is the warm-up.
+	Round int `json:"round"`
+	Tasks int `json:"tasks"`
+	// Seconds is the drain's wall time: from starting the workers to the
+	// last task's completion committing.
+	Seconds float64 `json:"seconds"`
+	// TasksPerSec is Tasks/Seconds, end to end (claim → handler → complete).
+	TasksPerSec float64 `json:"tasks_per_sec"`
+	// SeedSeconds is the time enqueue_batch took to enqueue the tasks
+	// (chunks of 10,000), not part of the drain.
+	SeedSeconds float64 `json:"seed_seconds"`
+	// Claim and Complete are the claim and complete round trips' latencies
+	// as the workers saw them.
+	Claim    Latency `json:"claim"`
+	Complete Latency `json:"complete"`
+	// MeanClaimSize and MeanCompleteSize are tasks per claim (empty claims
+	// included) and per complete call.
+	MeanClaimSize    float64 `json:"mean_claim_size"`
+	MeanCompleteSize float64 `json:"mean_complete_size"`
+	// EmptyClaims counts claims that returned nothing.
+	EmptyClaims int `json:"empty_claims"`
+	// Failed counts tasks failed (none expected: the handlers do nothing).
+	Failed int `json:"failed"`
+	// GoCPU is the CPU time this process used during the drain, in
+	// seconds; HostCPUBusy the fraction of all CPUs busy (Linux, -1 when
+	// unknown).
+	GoCPU       float64 `json:"go_cpu_seconds"`
+	HostCPUBusy float64 `json:"host_cpu_busy"`
+
+	claims, completes []time.Duration
+}
+
+// RunDrain runs the drain scenario: a warm-up, then Rounds rounds of every
+// variant, interleaved, each in a fresh schema. It returns the report with
+// every run and each variant's summary against the baseline.
+func RunDrain(ctx context.Context, opts DrainOptions) (*DrainReport, error) {
+	if err := opts.defaults(); err != nil {
+		return nil, err
+	}
+	started := time.Now()
+	rep := &DrainReport{
+		Scenario:  "drain",
+		StartedAt: started.UTC(),
+		Settings: DrainSettings{
+			Tasks: opts.Tasks, Rounds: opts.Rounds, Variants: opts.Variants,
+			Workers: opts.Workers, PoolSize: opts.PoolSize, BatchSize: opts.BatchSize,
+			FlushSize: opts.FlushSize, FlushIntervalMS: float64(opts.FlushInterval) / float64(time.Millisecond),
+			Warmup: max(opts.Warmup, 0),
+		},
+	}
+	if rep.Settings.FlushSize == 0 {
+		rep.Settings.FlushSize = opts.BatchSize
+	}
+	env, err := environment(ctx, opts.Pool)
+	if err != nil {
+		return nil, err
+	}
+	rep.Environment = env
+
+	cfg := opts.Pool.Config()
+	cfg.MaxConns = int32(opts.Workers*4 + 2)
+	cfg.MinConns = 0
+	workerPool, err := pgxpool.NewWithConfig(ctx, cfg)
+	if err != nil {
+		return nil, fmt.Errorf("opening the workers' pool: %w", err)
+	}
+	defer workerPool.Close()
+	d := &drainer{opts: opts, admin: opts.Pool, workers: workerPool}
+
+	if opts.Warmup > 0 {
+		if _, err := d.run(ctx, Baseline, 0, opts.Warmup); err != nil {
+			return nil, fmt.Errorf("warm-up: %w", err)
+		}
+	}
+	for round := 1; round <= opts.Rounds; round++ {
+		for _, v := range opts.Variants {
+			r, err := d.run(ctx, v, round, opts.Tasks)
+			if err != nil {
+				return nil, fmt.Errorf("round %d, %s: %w", round, v, err)
+			}
+			rep.Runs = append(rep.Runs, r)
+		}
+	}
+	rep.summarise()
+	rep.Seconds = time.Since(started).Seconds()
+	return rep, nil
+}
+
+type drainer struct {
+	opts    DrainOptions
+	admin   *pgxpool.Pool
+	workers *pgxpool.Pool
+}
+
+// seedChunk is the number of tasks per enqueue_batch call when seeding.
+const seedChunk = 10_000
+
+func (d *drainer) run(ctx context.Context, v Variant, round, tasks int) (Run, error) {
+	r := Run{Variant: v, Round: round, Tasks: tasks}
+	ev := Event{Round: round, Variant: v, Total: tasks}
+	report := func(p Phase, done int) {
+		ev.Phase, ev.Done = p, done
+		d.opts.Progress.Update(ev)
+	}
+	report(PhaseSetup, 0)
+
+	schema := fmt.Sprintf("%s_%s_%d_%s", d.opts.SchemaPrefix, v, round, randomHex(3))
+	defer func() {
+		drop := context.WithoutCancel(ctx)
+		_, _ = d.admin.Exec(drop, "DROP SCHEMA IF EXISTS "+pgx.Identifier{schema}.Sanitize()+" CASCADE")
+	}()
+	if err := applyConfig(ctx, d.admin, schema, v.Config(d.opts.BatchSize)); err != nil {
+		return r, err
+	}
+
+	// Seed: tasks spread evenly over the types, in id order round robin.
+	types := v.types()
+	client := queue.NewClient(d.admin, schema)
+	seedStart := time.Now()
+	batch := make([]queue.NewTask, 0, seedChunk)
+	for i := 0; i < tasks; i += seedChunk {
+		batch = batch[:0]
+		for j := i; j < min(i+seedChunk, tasks); j++ {
+			batch = append(batch, queue.NewTask{Type: types[j%len(types)].Name})
+		}
+		if _, err := client.EnqueueBatch(ctx, batch); err != nil {
+			return r, fmt.Errorf("seeding: %w", err)
+		}
+		report(PhaseSeed, i+len(batch))
+	}
+	r.SeedSeconds = time.Since(seedStart).Seconds()
+	if _, err := d.admin.Exec(ctx, "ANALYZE "+pgx.Identifier{schema, "tasks"}.Sanitize()); err != nil {
+		return r, fmt.Errorf("analyzing the seeded tasks: %w", err)
+	}
+	// Start every run from a checkpoint, so one run does not pay for the
+	// previous one's dirty pages. Needs superuser or pg_checkpoint; without,
+	// runs just vary more.
+	_, _ = d.admin.Exec(ctx, "CHECKPOINT")
+
+	obs := &drainObserver{target: int64(tasks), done: make(chan struct{})}
+	handler := func(context.Context, *queue.Task) error { return nil }
+	handlers := make(map[string]queue.Handler, len(types))
+	for _, t := range types {
+		handlers[t.Name] = handler
+	}
+	workers := make([]*queue.Worker, d.opts.Workers)
+	for i := range workers {
+		w, err := queue.NewWorker(queue.Config{
+			Pool: d.workers, Schema: schema, Queue: benchQueue,
+			WorkerID: fmt.Sprintf("bench-%s-%d-%d", v, round, i+1),
+			PoolSize: d.opts.PoolSize, FlushSize: d.opts.FlushSize, FlushInterval: d.opts.FlushInterval,
+			Handlers: handlers, Observer: obs, Version: "pgseq bench",
+		})
+		if err != nil {
+			return r, err
+		}
+		workers[i] = w
+	}
+
+	report(PhaseDrain, 0)
+	runCtx, stop := context.WithCancel(ctx)
+	defer stop()
+	errs := make(chan error, len(workers))
+	var wg sync.WaitGroup
+	cpu0, host0 := processCPU(), hostCPU()
+	start := time.Now()
+	for _, w := range workers {
+		wg.Go(func() {
+			if err := w.Run(runCtx); err != nil {
+				errs <- err
+			}
+		})
+	}
+	err := d.wait(ctx, obs, errs, report)
+	cpu1, host1 := processCPU(), hostCPU()
+	stop()
+	wg.Wait()
+	if err != nil {
+		return r, err
+	}
+
+	elapsed := obs.finishedAt.Sub(start)
+	r.Seconds = elapsed.Seconds()
+	r.TasksPerSec = float64(tasks) / r.Seconds
+	r.GoCPU = (cpu1 - cpu0).Seconds()
+	r.HostCPUBusy = host0.busySince(host1)
+	obs.mu.Lock()
+	r.claims, r.completes = obs.claims, obs.completes
+	r.Claim, r.Complete = latencyStats(obs.claims), latencyStats(obs.completes)
+	if len(obs.claims) > 0 {
+		r.MeanClaimSize = float64(obs.claimed) / float64(len(obs.claims))
+	}
+	if len(obs.completes) > 0 {
+		r.MeanCompleteSize = float64(obs.completed.Load()) / float64(len(obs.completes))
+	}
+	r.EmptyClaims, r.Failed = obs.empty, obs.failed
+	obs.mu.Unlock()
+
+	var left int
+	if err := d.admin.QueryRow(ctx, migrations.Render(`SELECT count(*) FROM {{schema}}.tasks WHERE status <> 'completed'`, schema)).Scan(&left); err != nil {
+		return r, fmt.Errorf("checking the drain: %w", err)
+	}
+	if left != 0 {
+		return r, fmt.Errorf("%d tasks are not completed after the drain", left)
+	}
+	ev.Run = &r
+	report(PhaseDone, tasks)
+	return r, nil
+}
+
+// wait waits for the drain to complete, reporting progress, and fails when
+// a worker stops or nothing completes for StallTimeout.
+func (d *drainer) wait(ctx context.Context, obs *drainObserver, errs <-chan error, report func(Phase, int)) error {
+	tick := time.NewTicker(100 * time.Millisecond)
+	defer tick.Stop()
+	last, lastAt := int64(0), time.Now()
+	for {
+		select {
+		case <-obs.done:
+			return nil
+		case err := <-errs:
+			return fmt.Errorf("a worker stopped: %w", err)
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-tick.C:
+			n := obs.completed.Load()
+			report(PhaseDrain, int(n))
+			if n != last {
+				last, lastAt = n, time.Now()
+			} else if time.Since(lastAt) > d.opts.StallTimeout {
+				return fmt.Errorf("stalled: %d of %d tasks completed, none in %s", n, obs.target, d.opts.StallTimeout)
+			}
+		}
+	}
+}
+
+// drainObserver counts completions and records round-trip latencies.
+type drainObserver struct {
+	queue.NopObserver
+	target     int64
+	completed  atomic.Int64
+	done       chan struct{}
+	finishedAt time.Time // written once, before done is closed
+
+	mu                sync.Mutex
+	claims, completes []time.Duration
+	claimed           int64
+	empty, failed     int
+}
+
+func (o *drainObserver) Claimed(_, got int, latency time.Duration, err error) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	if err != nil {
+		return
+	}
+	o.claims = append(o.claims, latency)
+	o.claimed += int64(got)
+	if got == 0 {
+		o.empty++
+	}
+}
+
+func (o *drainObserver) Completed(_, accepted int, latency time.Duration, err error) {
+	if err != nil {
+		return
+	}
+	o.mu.Lock()
+	o.completes = append(o.completes, latency)
+	o.mu.Unlock()
+	n := o.completed.Add(int64(accepted))
+	if n >= o.target && n-int64(accepted) < o.target {
+		o.finishedAt = time.Now()
+		close(o.done)
+	}
+}
+
+func (o *drainObserver) Failed(*queue.Task, string, error, time.Duration) {
+	o.mu.Lock()
+	o.failed++
+	o.mu.Unlock()
+}
+
+// applyConfig creates schema with pgseq's runtime and applies cfg to it.
+func applyConfig(ctx context.Context, db *pgxpool.Pool, schema string, cfg catalog.State) error {
+	actual, _, err := inspect.ReadFor(ctx, db, schema, cfg)
+	if err != nil {
+		return fmt.Errorf("reading schema %s: %w", schema, err)
+	}
+	p := planner.Plan(cfg, actual, planner.Options{Schema: schema})
+	if _, err := applier.Apply(ctx, db, p, applier.Options{Client: "pgseq bench", Version: "bench"}); err != nil {
+		return fmt.Errorf("applying the scenario's configuration to %s: %w", schema, err)
+	}
+	return nil
+}
+
+func randomHex(n int) string {
+	b := make([]byte, n)
+	_, _ = rand.Read(b) // crypto/rand.Read never fails
+	return hex.EncodeToString(b)
+}
+
+// Environment describes where a benchmark ran.
+type Environment struct {
+	GoVersion  string `json:"go_version"`
+	OS         string `json:"os"`
+	Arch       string `json:"arch"`
+	NumCPU     int    `json:"num_cpu"`
+	GOMAXPROCS int    `json:"gomaxprocs"`
+	CPUModel   string `json:"cpu_model,omitempty"`
+	// Postgres is the server's version string.
+	Postgres string `json:"postgres"`
+	// PostgresSettings are the server settings that decide durability and
+	// write throughput.
+	PostgresSettings map[string]string `json:"postgres_settings"`
+}
+
+var reportedSettings = []string{
+	"fsync", "synchronous_commit", "wal_sync_method", "full_page_writes", "wal_level",
+	"shared_buffers", "max_wal_size", "checkpoint_timeout", "commit_delay", "max_connections",
+}
+
+func environment(ctx context.Context, db *pgxpool.Pool) (Environment, error) {
+	env := Environment{
+		GoVersion: runtime.Version(), OS: runtime.GOOS, Arch: runtime.GOARCH,
+		NumCPU: runtime.NumCPU(), GOMAXPROCS: runtime.GOMAXPROCS(0), CPUModel: cpuModel(),
+		PostgresSettings: map[string]string{},
+	}
+	if err := db.QueryRow(ctx, "SELECT version()").Scan(&env.Postgres); err != nil {
+		return env, fmt.Errorf("reading the server version: %w", err)
+	}
+	rows, err := db.Query(ctx, "SELECT name, current_setting(name) FROM unnest($1::text[]) AS name", reportedSettings)
+	if err != nil {
+		return env, fmt.Errorf("reading server settings: %w", err)
+	}
+	var name, value string
+	_, err = pgx.ForEachRow(rows, []any{&name, &value}, func() error {
+		env.PostgresSettings[name] = value
+		return nil
+	})
+	if err != nil {
+		return env, fmt.Errorf("reading server settings: %w", err)
+	}
+	return env, nil
+}

@@ -1,0 +1,82 @@
+package scenarios_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/pgseq/pgseq/internal/pgtest"
+	"github.com/pgseq/pgseq/scenarios"
+)
+
+type events struct{ phases map[scenarios.Phase]int }
+
+func (e *events) Update(ev scenarios.Event) { e.phases[ev.Phase]++ }
+
+func TestDrainSmall(t *testing.T) {
+	t.Parallel()
+	pool := pgtest.Pool(t)
+	prefix := pgtest.Schema(t)
+	ev := &events{phases: map[scenarios.Phase]int{}}
+	rep, err := scenarios.RunDrain(context.Background(), scenarios.DrainOptions{
+		Pool: pool, Tasks: 2000, Rounds: 2, Workers: 2, PoolSize: 2, BatchSize: 50,
+		SchemaPrefix: prefix, Warmup: 200, Progress: ev,
+	})
+	require.NoError(t, err)
+	require.Len(t, rep.Runs, 6, "2 rounds of 3 variants; the warm-up is not reported")
+	require.Equal(t, scenarios.Baseline, rep.Runs[0].Variant)
+	require.Equal(t, scenarios.Enabled, rep.Runs[1].Variant, "variants are interleaved")
+	require.Equal(t, scenarios.Mixed, rep.Runs[2].Variant)
+	require.Equal(t, 2, rep.Runs[3].Round)
+	for _, r := range rep.Runs {
+		require.Equal(t, 2000, r.Tasks)
+		require.Positive(t, r.TasksPerSec)
+		require.Positive(t, r.Claim.Count)
+		require.Positive(t, r.Complete.Count)
+		require.Zero(t, r.Failed)
+	}
+	require.Len(t, rep.Variants, 3)
+	require.Nil(t, rep.Variants[0].VsBaseline)
+	require.NotNil(t, rep.Variants[1].VsBaseline)
+	require.Equal(t, 2, rep.Variants[1].VsBaseline.N)
+	require.Equal(t, 7, ev.phases[scenarios.PhaseDone], "warm-up and 6 runs")
+	require.NotEmpty(t, rep.Environment.PostgresSettings["fsync"])
+
+	var js bytes.Buffer
+	require.NoError(t, rep.WriteJSON(&js))
+	var back map[string]any
+	require.NoError(t, json.Unmarshal(js.Bytes(), &back))
+	require.Contains(t, back, "variants")
+	var md bytes.Buffer
+	require.NoError(t, rep.WriteMarkdown(&md))
+	require.Contains(t, md.String(), "| enabled | 100 task types, each limited to 10 |")
+
+	// The runs' schemas are gone.
+	var n int
+	require.NoError(t, pool.QueryRow(context.Background(),
+		`SELECT count(*) FROM pg_namespace WHERE starts_with(nspname, $1)`, prefix).Scan(&n))
+	require.Zero(t, n)
+}
+
+// BenchmarkDrain drains a few thousand no-op tasks per iteration (baseline
+// configuration) and reports tasks/s. The full benchmark is pgseq bench drain.
+func BenchmarkDrain(b *testing.B) {
+	pool := pgtest.Pool(b)
+	prefix := pgtest.Schema(b)
+	const tasks = 5000
+	var tps float64
+	for b.Loop() {
+		rep, err := scenarios.RunDrain(context.Background(), scenarios.DrainOptions{
+			Pool: pool, Tasks: tasks, Rounds: 1, Variants: []scenarios.Variant{scenarios.Baseline},
+			SchemaPrefix: prefix, Warmup: -1,
+		})
+		if err != nil {
+			b.Fatal(err)
+		}
+		tps += rep.Runs[0].TasksPerSec
+	}
+	b.ReportMetric(tps/float64(b.N), "tasks/s")
+}

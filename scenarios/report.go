@@ -1,0 +1,290 @@
+package scenarios
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"strings"
+	"time"
+)
+
+// DrainReport is the drain scenario's result, written to results/drain.json
+// and rendered as results/drain.md.
+type DrainReport struct {
+	Scenario    string        `json:"scenario"`
+	StartedAt   time.Time     `json:"started_at"`
+	Seconds     float64       `json:"seconds"`
+	Environment Environment   `json:"environment"`
+	Settings    DrainSettings `json:"settings"`
+	// Variants summarise the rounds per variant, in run order.
+	Variants []VariantSummary `json:"variants"`
+	// Checks are the scenario's targets and whether they were met.
+	Checks []Check `json:"checks"`
+	// Runs are the measured runs in the order they ran (the warm-up is not
+	// among them).
+	Runs []Run `json:"runs"`
+}
+
+// DrainSettings are the scenario's parameters.
+type DrainSettings struct {
+	Tasks           int       `json:"tasks"`
+	Rounds          int       `json:"rounds"`
+	Variants        []Variant `json:"variants"`
+	Workers         int       `json:"workers"`
+	PoolSize        int       `json:"pool_size"`
+	BatchSize       int       `json:"batch_size"`
+	FlushSize       int       `json:"flush_size"`
+	FlushIntervalMS float64   `json:"flush_interval_ms"`
+	Warmup          int       `json:"warmup_tasks"`
+}
+
+// VariantSummary is one variant over all rounds.
+type VariantSummary struct {
+	Variant     Variant `json:"variant"`
+	Description string  `json:"description"`
+	// TasksPerSec are the rounds' throughputs, in round order, and
+	// MedianTasksPerSec their median.
+	TasksPerSec       []float64 `json:"tasks_per_sec"`
+	MedianTasksPerSec float64   `json:"median_tasks_per_sec"`
+	// VsBaseline compares the variant with the baseline of the same round;
+	// nil for the baseline itself or without one.
+	VsBaseline *Ratio `json:"vs_baseline,omitempty"`
+	// Claim and Complete pool the latencies of all rounds.
+	Claim    Latency `json:"claim"`
+	Complete Latency `json:"complete"`
+}
+
+// Check is one target of the scenario.
+type Check struct {
+	Name     string `json:"name"`
+	Target   string `json:"target"`
+	Measured string `json:"measured"`
+	Met      bool   `json:"met"`
+}
+
+// Targets of the drain scenario.
+const (
+	TargetTasksPerSec = 20_000 // baseline, end to end
+	TargetEnabled     = 0.95   // enabled / baseline: at most 5% slower
+	TargetMixed       = 0.99   // mixed / baseline: at most 1% slower
+	TargetP99         = time.Millisecond
+)
+
+func (r *DrainReport) summarise() {
+	byRound := map[Variant]map[int]float64{}
+	for _, v := range r.Settings.Variants {
+		byRound[v] = map[int]float64{}
+	}
+	for _, run := range r.Runs {
+		byRound[run.Variant][run.Round] = run.TasksPerSec
+	}
+	for _, v := range r.Settings.Variants {
+		s := VariantSummary{Variant: v, Description: v.Description()}
+		var claims, completes []time.Duration
+		var ratios []float64
+		for _, run := range r.Runs {
+			if run.Variant != v {
+				continue
+			}
+			s.TasksPerSec = append(s.TasksPerSec, run.TasksPerSec)
+			claims = append(claims, run.claims...)
+			completes = append(completes, run.completes...)
+			if base, ok := byRound[Baseline][run.Round]; ok && v != Baseline {
+				ratios = append(ratios, run.TasksPerSec/base)
+			}
+		}
+		s.MedianTasksPerSec = median(s.TasksPerSec)
+		s.Claim, s.Complete = latencyStats(claims), latencyStats(completes)
+		if len(ratios) > 0 {
+			rs := ratioStats(ratios)
+			s.VsBaseline = &rs
+		}
+		r.Variants = append(r.Variants, s)
+	}
+	r.Checks = nil
+	p99 := float64(TargetP99) / float64(time.Microsecond)
+	for _, s := range r.Variants {
+		switch s.Variant {
+		case Baseline:
+			r.Checks = append(r.Checks, Check{
+				Name: "baseline throughput", Target: fmt.Sprintf("≥ %s tasks/s", thousands(TargetTasksPerSec)),
+				Measured: fmt.Sprintf("%s tasks/s (median)", thousands(s.MedianTasksPerSec)),
+				Met:      s.MedianTasksPerSec >= TargetTasksPerSec,
+			})
+		case Enabled, Mixed:
+			if s.VsBaseline == nil {
+				continue
+			}
+			target := TargetEnabled
+			if s.Variant == Mixed {
+				target = TargetMixed
+			}
+			r.Checks = append(r.Checks, Check{
+				Name:     string(s.Variant) + " vs baseline",
+				Target:   fmt.Sprintf("ratio ≥ %.2f (≤ %.0f%% slower)", target, (1-target)*100),
+				Measured: ratioLine(s.VsBaseline),
+				Met:      s.VsBaseline.Median >= target,
+			})
+		}
+		r.Checks = append(r.Checks,
+			Check{
+				Name: string(s.Variant) + " claim p99", Target: "< 1 ms",
+				Measured: fmt.Sprintf("%s (p50 %s)", micros(s.Claim.P99), micros(s.Claim.P50)),
+				Met:      s.Claim.Count > 0 && s.Claim.P99 < p99,
+			},
+			Check{
+				Name: string(s.Variant) + " complete (release) p99", Target: "< 1 ms",
+				Measured: fmt.Sprintf("%s (p50 %s)", micros(s.Complete.P99), micros(s.Complete.P50)),
+				Met:      s.Complete.Count > 0 && s.Complete.P99 < p99,
+			})
+	}
+}
+
+// WriteJSON writes the report as indented JSON.
+func (r *DrainReport) WriteJSON(w io.Writer) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(r)
+}
+
+// WriteMarkdown writes the report for people.
+func (r *DrainReport) WriteMarkdown(w io.Writer) error {
+	var b strings.Builder
+	s := r.Settings
+	fmt.Fprintf(&b, "# Drain benchmark\n\n")
+	fmt.Fprintf(&b, "%s no-op tasks per run, one queue, drained end to end (claim → handler → complete, durable commits) by %d in-process workers "+
+		"(pool size %d, batch size %d, completions flushed every %s tasks or %.1f ms). %d rounds, variants interleaved (%s) "+
+		"after an unreported %s-task warm-up; each run in a fresh schema, seeded with `enqueue_batch` in chunks of %s, "+
+		"then ANALYZE and CHECKPOINT before the clock starts.\n\n",
+		thousands(float64(s.Tasks)), s.Workers, s.PoolSize, s.BatchSize, thousands(float64(s.FlushSize)), s.FlushIntervalMS,
+		s.Rounds, joinVariants(s.Variants), thousands(float64(s.Warmup)), thousands(seedChunk))
+	e := r.Environment
+	fmt.Fprintf(&b, "Run %s, %.0f s in all. %s on the same machine; %d CPUs (%s); %s, GOMAXPROCS %d. Server settings: %s.\n\n",
+		r.StartedAt.Format(time.RFC3339), r.Seconds, firstWords(e.Postgres, 2), e.NumCPU, orUnknown(e.CPUModel), e.GoVersion, e.GOMAXPROCS,
+		settingsLine(e.PostgresSettings))
+
+	fmt.Fprintf(&b, "## Throughput\n\n")
+	fmt.Fprintf(&b, "Ratios compare each round's variant with the baseline of the same round; the interval is a distribution-free "+
+		"confidence interval of the median ratio (its level depends on the number of rounds), beside the geometric mean with its "+
+		"95%% Student-t interval.\n\n")
+	fmt.Fprintf(&b, "| variant | configuration | ratio vs baseline (median) | CI of the median | geometric mean [95%% CI] | tasks/s (median) | tasks/s per round |\n")
+	fmt.Fprintf(&b, "|---|---|---:|---|---|---:|---|\n")
+	for _, v := range r.Variants {
+		ratio, ci, geo := "1 (reference)", "", ""
+		if v.VsBaseline != nil {
+			x := v.VsBaseline
+			ratio = fmt.Sprintf("%.3f", x.Median)
+			ci = "– (one round)"
+			if x.N >= 2 {
+				ci = fmt.Sprintf("%.3f – %.3f (%s)", x.Low, x.High, pct(x.Level))
+				geo = fmt.Sprintf("%.3f [%.3f – %.3f]", x.GeoMean, x.GeoLow, x.GeoHigh)
+			}
+		}
+		per := make([]string, len(v.TasksPerSec))
+		for i, t := range v.TasksPerSec {
+			per[i] = thousands(t)
+		}
+		fmt.Fprintf(&b, "| %s | %s | %s | %s | %s | %s | %s |\n", v.Variant, v.Description, ratio, ci, geo,
+			thousands(v.MedianTasksPerSec), strings.Join(per, ", "))
+	}
+
+	fmt.Fprintf(&b, "\n## Round-trip latency\n\nAs the workers saw them (network and queueing included), all rounds pooled. `complete` releases the slots of limited tasks.\n\n")
+	fmt.Fprintf(&b, "| variant | claim p50 | claim p99 | claim max | claims | complete p50 | complete p99 | complete max | completes |\n")
+	fmt.Fprintf(&b, "|---|---:|---:|---:|---:|---:|---:|---:|---:|\n")
+	for _, v := range r.Variants {
+		fmt.Fprintf(&b, "| %s | %s | %s | %s | %s | %s | %s | %s | %s |\n", v.Variant,
+			micros(v.Claim.P50), micros(v.Claim.P99), micros(v.Claim.Max), thousands(float64(v.Claim.Count)),
+			micros(v.Complete.P50), micros(v.Complete.P99), micros(v.Complete.Max), thousands(float64(v.Complete.Count)))
+	}
+
+	fmt.Fprintf(&b, "\n## Targets\n\n| check | target | measured | met |\n|---|---|---|---|\n")
+	for _, c := range r.Checks {
+		met := "no"
+		if c.Met {
+			met = "yes"
+		}
+		fmt.Fprintf(&b, "| %s | %s | %s | %s |\n", c.Name, c.Target, c.Measured, met)
+	}
+
+	fmt.Fprintf(&b, "\n## Runs\n\n| round | variant | tasks/s | drain s | seed s | tasks/claim | empty claims | tasks/complete | Go CPU s | host CPU busy |\n")
+	fmt.Fprintf(&b, "|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|\n")
+	for _, run := range r.Runs {
+		busy := "?"
+		if run.HostCPUBusy >= 0 {
+			busy = pct(run.HostCPUBusy)
+		}
+		fmt.Fprintf(&b, "| %d | %s | %s | %.2f | %.2f | %.1f | %d | %.1f | %.2f | %s |\n", run.Round, run.Variant,
+			thousands(run.TasksPerSec), run.Seconds, run.SeedSeconds, run.MeanClaimSize, run.EmptyClaims,
+			run.MeanCompleteSize, run.GoCPU, busy)
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+func ratioLine(r *Ratio) string {
+	if r.N < 2 {
+		return fmt.Sprintf("%.3f (one round, no interval)", r.Median)
+	}
+	return fmt.Sprintf("%.3f median, CI %.3f–%.3f (%s)", r.Median, r.Low, r.High, pct(r.Level))
+}
+
+func joinVariants(vs []Variant) string {
+	s := make([]string, len(vs))
+	for i, v := range vs {
+		s[i] = string(v)
+	}
+	return strings.Join(s, ", ")
+}
+
+func settingsLine(m map[string]string) string {
+	var parts []string
+	for _, k := range reportedSettings {
+		if v, ok := m[k]; ok {
+			parts = append(parts, fmt.Sprintf("`%s=%s`", k, v))
+		}
+	}
+	return strings.Join(parts, ", ")
+}
+
+func firstWords(s string, n int) string {
+	f := strings.Fields(s)
+	if len(f) > n {
+		f = f[:n]
+	}
+	return strings.Join(f, " ")
+}
+
+func orUnknown(s string) string {
+	if s == "" {
+		return "model unknown"
+	}
+	return s
+}
+
+func pct(x float64) string { return fmt.Sprintf("%.1f%%", x*100) }
+
+// micros formats microseconds.
+func micros(us float64) string {
+	if us >= 1000 {
+		return fmt.Sprintf("%.2f ms", us/1000)
+	}
+	return fmt.Sprintf("%.0f µs", us)
+}
+
+// thousands formats x rounded, with thousands separators: 23,456.
+func thousands(x float64) string {
+	s := fmt.Sprintf("%.0f", x)
+	neg := strings.HasPrefix(s, "-")
+	s = strings.TrimPrefix(s, "-")
+	var b strings.Builder
+	for i, c := range s {
+		if i > 0 && (len(s)-i)%3 == 0 {
+			b.WriteByte(',')
+		}
+		b.WriteRune(c)
+	}
+	if neg {
+		return "-" + b.String()
+	}
+	return b.String()
+}
