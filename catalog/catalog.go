@@ -77,6 +77,8 @@ type SlotGroup struct {
 type State struct {
 	Queues    []Queue    `json:"queues"`
 	TaskTypes []TaskType `json:"task_types"`
+	// Counters are the declared gapless counters.
+	Counters []Counter `json:"counters,omitempty"`
 	// Slots are the concurrency slot rows, actual state only.
 	Slots []SlotGroup `json:"slots,omitempty"`
 	// Live holds runtime context, actual state only.
@@ -90,6 +92,8 @@ type Live struct {
 	Running map[string]int `json:"running,omitempty"`
 	// Unfinished counts pending, claimed and running tasks per queue.
 	Unfinished map[string]int64 `json:"unfinished,omitempty"`
+	// Counters holds each actual counter's issued values and object health.
+	Counters map[string]CounterLive `json:"counters,omitempty"`
 }
 
 // Sort puts every list in its canonical order: queues and task types by
@@ -97,6 +101,7 @@ type Live struct {
 func (s *State) Sort() {
 	sort.Slice(s.Queues, func(i, j int) bool { return s.Queues[i].Name < s.Queues[j].Name })
 	sort.Slice(s.TaskTypes, func(i, j int) bool { return s.TaskTypes[i].Name < s.TaskTypes[j].Name })
+	sortCounters(s.Counters)
 	sort.Slice(s.Slots, func(i, j int) bool {
 		if s.Slots[i].TaskType != s.Slots[j].TaskType {
 			return s.Slots[i].TaskType < s.Slots[j].TaskType

@@ -1,0 +1,93 @@
+package catalog
+
+import "sort"
+
+// Counter strategies for attached counters.
+const (
+	// StrategyCounterTable keeps one counter row per scope, upserted by a
+	// BEFORE INSERT trigger: constant time, serialises per scope.
+	StrategyCounterTable = "counter_table"
+	// StrategyAdvisoryLock takes a per-scope advisory lock and computes
+	// MAX(column)+1: no counter rows, for small tables and comparison.
+	StrategyAdvisoryLock = "advisory_lock"
+)
+
+// Counter is a gapless counter. An attached counter (Table set) numbers the
+// rows of a table per scope through a trigger; a standalone counter (Table
+// empty) hands out numbers with next_value inside the caller's transaction.
+type Counter struct {
+	// Name is the counter's unique name (an identifier).
+	Name string `json:"name"`
+	// Table is the attached table, schema-qualified ("public.tasks"); empty
+	// for a standalone counter.
+	Table string `json:"table,omitempty"`
+	// Column is the attached table's numbered column.
+	Column string `json:"column,omitempty"`
+	// Scope lists the columns numbering restarts for (may be empty).
+	Scope []string `json:"scope,omitempty"`
+	// Prefix is a constant key prefix ("INV" → INV-1042); only for a
+	// counter with a single numbering (no scope).
+	Prefix string `json:"prefix,omitempty"`
+	// PrefixFrom takes each scope's prefix from a column of another table,
+	// matched to the single scope column through that table's primary key.
+	PrefixFrom *PrefixSource `json:"prefix_from,omitempty"`
+	// Start is the first value of a new scope (≥ 1).
+	Start int64 `json:"start"`
+	// LockTimeout bounds the wait for a scope's lock.
+	LockTimeout Duration `json:"lock_timeout"`
+	// Strategy is StrategyCounterTable or StrategyAdvisoryLock (attached only).
+	Strategy string `json:"strategy,omitempty"`
+	// IdempotencyWindow enables two-phase allocation when non-zero: pending
+	// reservations older than it are failed by the reaper.
+	IdempotencyWindow Duration `json:"idempotency_window,omitempty"`
+}
+
+// PrefixSource names the table and column holding each scope's key prefix.
+type PrefixSource struct {
+	Table  string `json:"table"`
+	Column string `json:"column"`
+}
+
+// Attached reports whether the counter numbers a table's rows.
+func (c Counter) Attached() bool { return c.Table != "" }
+
+// Equal reports whether two counters have the same settings.
+func (c Counter) Equal(o Counter) bool {
+	if c.Name != o.Name || c.Table != o.Table || c.Column != o.Column || c.Prefix != o.Prefix ||
+		c.Start != o.Start || c.LockTimeout != o.LockTimeout || c.Strategy != o.Strategy ||
+		c.IdempotencyWindow != o.IdempotencyWindow || len(c.Scope) != len(o.Scope) {
+		return false
+	}
+	for i := range c.Scope {
+		if c.Scope[i] != o.Scope[i] {
+			return false
+		}
+	}
+	if (c.PrefixFrom == nil) != (o.PrefixFrom == nil) {
+		return false
+	}
+	return c.PrefixFrom == nil || *c.PrefixFrom == *o.PrefixFrom
+}
+
+// DefaultCounterLockTimeout is a counter's lock_timeout when not declared.
+const DefaultCounterLockTimeout = Duration(5_000_000_000)
+
+// CounterLive is runtime context about a counter: how much it has issued,
+// and whether its database objects are intact. Never drift by itself.
+type CounterLive struct {
+	// Scopes is the number of scopes with a counter row.
+	Scopes int64 `json:"scopes"`
+	// MaxValue is the highest value issued in any scope (0: none).
+	MaxValue int64 `json:"max_value"`
+	// TableMax is the highest value present in the attached table (0: none).
+	TableMax int64 `json:"table_max"`
+	// TriggerOK is false when an attached counter's trigger is missing or
+	// disabled (drift, repaired by apply).
+	TriggerOK bool `json:"trigger_ok"`
+	// IndexOK is false when the unique index on (scope…, column) is missing.
+	IndexOK bool `json:"index_ok"`
+}
+
+func sortCounters(cs []Counter) {
+	sort.Slice(cs, func(i, j int) bool { return cs[i].Name < cs[j].Name })
+}
