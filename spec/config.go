@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 
@@ -25,14 +26,20 @@ type Config struct {
 	Queues map[string]hcl.Range
 	// Tasks maps each declared task type name to the header of its block.
 	Tasks map[string]hcl.Range
+	// Counters maps each declared counter name to where its block and the
+	// arguments naming database objects are (see CounterDiag).
+	Counters map[string]CounterRanges
 
 	// state is sorted, with every default filled in.
 	state catalog.State
 }
 
-// State returns the desired state: queues and task types sorted by name,
-// defaults filled in, no slots and no live values. The result is a copy the
-// caller may modify.
+// State returns the desired state: queues, task types and counters sorted
+// by name, defaults filled in, no slots and no live values. Counters is nil
+// when none is declared, and a counter's Scope is nil when it has no scope
+// columns; an attached counter's Table is schema-qualified and its
+// Strategy set, a standalone counter's Strategy is empty. The result is a
+// copy the caller may modify.
 func (c *Config) State() catalog.State {
 	s := catalog.State{
 		Queues:    append([]catalog.Queue{}, c.state.Queues...),
@@ -42,6 +49,16 @@ func (c *Config) State() catalog.State {
 		if t.MaxRetries != nil {
 			v := *t.MaxRetries
 			s.TaskTypes[i].MaxRetries = &v
+		}
+	}
+	if len(c.state.Counters) > 0 {
+		s.Counters = append([]catalog.Counter{}, c.state.Counters...)
+		for i, ctr := range s.Counters {
+			s.Counters[i].Scope = slices.Clone(ctr.Scope)
+			if ctr.PrefixFrom != nil {
+				p := *ctr.PrefixFrom
+				s.Counters[i].PrefixFrom = &p
+			}
 		}
 	}
 	return s
@@ -179,16 +196,17 @@ func Parse(files map[string][]byte) (*Config, hcl.Diagnostics) {
 
 	d.state.Sort()
 	cfg.state = d.state
-	cfg.Queues, cfg.Tasks = d.queues, d.tasks
+	cfg.Queues, cfg.Tasks, cfg.Counters = d.queues, d.tasks, d.counters
 	return cfg, diags
 }
 
 func emptyConfig() *Config {
 	return &Config{
-		Files:  map[string]*hcl.File{},
-		Queues: map[string]hcl.Range{},
-		Tasks:  map[string]hcl.Range{},
-		state:  catalog.State{Queues: []catalog.Queue{}, TaskTypes: []catalog.TaskType{}},
+		Files:    map[string]*hcl.File{},
+		Queues:   map[string]hcl.Range{},
+		Tasks:    map[string]hcl.Range{},
+		Counters: map[string]CounterRanges{},
+		state:    catalog.State{Queues: []catalog.Queue{}, TaskTypes: []catalog.TaskType{}},
 	}
 }
 

@@ -28,6 +28,14 @@ type decoder struct {
 	// refs are the tasks' queue references, checked once every file has
 	// been decoded.
 	refs []queueRef
+
+	// counters maps declared counter names to their ranges, counterLabels
+	// to the range of their name label.
+	counters      map[string]CounterRanges
+	counterLabels map[string]hcl.Range
+	// numbered maps "schema.table.column" to the attached counter that
+	// numbers it.
+	numbered map[string]numberedColumn
 }
 
 // queueRef is a task's reference to its queue.
@@ -45,6 +53,8 @@ func newDecoder() *decoder {
 		state:  catalog.State{Queues: []catalog.Queue{}, TaskTypes: []catalog.TaskType{}},
 		queues: map[string]hcl.Range{}, tasks: map[string]hcl.Range{},
 		queueLabels: map[string]hcl.Range{}, taskLabels: map[string]hcl.Range{},
+		counters: map[string]CounterRanges{}, counterLabels: map[string]hcl.Range{},
+		numbered: map[string]numberedColumn{},
 	}
 }
 
@@ -74,6 +84,7 @@ type blockKind struct {
 var blockKinds = []blockKind{
 	{name: "queue", example: `queue "default" { ... }`, decode: (*decoder).queue},
 	{name: "task", example: `task "email:send" { ... }`, decode: (*decoder).task},
+	{name: "counter", example: `counter "invoice_number" { ... }`, decode: (*decoder).counter},
 }
 
 func blockKindNames() []string {

@@ -13,12 +13,18 @@ const MaxTaskNameLen = 128
 var (
 	queueNameRE = regexp.MustCompile(`^[a-z][a-z0-9_-]{0,62}$`)
 	taskNameRE  = regexp.MustCompile(`^[A-Za-z][A-Za-z0-9_.-]*(:[A-Za-z0-9_.-]+)*$`)
+	// counterNameRE keeps counter names usable inside SQL object names.
+	counterNameRE = regexp.MustCompile(`^[a-z_][a-z0-9_]{0,62}$`)
+	identRE       = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_$]{0,62}$`)
+	prefixRE      = regexp.MustCompile(`^[A-Za-z][A-Za-z0-9]{0,15}$`)
 )
 
 // queueNameRule and taskNameRule explain the naming rules in diagnostics.
 const (
-	queueNameRule = `A queue name starts with a lowercase letter, followed by at most 62 lowercase letters, digits, underscores or hyphens (^[a-z][a-z0-9_-]{0,62}$), such as "default" or "email-high".`
-	taskNameRule  = `A task name starts with a letter, followed by letters, digits, '_', '.' or '-'; colons separate further non-empty parts of the same characters (^[A-Za-z][A-Za-z0-9_.-]*(:[A-Za-z0-9_.-]+)*$), such as "email:send" or "media:render.4k". It is at most 128 bytes long.`
+	queueNameRule   = `A queue name starts with a lowercase letter, followed by at most 62 lowercase letters, digits, underscores or hyphens (^[a-z][a-z0-9_-]{0,62}$), such as "default" or "email-high".`
+	counterNameRule = `A counter name starts with a lowercase letter or underscore, followed by at most 62 lowercase letters, digits or underscores (^[a-z_][a-z0-9_]{0,62}$), such as "invoice_number": it becomes part of SQL object names.`
+	identRule       = `starts with a letter or underscore, followed by at most 62 letters, digits, underscores or dollar signs (^[A-Za-z_][A-Za-z0-9_$]{0,62}$)`
+	taskNameRule    = `A task name starts with a letter, followed by letters, digits, '_', '.' or '-'; colons separate further non-empty parts of the same characters (^[A-Za-z][A-Za-z0-9_.-]*(:[A-Za-z0-9_.-]+)*$), such as "email:send" or "media:render.4k". It is at most 128 bytes long.`
 )
 
 // ValidQueueName reports whether name may name a queue.
@@ -27,6 +33,84 @@ func ValidQueueName(name string) bool { return queueNameRE.MatchString(name) }
 // ValidTaskName reports whether name may name a task type.
 func ValidTaskName(name string) bool {
 	return len(name) <= MaxTaskNameLen && taskNameRE.MatchString(name)
+}
+
+// ValidCounterName reports whether name may name a counter.
+func ValidCounterName(name string) bool { return counterNameRE.MatchString(name) }
+
+// ValidIdentifier reports whether name may name a column, a table or a
+// schema: an SQL identifier that needs no quotes, at most 63 bytes.
+// Names are used exactly as written (case matters).
+func ValidIdentifier(name string) bool { return identRE.MatchString(name) }
+
+// QualifyTable returns a table name as schema.name, adding DefaultSchema to
+// a bare name. ok is false when name is neither a valid identifier nor two
+// of them joined by a dot.
+func QualifyTable(name string) (qualified string, ok bool) {
+	schema, table, found := strings.Cut(name, ".")
+	if !found {
+		schema, table = DefaultSchema, name
+	}
+	if !ValidIdentifier(schema) || !ValidIdentifier(table) {
+		return "", false
+	}
+	return schema + "." + table, true
+}
+
+// ValidPrefix reports whether p may be a counter's key prefix: a letter
+// followed by at most 15 letters or digits. Prefixes are stored upper-cased.
+func ValidPrefix(p string) bool { return prefixRE.MatchString(p) }
+
+// invalidCounterNameDetail says why name is not a valid counter name.
+func invalidCounterNameDetail(name string) string {
+	d := fmt.Sprintf("%q is not a valid counter name. %s", name, counterNameRule)
+	fixed := strings.ToLower(strings.NewReplacer("-", "_", ".", "_", ":", "_", " ", "_").Replace(name))
+	if fixed != name && ValidCounterName(fixed) {
+		d += fmt.Sprintf(" Did you mean %q?", fixed)
+	}
+	return d
+}
+
+// invalidTableDetail says why name, the value of path, is not a valid
+// table name.
+func invalidTableDetail(path, name string) string {
+	d := fmt.Sprintf("%s: %q is not a valid table name. Write name or schema.name, where each part %s, such as \"tasks\" (in schema %s) or \"app.tasks\".",
+		path, name, identRule, DefaultSchema)
+	switch {
+	case name == "":
+		d += " The name is empty."
+	case strings.ContainsAny(name, "\"`"):
+		d += " Write the name without quotes: names that SQL needs quoted are not supported."
+	case strings.Count(name, ".") > 1:
+		d += " A table name has at most one dot, between the schema and the table; a database cannot be named."
+	}
+	return d
+}
+
+// invalidColumnDetail says why name, the value of path, is not a valid
+// column name.
+func invalidColumnDetail(path, name string) string {
+	d := fmt.Sprintf("%s: %q is not a valid column name. A column name %s, such as \"project_id\".", path, name, identRule)
+	switch {
+	case name == "":
+		d += " The name is empty."
+	case strings.ContainsAny(name, "\"`"):
+		d += " Write the name without quotes: names that SQL needs quoted are not supported."
+	case strings.Contains(name, "."):
+		d += " Write the column alone, without a table or schema: the table is set separately."
+	}
+	return d
+}
+
+// invalidPrefixDetail says why p is not a valid key prefix.
+func invalidPrefixDetail(p string) string {
+	d := fmt.Sprintf("%q is not a valid prefix. A prefix starts with a letter, followed by at most 15 letters or digits (^[A-Za-z][A-Za-z0-9]{0,15}$), such as \"INV\"; it is stored upper-case and keys read PREFIX-N (INV-1042).", p)
+	if trimmed := strings.TrimRight(p, "-_ "); trimmed != p && ValidPrefix(trimmed) {
+		d += fmt.Sprintf(" The dash is added for you: write prefix = %q.", trimmed)
+	} else if p == "" {
+		d += " For keys without a prefix, remove prefix."
+	}
+	return d
 }
 
 // invalidTaskNameDetail says why name is not a valid task name.
@@ -56,6 +140,21 @@ func suggest(given string, candidates []string) string {
 		}
 		d := editDistance(strings.ToLower(given), strings.ToLower(c))
 		if d <= max(2, len(c)/4) && (bestDist < 0 || d < bestDist) {
+			best, bestDist = c, d
+		}
+	}
+	return best
+}
+
+// closest returns the candidate closest to given, however far.
+func closest(given string, candidates []string) string {
+	if s := suggest(given, candidates); s != "" {
+		return s
+	}
+	best, bestDist := "", -1
+	for _, c := range candidates {
+		d := editDistance(strings.ToLower(given), strings.ToLower(c))
+		if bestDist < 0 || d < bestDist {
 			best, bestDist = c, d
 		}
 	}

@@ -1,0 +1,4 @@
+# want: 3:12: Invalid prefix
+counter "invoice_number" {
+  prefix = "INV-"
+}

@@ -1,0 +1,4 @@
+# want: 3:3: Missing table
+counter "task_index" {
+  column = "index"
+}

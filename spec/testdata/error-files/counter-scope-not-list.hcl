@@ -1,0 +1,6 @@
+# want: 5:12: Incorrect value type
+counter "task_index" {
+  table  = "public.tasks"
+  column = "index"
+  scope  = "project_id"
+}

@@ -1,0 +1,4 @@
+# want: 3:11: Invalid start
+counter "invoice_number" {
+  start = 1.5
+}
