@@ -342,7 +342,7 @@ func execute(ctx context.Context, tx pgx.Tx, p *plan.Plan, opts Options) error {
 			return err
 		}
 	}
-	return nil
+	return applyCounters(ctx, tx, p)
 }
 
 func writeHistory(ctx context.Context, tx pgx.Tx, p *plan.Plan, opts Options) (int64, error) {

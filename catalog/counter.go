@@ -91,3 +91,41 @@ type CounterLive struct {
 func sortCounters(cs []Counter) {
 	sort.Slice(cs, func(i, j int) bool { return cs[i].Name < cs[j].Name })
 }
+
+// CounterObjects are the database objects pgseq creates for an attached
+// counter, named from the pgseq schema and the counter so that counters of
+// different pgseq schemas on one table never collide.
+type CounterObjects struct {
+	// Function is the trigger function, in the pgseq schema.
+	Function string
+	// Trigger is the BEFORE INSERT trigger on the attached table.
+	Trigger string
+	// Index is the unique index on (scope…, column), in the table's schema.
+	Index string
+}
+
+// ObjectsFor returns the object names of a counter in a pgseq schema.
+// Names are cut to PostgreSQL's 63-byte limit.
+func ObjectsFor(schema, counter string) CounterObjects {
+	cut := func(s string) string {
+		if len(s) > 63 {
+			return s[:63]
+		}
+		return s
+	}
+	return CounterObjects{
+		Function: cut("counter__" + counter),
+		Trigger:  cut(schema + "__" + counter),
+		Index:    cut(schema + "__" + counter + "_key"),
+	}
+}
+
+// SplitTable splits "schema.table" into its parts; a bare name is in public.
+func SplitTable(qualified string) (schema, table string) {
+	for i := 0; i < len(qualified); i++ {
+		if qualified[i] == '.' {
+			return qualified[:i], qualified[i+1:]
+		}
+	}
+	return "public", qualified
+}

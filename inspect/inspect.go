@@ -3,6 +3,7 @@ package inspect
 import (
 	"context"
 	"embed"
+	"encoding/json"
 	"fmt"
 	"time"
 
@@ -75,6 +76,14 @@ func Read(ctx context.Context, db Querier, schema string) (catalog.State, int, e
 	}
 	if s.Live.Running, err = readRunning(ctx, db, schema); err != nil {
 		return s, version, fmt.Errorf("counting running tasks: %w", err)
+	}
+	if version >= 3 {
+		if s.Counters, err = readCounters(ctx, db, schema); err != nil {
+			return s, version, fmt.Errorf("reading counters: %w", err)
+		}
+		if s.Live.Counters, err = readCounterLive(ctx, db, schema, s.Counters); err != nil {
+			return s, version, fmt.Errorf("reading counter values: %w", err)
+		}
 	}
 	return s, version, nil
 }
@@ -178,4 +187,79 @@ func readUnfinished(ctx context.Context, db Querier, schema string, queues []str
 		return nil
 	})
 	return out, err
+}
+
+func readCounters(ctx context.Context, db Querier, schema string) ([]catalog.Counter, error) {
+	rows, err := db.Query(ctx, query("counters", schema))
+	if err != nil {
+		return nil, err
+	}
+	var out []catalog.Counter
+	var c catalog.Counter
+	var prefixTable, prefixColumn *string
+	var lockUS, windowUS int64
+	_, err = pgx.ForEachRow(rows, []any{&c.Name, &c.Table, &c.Column, &c.Scope, &c.Prefix,
+		&prefixTable, &prefixColumn, &c.Start, &lockUS, &c.Strategy, &windowUS}, func() error {
+		k := c
+		k.Scope = append([]string{}, c.Scope...)
+		if len(k.Scope) == 0 {
+			k.Scope = nil
+		}
+		k.LockTimeout, k.IdempotencyWindow = micros(lockUS), micros(windowUS)
+		if prefixTable != nil && prefixColumn != nil {
+			k.PrefixFrom = &catalog.PrefixSource{Table: *prefixTable, Column: *prefixColumn}
+		}
+		out = append(out, k)
+		return nil
+	})
+	return out, err
+}
+
+func readCounterLive(ctx context.Context, db Querier, schema string, counters []catalog.Counter) (map[string]catalog.CounterLive, error) {
+	live := make(map[string]catalog.CounterLive, len(counters))
+	for _, c := range counters {
+		live[c.Name] = catalog.CounterLive{TriggerOK: true, IndexOK: true}
+	}
+	rows, err := db.Query(ctx, query("counter_values", schema))
+	if err != nil {
+		return nil, err
+	}
+	var name string
+	var scopes int64
+	var maxValue int64
+	_, err = pgx.ForEachRow(rows, []any{&name, &scopes, &maxValue}, func() error {
+		l := live[name]
+		l.Scopes, l.MaxValue = scopes, maxValue
+		live[name] = l
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	var names, tables, triggers, cols []string
+	for _, c := range counters {
+		if !c.Attached() {
+			continue
+		}
+		b, _ := json.Marshal(append(append([]string{}, c.Scope...), c.Column))
+		names = append(names, c.Name)
+		tables = append(tables, c.Table)
+		triggers = append(triggers, catalog.ObjectsFor(schema, c.Name).Trigger)
+		cols = append(cols, string(b))
+	}
+	if len(names) == 0 {
+		return live, nil
+	}
+	rows, err = db.Query(ctx, query("counter_health", schema), names, tables, triggers, cols)
+	if err != nil {
+		return nil, err
+	}
+	var trig, idx bool
+	_, err = pgx.ForEachRow(rows, []any{&name, &trig, &idx}, func() error {
+		l := live[name]
+		l.TriggerOK, l.IndexOK = trig, idx
+		live[name] = l
+		return nil
+	})
+	return live, err
 }

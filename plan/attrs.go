@@ -2,6 +2,7 @@ package plan
 
 import (
 	"strconv"
+	"strings"
 
 	"github.com/pgseq/pgseq/catalog"
 )
@@ -23,8 +24,43 @@ func Attributes(obj any) []Attr {
 		return queueAttrs(*o)
 	case *catalog.TaskType:
 		return taskAttrs(*o)
+	case *catalog.Counter:
+		return counterAttrs(*o)
 	}
 	return nil
+}
+
+func counterAttrs(c catalog.Counter) []Attr {
+	str := func(s string) string {
+		if s == "" {
+			return "null"
+		}
+		return quote(s)
+	}
+	scope := make([]string, len(c.Scope))
+	for i, s := range c.Scope {
+		scope[i] = quote(s)
+	}
+	prefixTable, prefixColumn := "null", "null"
+	if c.PrefixFrom != nil {
+		prefixTable, prefixColumn = quote(c.PrefixFrom.Table), quote(c.PrefixFrom.Column)
+	}
+	window := "null"
+	if c.IdempotencyWindow != 0 {
+		window = quote(c.IdempotencyWindow.String())
+	}
+	return []Attr{
+		{"table", str(c.Table)},
+		{"column", str(c.Column)},
+		{"scope", "[" + strings.Join(scope, ", ") + "]"},
+		{"prefix", str(c.Prefix)},
+		{"prefix_from.table", prefixTable},
+		{"prefix_from.column", prefixColumn},
+		{"start", strconv.FormatInt(c.Start, 10)},
+		{"lock_timeout", quote(c.LockTimeout.String())},
+		{"strategy", str(c.Strategy)},
+		{"idempotency_window", window},
+	}
 }
 
 func queueAttrs(q catalog.Queue) []Attr {

@@ -41,8 +41,9 @@ func (a Action) Symbol() string {
 
 // Kinds of objects a change can address.
 const (
-	KindQueue = "queue"
-	KindTask  = "task"
+	KindQueue   = "queue"
+	KindTask    = "task"
+	KindCounter = "counter"
 )
 
 // Plan is the set of changes that makes the database match the
@@ -111,6 +112,10 @@ type Context struct {
 	Running *int `json:"running,omitempty"`
 	// Unfinished is the number of pending, claimed and running tasks of a queue.
 	Unfinished *int64 `json:"unfinished,omitempty"`
+	// Scopes is the number of scopes a counter has issued values in.
+	Scopes *int64 `json:"scopes,omitempty"`
+	// MaxValue is the highest value a counter has issued.
+	MaxValue *int64 `json:"max_value,omitempty"`
 }
 
 // SlotChange describes how a task type's slot groups change. The applier
@@ -165,8 +170,8 @@ func (p *Plan) Hash() string {
 }
 
 // Fingerprint identifies the managed part of an actual state: queues, task
-// types and slot group capacities, but not usage or other live values, which
-// change all the time without making a plan stale.
+// types, slot group capacities and counters, but not usage, issued values or
+// other live values, which change all the time without making a plan stale.
 func Fingerprint(s catalog.State) string {
 	type slot struct {
 		T string `json:"t"`
@@ -177,6 +182,7 @@ func Fingerprint(s catalog.State) string {
 	c.Queues = append([]catalog.Queue(nil), s.Queues...)
 	c.TaskTypes = append([]catalog.TaskType(nil), s.TaskTypes...)
 	c.Slots = append([]catalog.SlotGroup(nil), s.Slots...)
+	c.Counters = append([]catalog.Counter(nil), s.Counters...)
 	c.Sort()
 	slots := make([]slot, len(c.Slots))
 	for i, g := range c.Slots {
@@ -186,7 +192,8 @@ func Fingerprint(s catalog.State) string {
 		Q []catalog.Queue    `json:"q"`
 		T []catalog.TaskType `json:"t"`
 		S []slot             `json:"s"`
-	}{c.Queues, c.TaskTypes, slots})
+		C []catalog.Counter  `json:"c,omitempty"`
+	}{c.Queues, c.TaskTypes, slots, c.Counters})
 	sum := sha256.Sum256(b)
 	return hex.EncodeToString(sum[:])
 }
@@ -229,6 +236,12 @@ func (c *Change) UnmarshalJSON(b []byte) error {
 				return nil, err
 			}
 			return &t, nil
+		case KindCounter:
+			var k catalog.Counter
+			if err := dec.Decode(&k); err != nil {
+				return nil, err
+			}
+			return &k, nil
 		}
 		return nil, fmt.Errorf("unknown change type %q", c.Kind)
 	}
@@ -299,7 +312,7 @@ func (c Change) validate() error {
 		return fmt.Errorf("unknown action %q", c.Action)
 	}
 	switch c.Kind {
-	case KindQueue, KindTask:
+	case KindQueue, KindTask, KindCounter:
 	default:
 		return fmt.Errorf("unknown type %q", c.Kind)
 	}

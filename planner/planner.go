@@ -33,6 +33,7 @@ func Plan(desired, actual catalog.State, opts Options) *plan.Plan {
 	}
 	p.Changes = append(p.Changes, planQueues(desired, actual)...)
 	p.Changes = append(p.Changes, planTasks(desired, actual, p)...)
+	p.Changes = append(p.Changes, planCounters(desired, actual)...)
 	p.Count()
 	return p
 }
@@ -42,6 +43,7 @@ func clone(s catalog.State) catalog.State {
 	c.Queues = append([]catalog.Queue(nil), s.Queues...)
 	c.TaskTypes = append([]catalog.TaskType(nil), s.TaskTypes...)
 	c.Slots = append([]catalog.SlotGroup(nil), s.Slots...)
+	c.Counters = append([]catalog.Counter(nil), s.Counters...)
 	return c
 }
 

@@ -177,5 +177,28 @@ func contextNote(c plan.Change) string {
 	if c.Context.Unfinished != nil {
 		parts = append(parts, fmt.Sprintf("%d unfinished tasks", *c.Context.Unfinished))
 	}
+	if c.Context.Scopes != nil && c.Context.MaxValue != nil {
+		parts = append(parts, fmt.Sprintf("%s scopes, max %s", thousands(*c.Context.Scopes), thousands(*c.Context.MaxValue)))
+	}
 	return strings.Join(parts, ", ")
+}
+
+// thousands writes 88310 as "88,310".
+func thousands(n int64) string {
+	s := fmt.Sprintf("%d", n)
+	neg := strings.HasPrefix(s, "-")
+	if neg {
+		s = s[1:]
+	}
+	var b strings.Builder
+	for i, r := range s {
+		if i > 0 && (len(s)-i)%3 == 0 {
+			b.WriteByte(',')
+		}
+		b.WriteRune(r)
+	}
+	if neg {
+		return "-" + b.String()
+	}
+	return b.String()
 }

@@ -1,0 +1,399 @@
+package applier
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"hash/fnv"
+	"strings"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/pgseq/pgseq/catalog"
+	"github.com/pgseq/pgseq/plan"
+)
+
+// applyCounters executes the counter changes, one counter at a time: each
+// attached counter has its own trigger, function and table lock. The
+// transaction is marked so the guard triggers let pgseq lower or delete
+// counter values.
+func applyCounters(ctx context.Context, tx pgx.Tx, p *plan.Plan) error {
+	var changes []plan.Change
+	for _, c := range p.Changes {
+		if c.Kind == plan.KindCounter {
+			changes = append(changes, c)
+		}
+	}
+	if len(changes) == 0 {
+		return nil
+	}
+	if _, err := tx.Exec(ctx, `SELECT set_config('pgseq.applying', 'on', true)`); err != nil {
+		return fmt.Errorf("marking the apply transaction: %w", err)
+	}
+	for _, c := range changes {
+		if err := applyCounter(ctx, tx, p.Schema, c); err != nil {
+			return fmt.Errorf("applying %s: %w", c.Address, err)
+		}
+	}
+	return nil
+}
+
+func applyCounter(ctx context.Context, tx pgx.Tx, schema string, c plan.Change) error {
+	before, _ := c.Before.(*catalog.Counter)
+	after, _ := c.After.(*catalog.Counter)
+	switch c.Action {
+	case plan.Create:
+		if after == nil {
+			return errors.New("a create needs the counter")
+		}
+		if err := writeCounterRow(ctx, tx, schema, *after); err != nil {
+			return err
+		}
+		if after.Attached() {
+			return attach(ctx, tx, schema, *after, true)
+		}
+		return nil
+	case plan.Delete:
+		if before == nil {
+			return errors.New("a delete needs the counter")
+		}
+		if before.Attached() {
+			if err := detach(ctx, tx, schema, *before); err != nil {
+				return err
+			}
+		}
+		for _, q := range []string{
+			`DELETE FROM {{schema}}.reservations WHERE counter = $1`,
+			`DELETE FROM {{schema}}.counter_values WHERE counter = $1`,
+			`DELETE FROM {{schema}}.counters WHERE name = $1`,
+		} {
+			if _, err := tx.Exec(ctx, render(q, schema), before.Name); err != nil {
+				return fmt.Errorf("deleting counter %q: %w", before.Name, err)
+			}
+		}
+		return nil
+	case plan.Update:
+		if before == nil || after == nil {
+			return errors.New("an update needs before and after")
+		}
+		retarget := before.Table != after.Table || before.Column != after.Column
+		rebuild := retarget || !equalScope(before.Scope, after.Scope) || before.Strategy != after.Strategy
+		if before.Attached() && (retarget || !after.Attached()) {
+			if err := detach(ctx, tx, schema, *before); err != nil {
+				return err
+			}
+		}
+		if err := writeCounterRow(ctx, tx, schema, *after); err != nil {
+			return err
+		}
+		if rebuild && before.Attached() {
+			// Counter rows keyed by the old scope or column mean nothing now.
+			if _, err := tx.Exec(ctx, render(`DELETE FROM {{schema}}.counter_values WHERE counter = $1`, schema), after.Name); err != nil {
+				return fmt.Errorf("clearing counter rows for the rebuild: %w", err)
+			}
+		}
+		if after.Attached() {
+			if err := attach(ctx, tx, schema, *after, rebuild); err != nil {
+				return err
+			}
+		}
+		return moveStart(ctx, tx, schema, *before, *after)
+	}
+	return fmt.Errorf("unknown action %q", c.Action)
+}
+
+func equalScope(a, b []string) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return true
+}
+
+// writeCounterRow upserts the counters row, with the primary keys the
+// resolver needs.
+func writeCounterRow(ctx context.Context, tx pgx.Tx, schema string, k catalog.Counter) error {
+	var table, column, pk, prefix, prefixTable, prefixColumn, prefixPK, strategy *string
+	if k.Attached() {
+		pkName, err := primaryKey(ctx, tx, k.Table)
+		if err != nil {
+			return err
+		}
+		table, column, strategy = &k.Table, &k.Column, &k.Strategy
+		pk = pkName
+	}
+	if k.Prefix != "" {
+		prefix = &k.Prefix
+	}
+	if k.PrefixFrom != nil {
+		pkName, err := primaryKey(ctx, tx, k.PrefixFrom.Table)
+		if err != nil {
+			return err
+		}
+		if pkName == nil {
+			return fmt.Errorf("prefix_from table %s needs a single-column primary key to match scopes", k.PrefixFrom.Table)
+		}
+		prefixTable, prefixColumn, prefixPK = &k.PrefixFrom.Table, &k.PrefixFrom.Column, pkName
+	}
+	var window *int64
+	if k.IdempotencyWindow != 0 {
+		us := k.IdempotencyWindow.Std().Microseconds()
+		window = &us
+	}
+	scope := k.Scope
+	if scope == nil {
+		scope = []string{}
+	}
+	_, err := tx.Exec(ctx, statement("upsert_counter", schema),
+		k.Name, table, column, scope, pk, prefix, prefixTable, prefixColumn, prefixPK,
+		k.Start, k.LockTimeout.Std().Microseconds(), strategy, window)
+	if err != nil {
+		return fmt.Errorf("writing counter %q: %w", k.Name, err)
+	}
+	return nil
+}
+
+// primaryKey returns the single-column primary key of a table, nil if it
+// has none (or a composite one), or an error if the table does not exist.
+func primaryKey(ctx context.Context, tx pgx.Tx, table string) (*string, error) {
+	var exists bool
+	var pk *string
+	err := tx.QueryRow(ctx, `
+		SELECT to_regclass($1) IS NOT NULL,
+		       (SELECT a.attname::text FROM pg_index i
+		        JOIN pg_attribute a ON a.attrelid = i.indrelid AND a.attnum = i.indkey[0]
+		        WHERE i.indrelid = to_regclass($1) AND i.indisprimary AND i.indnatts = 1)`,
+		quoteTable(table)).Scan(&exists, &pk)
+	if err != nil {
+		return nil, fmt.Errorf("looking up table %s: %w", table, err)
+	}
+	if !exists {
+		return nil, fmt.Errorf("table %s does not exist", table)
+	}
+	return pk, nil
+}
+
+// quoteTable quotes "schema.table" as an identifier pair.
+func quoteTable(qualified string) string {
+	s, t := catalog.SplitTable(qualified)
+	return pgx.Identifier{s, t}.Sanitize()
+}
+
+func ident(name string) string { return pgx.Identifier{name}.Sanitize() }
+
+// literal quotes a string as an SQL literal (standard_conforming_strings).
+func literal(s string) string { return "'" + strings.ReplaceAll(s, "'", "''") + "'" }
+
+func render(q, schema string) string { return strings.ReplaceAll(q, "{{schema}}", ident(schema)) }
+
+// scopeExpr is the text key of a row's scope, as the trigger and the
+// resolver compute it: '' with no scope, the column's text for one, a JSON
+// array for several. row is "NEW" or a table alias.
+func scopeExpr(k catalog.Counter, row string) string {
+	switch len(k.Scope) {
+	case 0:
+		return "''"
+	case 1:
+		return fmt.Sprintf("coalesce(%s.%s::text, '')", row, ident(k.Scope[0]))
+	}
+	cols := make([]string, len(k.Scope))
+	for i, s := range k.Scope {
+		cols[i] = row + "." + ident(s)
+	}
+	return "jsonb_build_array(" + strings.Join(cols, ", ") + ")::text"
+}
+
+// advisoryKey is the first half of an advisory_lock counter's lock key.
+func advisoryKey(schema, counter string) int32 {
+	h := fnv.New32a()
+	h.Write([]byte("pgseq counter\x00" + schema + "\x00" + counter))
+	return int32(h.Sum32())
+}
+
+// triggerFunction writes the trigger function of an attached counter.
+func triggerFunction(schema string, k catalog.Counter) string {
+	obj := catalog.ObjectsFor(schema, k.Name)
+	fn := ident(schema) + "." + ident(obj.Function)
+	lockTimeout := literal(fmt.Sprintf("%dms", k.LockTimeout.Std().Milliseconds()))
+	var body string
+	switch k.Strategy {
+	case catalog.StrategyAdvisoryLock:
+		conds := []string{"true"}
+		for _, s := range k.Scope {
+			conds = append(conds, fmt.Sprintf("t.%s = NEW.%s", ident(s), ident(s)))
+		}
+		body = fmt.Sprintf(`    PERFORM pg_advisory_xact_lock(%d, hashtext(%s));
+    SELECT coalesce(max(t.%s), %d) + 1 INTO v FROM %s t WHERE %s;`,
+			advisoryKey(schema, k.Name), scopeExpr(k, "NEW"),
+			ident(k.Column), k.Start-1, quoteTable(k.Table), strings.Join(conds, " AND "))
+	default:
+		body = fmt.Sprintf(`    INSERT INTO %s.counter_values AS cv (counter, scope, value)
+    VALUES (%s, %s, %d)
+    ON CONFLICT (counter, scope) DO UPDATE SET value = cv.value + 1
+    RETURNING cv.value INTO v;`, ident(schema), literal(k.Name), scopeExpr(k, "NEW"), k.Start)
+	}
+	return fmt.Sprintf(`CREATE OR REPLACE FUNCTION %s() RETURNS trigger
+LANGUAGE plpgsql SET lock_timeout = %s AS $pgseq$
+-- Generated by pgseq for counter %s: numbers %s.%s. Do not edit.
+DECLARE
+    v bigint;
+BEGIN
+%s
+    NEW.%s := v;
+    RETURN NEW;
+END
+$pgseq$`, fn, lockTimeout, literal(k.Name), k.Table, k.Column, body, ident(k.Column))
+}
+
+// attach installs an attached counter's objects on its table, under a
+// SHARE ROW EXCLUSIVE lock: in-flight inserts finish first, new ones wait
+// for the commit and then go through the trigger, so none collides with the
+// backfill. With backfill, the counter rows are built from MAX(column) per
+// scope (counter_table strategy).
+func attach(ctx context.Context, tx pgx.Tx, schema string, k catalog.Counter, backfill bool) error {
+	obj := catalog.ObjectsFor(schema, k.Name)
+	table := quoteTable(k.Table)
+	exec := func(what, sql string, args ...any) error {
+		if _, err := tx.Exec(ctx, sql, args...); err != nil {
+			return fmt.Errorf("%s: %w", what, err)
+		}
+		return nil
+	}
+	if err := exec("locking "+k.Table, "LOCK TABLE "+table+" IN SHARE ROW EXCLUSIVE MODE"); err != nil {
+		return err
+	}
+	cols := make([]string, 0, len(k.Scope)+1)
+	for _, s := range k.Scope {
+		cols = append(cols, ident(s))
+	}
+	cols = append(cols, ident(k.Column))
+	if backfill {
+		var dup *string
+		err := tx.QueryRow(ctx, fmt.Sprintf(`SELECT %s FROM %s t WHERE t.%s IS NOT NULL GROUP BY %s HAVING count(*) > 1 LIMIT 1`,
+			"concat_ws(', ', "+prefixed("t.", cols)+")", table, ident(k.Column), prefixed("t.", cols))).Scan(&dup)
+		if err != nil && !errors.Is(err, pgx.ErrNoRows) {
+			return fmt.Errorf("checking %s for duplicate numbers: %w", k.Table, err)
+		}
+		if dup != nil {
+			return fmt.Errorf("%s has rows with the same (%s) = (%s): a gapless counter cannot number it until they are fixed",
+				k.Table, strings.Join(append(append([]string{}, k.Scope...), k.Column), ", "), *dup)
+		}
+		if k.Strategy != catalog.StrategyAdvisoryLock {
+			group := "GROUP BY " + prefixed("t.", cols[:len(cols)-1])
+			if len(k.Scope) == 0 {
+				group = ""
+			}
+			err := exec("backfilling counter rows from "+k.Table, fmt.Sprintf(`
+				INSERT INTO %s.counter_values AS cv (counter, scope, value)
+				SELECT %s, %s, max(t.%s) FROM %s t WHERE t.%s IS NOT NULL %s
+				ON CONFLICT (counter, scope) DO UPDATE SET value = greatest(cv.value, excluded.value)`,
+				ident(schema), literal(k.Name), scopeExpr(k, "t"), ident(k.Column), table, ident(k.Column), group))
+			if err != nil {
+				return err
+			}
+		}
+	}
+	if err := exec("creating the trigger function", triggerFunction(schema, k)); err != nil {
+		return err
+	}
+	trigger := ident(obj.Trigger)
+	if err := exec("dropping the old trigger", fmt.Sprintf("DROP TRIGGER IF EXISTS %s ON %s", trigger, table)); err != nil {
+		return err
+	}
+	if err := exec("creating the trigger", fmt.Sprintf("CREATE TRIGGER %s BEFORE INSERT ON %s FOR EACH ROW EXECUTE FUNCTION %s.%s()",
+		trigger, table, ident(schema), ident(obj.Function))); err != nil {
+		return err
+	}
+	var haveIndex bool
+	err := tx.QueryRow(ctx, `
+		SELECT EXISTS (SELECT 1 FROM pg_index i
+		               WHERE i.indrelid = to_regclass($1) AND i.indisunique AND i.indisvalid AND i.indpred IS NULL
+		                 AND (SELECT array_agg(a.attname::text ORDER BY k.ord)
+		                      FROM unnest(i.indkey) WITH ORDINALITY AS k(attnum, ord)
+		                      JOIN pg_attribute a ON a.attrelid = i.indrelid AND a.attnum = k.attnum) = $2::text[])`,
+		table, append(append([]string{}, k.Scope...), k.Column)).Scan(&haveIndex)
+	if err != nil {
+		return fmt.Errorf("looking for a unique index on %s: %w", k.Table, err)
+	}
+	if !haveIndex {
+		tschema, _ := catalog.SplitTable(k.Table)
+		if err := exec("dropping a stale index", fmt.Sprintf("DROP INDEX IF EXISTS %s", pgx.Identifier{tschema, obj.Index}.Sanitize())); err != nil {
+			return err
+		}
+		if err := exec("creating the unique index", fmt.Sprintf("CREATE UNIQUE INDEX %s ON %s (%s)", ident(obj.Index), table, strings.Join(cols, ", "))); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func prefixed(p string, cols []string) string {
+	out := make([]string, len(cols))
+	for i, c := range cols {
+		out[i] = p + c
+	}
+	return strings.Join(out, ", ")
+}
+
+// detach drops an attached counter's trigger and function. The unique index
+// stays: the rows keep their numbers and their uniqueness.
+func detach(ctx context.Context, tx pgx.Tx, schema string, k catalog.Counter) error {
+	obj := catalog.ObjectsFor(schema, k.Name)
+	var exists bool
+	if err := tx.QueryRow(ctx, `SELECT to_regclass($1) IS NOT NULL`, quoteTable(k.Table)).Scan(&exists); err != nil {
+		return fmt.Errorf("looking up %s: %w", k.Table, err)
+	}
+	if exists {
+		if _, err := tx.Exec(ctx, fmt.Sprintf("DROP TRIGGER IF EXISTS %s ON %s", ident(obj.Trigger), quoteTable(k.Table))); err != nil {
+			return fmt.Errorf("dropping the trigger on %s: %w", k.Table, err)
+		}
+	}
+	if _, err := tx.Exec(ctx, fmt.Sprintf("DROP FUNCTION IF EXISTS %s.%s()", ident(schema), ident(obj.Function))); err != nil {
+		return fmt.Errorf("dropping the trigger function: %w", err)
+	}
+	return nil
+}
+
+// moveStart applies a changed start to existing scopes. Raised: scopes below
+// it jump up to it. Lowered (only with permission): scopes are rewound, but
+// never below the highest value present in the attached table.
+func moveStart(ctx context.Context, tx pgx.Tx, schema string, before, after catalog.Counter) error {
+	switch {
+	case after.Start > before.Start:
+		_, err := tx.Exec(ctx, render(`UPDATE {{schema}}.counter_values SET value = $2 - 1 WHERE counter = $1 AND value < $2 - 1`, schema),
+			after.Name, after.Start)
+		if err != nil {
+			return fmt.Errorf("raising counter values to start %d: %w", after.Start, err)
+		}
+	case after.Start < before.Start && after.Attached() && after.Strategy != catalog.StrategyAdvisoryLock:
+		group := ""
+		if len(after.Scope) > 0 {
+			cols := make([]string, len(after.Scope))
+			for i, s := range after.Scope {
+				cols[i] = "t." + ident(s)
+			}
+			group = "GROUP BY " + strings.Join(cols, ", ")
+		}
+		_, err := tx.Exec(ctx, fmt.Sprintf(`
+			UPDATE %s.counter_values cv
+			SET value = greatest($2 - 1, coalesce(m.top, 0))
+			FROM (SELECT %s AS scope, max(t.%s) AS top FROM %s t %s) m
+			WHERE cv.counter = $1 AND cv.scope = m.scope AND cv.value >= $2`,
+			ident(schema), scopeExpr(after, "t"), ident(after.Column), quoteTable(after.Table), group),
+			after.Name, after.Start)
+		if err != nil {
+			return fmt.Errorf("rewinding counter values to start %d: %w", after.Start, err)
+		}
+	case after.Start < before.Start && !after.Attached():
+		_, err := tx.Exec(ctx, render(`UPDATE {{schema}}.counter_values SET value = $2 - 1 WHERE counter = $1 AND value >= $2`, schema),
+			after.Name, after.Start)
+		if err != nil {
+			return fmt.Errorf("rewinding counter values to start %d: %w", after.Start, err)
+		}
+	}
+	return nil
+}

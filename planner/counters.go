@@ -1,0 +1,102 @@
+package planner
+
+import (
+	"fmt"
+
+	"github.com/pgseq/pgseq/catalog"
+	"github.com/pgseq/pgseq/plan"
+)
+
+// planCounters compares counters. Issued values are context; they decide
+// only whether a change is destructive:
+//   - deleting a counter discards its issued values: destructive;
+//   - retargeting an attached counter (table, column, scope) or switching its
+//     strategy re-creates its objects and backfills from the table; moving it
+//     to another table or column discards the values issued: destructive;
+//   - lowering start below a value already issued would rewind: destructive
+//     (even then the applier never rewinds below the table's highest value);
+//   - a trigger dropped or disabled by hand, or a missing unique index, is
+//     drift: the counter is updated and the objects repaired.
+func planCounters(desired, actual catalog.State) []plan.Change {
+	have := make(map[string]catalog.Counter, len(actual.Counters))
+	for _, c := range actual.Counters {
+		have[c.Name] = c
+	}
+	want := make(map[string]bool, len(desired.Counters))
+	var out []plan.Change
+	for _, d := range desired.Counters {
+		d := d
+		want[d.Name] = true
+		a, ok := have[d.Name]
+		c := plan.Change{Address: Address(plan.KindCounter, d.Name), Kind: plan.KindCounter, Name: d.Name, After: &d}
+		if !ok {
+			c.Action = plan.Create
+			if d.Attached() {
+				c.Reasons = append(c.Reasons, fmt.Sprintf("numbers %s.%s per scope; existing rows are backfilled from MAX(%s) under a table lock", d.Table, d.Column, d.Column))
+			}
+			out = append(out, c)
+			continue
+		}
+		live := actual.Live.Counters[d.Name]
+		drift := a.Attached() && (!live.TriggerOK || !live.IndexOK)
+		if a.Equal(d) && !drift {
+			continue
+		}
+		c.Action = plan.Update
+		c.Before = &a
+		c.Attributes = plan.ChangedAttributes(&a, &d)
+		c.Context = counterContext(live)
+		if !live.TriggerOK && a.Attached() {
+			c.Reasons = append(c.Reasons, "trigger missing or disabled (drift): re-created")
+		}
+		if !live.IndexOK && a.Attached() {
+			c.Reasons = append(c.Reasons, "unique index on (scope…, column) missing (drift): re-created")
+		}
+		if a.Table != d.Table || a.Column != d.Column {
+			c.Destructive = true
+			c.Reasons = append(c.Reasons, fmt.Sprintf("the counter moves to another table or column: its %d issued scopes are discarded and it is backfilled from the new column", live.Scopes))
+		} else if d.Attached() && (!equalStrings(a.Scope, d.Scope) || a.Strategy != d.Strategy) {
+			c.Reasons = append(c.Reasons, "scope or strategy changes: counter rows are rebuilt from the table under a table lock")
+		}
+		if d.Start < a.Start && live.MaxValue >= d.Start {
+			c.Destructive = true
+			c.Reasons = append(c.Reasons, fmt.Sprintf("start lowered to %d below the highest value issued (%d): scopes would be rewound, never below the highest value present in the table", d.Start, live.MaxValue))
+		} else if d.Start > a.Start && live.MaxValue > 0 && live.MaxValue < d.Start-1 {
+			c.Reasons = append(c.Reasons, fmt.Sprintf("start raised: scopes below %d jump to it", d.Start))
+		}
+		out = append(out, c)
+	}
+	for _, a := range actual.Counters {
+		if want[a.Name] {
+			continue
+		}
+		a := a
+		live := actual.Live.Counters[a.Name]
+		c := plan.Change{Address: Address(plan.KindCounter, a.Name), Kind: plan.KindCounter, Name: a.Name,
+			Action: plan.Delete, Before: &a, Context: counterContext(live), Destructive: true}
+		c.Reasons = append(c.Reasons, fmt.Sprintf("the counter's issued values (%d scopes, max %d) are discarded", live.Scopes, live.MaxValue))
+		if a.Attached() {
+			c.Reasons = append(c.Reasons, fmt.Sprintf("its trigger on %s is dropped; the rows keep their numbers", a.Table))
+		}
+		out = append(out, c)
+	}
+	sortChanges(out)
+	return out
+}
+
+func counterContext(l catalog.CounterLive) *plan.Context {
+	scopes, maxValue := l.Scopes, l.MaxValue
+	return &plan.Context{Scopes: &scopes, MaxValue: &maxValue}
+}
+
+func equalStrings(a, b []string) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return true
+}
