@@ -191,7 +191,7 @@ func literal(s string) string { return "'" + strings.ReplaceAll(s, "'", "''") + 
 func render(q, schema string) string { return strings.ReplaceAll(q, "{{schema}}", ident(schema)) }
 
 // scopeExpr is the text key of a row's scope, as the trigger and the
-// resolver compute it: ” with no scope, the column's text for one, a JSON
+// resolver compute it: the empty string with no scope, the column text for one, a JSON
 // array for several. row is "NEW" or a table alias.
 func scopeExpr(k catalog.Counter, row string) string {
 	switch len(k.Scope) {
