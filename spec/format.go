@@ -31,14 +31,18 @@ func Format(src []byte, filename string) ([]byte, hcl.Diagnostics) {
 }
 
 // WriteHCL renders a state as a formatted configuration that Parse turns
-// back into the same state: queues, then task types, each sorted by name.
-// Every queue setting is written out; a task's concurrency is omitted when
-// unlimited (0) and its max_retries when it inherits the queue's (nil).
-// Slots and live values are not configuration and are not written.
+// back into the same state: queues, then task types, then counters, each
+// sorted by name. Every queue setting is written out; a task's concurrency
+// is omitted when unlimited (0) and its max_retries when it inherits the
+// queue's (nil). Every counter setting is written out except those that
+// are unset: prefix, prefix_from and idempotency_window when empty, and
+// table, column, scope and strategy for a standalone counter. Slots and
+// live values are not configuration and are not written.
 func WriteHCL(s catalog.State) []byte {
 	s = catalog.State{
 		Queues:    append([]catalog.Queue(nil), s.Queues...),
 		TaskTypes: append([]catalog.TaskType(nil), s.TaskTypes...),
+		Counters:  append([]catalog.Counter(nil), s.Counters...),
 	}
 	s.Sort()
 
@@ -79,6 +83,10 @@ func WriteHCL(s catalog.State) []byte {
 		}
 		tb.SetAttributeValue("priority", cty.NumberIntVal(int64(t.Priority)))
 	}
+	for _, c := range s.Counters {
+		separate()
+		writeCounter(body.AppendNewBlock("counter", []string{c.Name}).Body(), c)
+	}
 	return hclwrite.Format(f.Bytes())
 }
 
@@ -90,4 +98,33 @@ func floatVal(f float64) cty.Value {
 		return cty.NumberFloatVal(f)
 	}
 	return v
+}
+
+// writeCounter writes a counter's settings into its block body.
+func writeCounter(body *hclwrite.Body, c catalog.Counter) {
+	if c.Attached() {
+		body.SetAttributeValue("table", cty.StringVal(c.Table))
+		body.SetAttributeValue("column", cty.StringVal(c.Column))
+		scope := make([]cty.Value, len(c.Scope))
+		for i, col := range c.Scope {
+			scope[i] = cty.StringVal(col)
+		}
+		body.SetAttributeValue("scope", cty.TupleVal(scope))
+	}
+	if c.Prefix != "" {
+		body.SetAttributeValue("prefix", cty.StringVal(c.Prefix))
+	}
+	if p := c.PrefixFrom; p != nil {
+		pb := body.AppendNewBlock("prefix_from", nil).Body()
+		pb.SetAttributeValue("table", cty.StringVal(p.Table))
+		pb.SetAttributeValue("column", cty.StringVal(p.Column))
+	}
+	body.SetAttributeValue("start", cty.NumberIntVal(c.Start))
+	body.SetAttributeValue("lock_timeout", cty.StringVal(c.LockTimeout.String()))
+	if c.Attached() {
+		body.SetAttributeValue("strategy", cty.StringVal(c.Strategy))
+	}
+	if c.IdempotencyWindow != 0 {
+		body.SetAttributeValue("idempotency_window", cty.StringVal(c.IdempotencyWindow.String()))
+	}
 }

@@ -6,6 +6,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -202,11 +203,11 @@ func randomState(rng *rand.Rand) catalog.State {
 			},
 		})
 	}
-	if len(s.Queues) == 0 {
-		return s
-	}
 	tasks := map[string]bool{}
 	for range rng.IntN(6) {
+		if len(s.Queues) == 0 {
+			break
+		}
 		name := randomTaskName(rng)
 		if tasks[name] {
 			continue
@@ -226,8 +227,66 @@ func randomState(rng *rand.Rand) catalog.State {
 		}
 		s.TaskTypes = append(s.TaskTypes, t)
 	}
+	s.Counters = randomCounters(rng)
 	s.Sort()
 	return s
+}
+
+// randomCounters returns valid counters of both kinds, nil for none, with
+// edge values mixed in.
+func randomCounters(rng *rand.Rand) []catalog.Counter {
+	const lower = "abcdefghijklmnopqrstuvwxyz"
+	const identFirst = lower + "ABCDEFGHIJKLMNOPQRSTUVWXYZ_"
+	const identRest = identFirst + "0123456789$"
+	ident := func() string { return randomName(rng, identFirst, identRest, 62) }
+	var cs []catalog.Counter
+	names := map[string]bool{}
+	numbered := map[string]bool{}
+	for range rng.IntN(5) {
+		name := randomName(rng, lower+"_", lower+"_0123456789", 62)
+		if names[name] {
+			continue
+		}
+		names[name] = true
+		c := catalog.Counter{
+			Name:        name,
+			Start:       int64(pick(rng, 1+rng.IntN(1_000_000), 1, MaxCounterStart)),
+			LockTimeout: catalog.Duration(pick(rng, 1+rng.IntN(int(MaxLockTimeout/MinLockTimeout)), 1, int(MaxLockTimeout/MinLockTimeout))) * MinLockTimeout,
+		}
+		if rng.IntN(2) == 0 {
+			if rng.IntN(3) == 0 {
+				c.Prefix = strings.ToUpper(randomName(rng, lower, lower+"0123456789", 15))
+			}
+			if rng.IntN(2) == 0 {
+				c.IdempotencyWindow = randomDuration(rng, MinIdempotencyWindow)
+			}
+			cs = append(cs, c)
+			continue
+		}
+		c.Table, c.Column = DefaultSchema+"."+ident(), ident()
+		if rng.IntN(2) == 0 {
+			c.Table = ident() + "." + ident()
+		}
+		if numbered[c.Table+"."+c.Column] {
+			continue
+		}
+		numbered[c.Table+"."+c.Column] = true
+		c.Strategy = []string{catalog.StrategyCounterTable, catalog.StrategyAdvisoryLock}[rng.IntN(2)]
+		for range rng.IntN(4) {
+			col := ident()
+			if col != c.Column && !slices.Contains(c.Scope, col) {
+				c.Scope = append(c.Scope, col)
+			}
+		}
+		switch {
+		case len(c.Scope) == 1 && rng.IntN(2) == 0:
+			c.PrefixFrom = &catalog.PrefixSource{Table: ident() + "." + ident(), Column: ident()}
+		case len(c.Scope) == 0 && rng.IntN(2) == 0:
+			c.Prefix = strings.ToUpper(randomName(rng, lower, lower+"0123456789", 15))
+		}
+		cs = append(cs, c)
+	}
+	return cs
 }
 
 // pick returns v most of the time, otherwise one of the edge values.
@@ -293,6 +352,15 @@ func TestRandomStatesAreValid(t *testing.T) {
 		}
 		for _, task := range s.TaskTypes {
 			require.True(t, ValidTaskName(task.Name), fmt.Sprint(task.Name))
+		}
+		for _, c := range s.Counters {
+			require.True(t, ValidCounterName(c.Name), c.Name)
+			require.True(t, ValidPrefix(c.Prefix) || c.Prefix == "", c.Prefix)
+			if c.Attached() {
+				_, ok := QualifyTable(c.Table)
+				require.True(t, ok, c.Table)
+				require.True(t, ValidIdentifier(c.Column), c.Column)
+			}
 		}
 	}
 }

@@ -72,6 +72,34 @@ func TestValid(t *testing.T) {
 			},
 		},
 		{
+			path: "testdata/valid/counters.hcl",
+			want: catalog.State{
+				Queues:    []catalog.Queue{},
+				TaskTypes: []catalog.TaskType{},
+				Counters: []catalog.Counter{
+					{
+						Name: "_line_no", Table: "public.order_lines", Column: "line_no", Scope: []string{"tenant_id", "order_id"},
+						Start: 1, LockTimeout: dur(250 * time.Millisecond), Strategy: catalog.StrategyAdvisoryLock,
+					},
+					{Name: "invoice_number", Prefix: "INV", Start: 1000, LockTimeout: catalog.DefaultCounterLockTimeout, IdempotencyWindow: dur(10 * time.Minute)},
+					{
+						Name: "issue_key", Table: "public.issues", Column: "seq", Prefix: "ISS",
+						Start: 1, LockTimeout: catalog.DefaultCounterLockTimeout, Strategy: catalog.StrategyCounterTable,
+					},
+					{Name: "receipt_no", Start: 1, LockTimeout: catalog.DefaultCounterLockTimeout},
+					{
+						Name: "task_index", Table: "public.tasks", Column: "index", Scope: []string{"project_id"},
+						PrefixFrom: &catalog.PrefixSource{Table: "app.projects", Column: "key"},
+						Start:      1, LockTimeout: dur(2 * time.Second), Strategy: catalog.StrategyCounterTable,
+					},
+					{
+						Name: "ticket_number", Table: "support.Tickets", Column: "number",
+						Start: 1, LockTimeout: catalog.DefaultCounterLockTimeout, Strategy: catalog.StrategyCounterTable,
+					},
+				},
+			},
+		},
+		{
 			path: "testdata/valid/multi",
 			want: catalog.State{
 				Queues: []catalog.Queue{
@@ -98,6 +126,10 @@ func TestValid(t *testing.T) {
 			for _, task := range tc.want.TaskTypes {
 				require.Contains(t, cfg.Tasks, task.Name)
 			}
+			for _, c := range tc.want.Counters {
+				require.Contains(t, cfg.Counters, c.Name)
+			}
+			require.Len(t, cfg.Counters, len(tc.want.Counters))
 		})
 	}
 }
