@@ -270,7 +270,11 @@ type session struct {
 	done      []int64         // finished, to complete
 	spare     []int64         // the other completion buffer
 	firstDone time.Time       // when done became non-empty
-	flushNow  chan struct{}   // signalled on the first and the FlushSize-th finished task
+	// backlog counts finished tasks not completed yet: in done or in a
+	// completion call. The fetcher waits while it is over maxBacklog, so
+	// slow completions throttle claims instead of piling up tasks.
+	backlog  int
+	flushNow chan struct{} // signalled on the first and the FlushSize-th finished task
 
 	leader atomic.Bool
 
@@ -322,7 +326,7 @@ func (s *session) fetch() {
 	delay := w.cfg.PollInterval
 	for s.ctx.Err() == nil {
 		batch := w.batchSize()
-		for s.queued.Load() >= int64(batch) {
+		for s.queued.Load() >= int64(batch) || s.completionBacklog() >= s.maxBacklog() {
 			select {
 			case <-s.room:
 			case <-s.ctx.Done():
@@ -356,6 +360,16 @@ func (s *session) fetch() {
 		}
 	}
 }
+
+func (s *session) completionBacklog() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.backlog
+}
+
+// maxBacklog is the completion backlog above which the fetcher stops
+// claiming: two completion batches.
+func (s *session) maxBacklog() int { return 2 * max(s.w.flushSize(), s.w.batchSize()) }
 
 // idle waits after a claim found nothing: PollInterval, or until a
 // completion may have freed slots. It reports whether s.ctx is still live.
@@ -408,10 +422,7 @@ func (s *session) claim(batch int) ([]*Task, error) {
 func (s *session) work() {
 	for t := range s.jobs {
 		if s.queued.Add(-1) < int64(s.w.batchSize()) {
-			select {
-			case s.room <- struct{}{}:
-			default:
-			}
+			signal(s.room)
 		}
 		s.mu.Lock()
 		if s.dead.Load() {
@@ -452,16 +463,14 @@ func (s *session) finish(t *Task) {
 		return
 	}
 	s.done = append(s.done, t.ID)
+	s.backlog++
 	n := len(s.done)
 	if n == 1 {
 		s.firstDone = time.Now()
 	}
 	s.mu.Unlock()
 	if n == 1 || n == s.w.flushSize() {
-		select {
-		case s.flushNow <- struct{}{}:
-		default:
-		}
+		signal(s.flushNow)
 	}
 }
 
@@ -515,8 +524,17 @@ func (s *session) complete() {
 		case <-s.flushNow:
 		case <-timer.C:
 		case <-s.quit:
-			for i := 0; i < 3 && !s.flush(); i++ {
-				time.Sleep(100 * time.Millisecond)
+			for failures := 0; failures < 3; {
+				s.mu.Lock()
+				n := len(s.done)
+				s.mu.Unlock()
+				if n == 0 {
+					break
+				}
+				if !s.flush() {
+					failures++
+					time.Sleep(100 * time.Millisecond)
+				}
 			}
 			return
 		}
@@ -545,14 +563,20 @@ func (s *session) complete() {
 // was nothing to do or the call succeeded; on failure the tasks stay queued
 // for the next flush.
 func (s *session) flush() bool {
+	limit := s.w.flushSize()
 	s.mu.Lock()
-	ids := s.done
-	if len(ids) == 0 || s.dead.Load() {
+	if len(s.done) == 0 || s.dead.Load() {
+		s.backlog -= len(s.done)
 		s.done = s.done[:0]
 		s.mu.Unlock()
 		return true
 	}
-	s.done, s.spare = s.spare[:0], nil
+	// At most FlushSize per call: a call's cost grows with its array, and
+	// one slow call must not make the next one bigger still.
+	n := min(len(s.done), limit)
+	ids := append(s.spare[:0], s.done[:n]...)
+	s.spare = nil
+	s.done = append(s.done[:0], s.done[n:]...)
 	s.mu.Unlock()
 
 	ctx, cancel := s.call()
@@ -576,12 +600,19 @@ func (s *session) flush() bool {
 		s.w.log.Warn("some completed tasks were no longer this worker's (recovered by the leader)",
 			"worker", s.id, "tasks", len(ids), "completed", accepted)
 	}
+	s.backlog -= len(ids)
 	s.spare = ids[:0]
+	signal(s.freed)
+	signal(s.room)
+	return true
+}
+
+// signal wakes the receiver of a one-slot channel, if not already woken.
+func signal(c chan struct{}) {
 	select {
-	case s.freed <- struct{}{}:
+	case c <- struct{}{}:
 	default:
 	}
-	return true
 }
 
 // heartbeat beats until s.ctx ends; a heartbeat answered false means the
@@ -616,6 +647,7 @@ func (s *session) declaredDead() {
 		t.abandoned = true
 		delete(s.running, id)
 	}
+	s.backlog -= len(s.done)
 	s.done = s.done[:0]
 	s.mu.Unlock()
 	s.cancelHandler()
@@ -699,7 +731,8 @@ drain:
 	case <-finished:
 		grace.Stop()
 	case <-grace.C:
-		s.cancelHandler()
+		// Abandon first, then cancel: a handler returning its context's
+		// error must find its task abandoned, not fail it.
 		s.mu.Lock()
 		n := 0
 		for id, t := range s.running {
@@ -709,6 +742,7 @@ drain:
 			n++
 		}
 		s.mu.Unlock()
+		s.cancelHandler()
 		w.log.Warn("handlers did not finish within the shutdown timeout; releasing their tasks",
 			"worker", s.id, "tasks", n, "timeout", w.cfg.ShutdownTimeout)
 	}

@@ -223,8 +223,14 @@ type Run struct {
 	// included) and per complete call.
 	MeanClaimSize    float64 `json:"mean_claim_size"`
 	MeanCompleteSize float64 `json:"mean_complete_size"`
-	// EmptyClaims counts claims that returned nothing.
+	// EmptyClaims counts claims that returned nothing, ShortClaims those
+	// that returned fewer tasks than asked for but some (a limit bound, or
+	// the queue ran dry).
 	EmptyClaims int `json:"empty_claims"`
+	ShortClaims int `json:"short_claims"`
+	// TailSeconds is the time the last 1% of the tasks took: long when a
+	// limited type's tasks were held back and drain alone at the end.
+	TailSeconds float64 `json:"tail_seconds"`
 	// Failed counts tasks failed (none expected: the handlers do nothing).
 	Failed int `json:"failed"`
 	// GoCPU is the CPU time this process used during the drain, in
@@ -399,7 +405,10 @@ func (d *drainer) run(ctx context.Context, v Variant, round, tasks int) (Run, er
 	if len(obs.completes) > 0 {
 		r.MeanCompleteSize = float64(obs.completed.Load()) / float64(len(obs.completes))
 	}
-	r.EmptyClaims, r.Failed = obs.empty, obs.failed
+	r.EmptyClaims, r.ShortClaims, r.Failed = obs.empty, obs.short, obs.failed
+	if at := obs.at99.Load(); at != 0 {
+		r.TailSeconds = obs.finishedAt.Sub(time.Unix(0, at)).Seconds()
+	}
 	obs.mu.Unlock()
 
 	var left int
@@ -446,15 +455,17 @@ type drainObserver struct {
 	target     int64
 	completed  atomic.Int64
 	done       chan struct{}
-	finishedAt time.Time // written once, before done is closed
+	finishedAt time.Time    // written once, before done is closed
+	at99       atomic.Int64 // unix nanoseconds when 99% were completed
 
 	mu                sync.Mutex
 	claims, completes []time.Duration
 	claimed           int64
-	empty, failed     int
+	empty, short      int
+	failed            int
 }
 
-func (o *drainObserver) Claimed(_, got int, latency time.Duration, err error) {
+func (o *drainObserver) Claimed(requested, got int, latency time.Duration, err error) {
 	o.mu.Lock()
 	defer o.mu.Unlock()
 	if err != nil {
@@ -462,8 +473,11 @@ func (o *drainObserver) Claimed(_, got int, latency time.Duration, err error) {
 	}
 	o.claims = append(o.claims, latency)
 	o.claimed += int64(got)
-	if got == 0 {
+	switch {
+	case got == 0:
 		o.empty++
+	case got < requested:
+		o.short++
 	}
 }
 
@@ -475,6 +489,9 @@ func (o *drainObserver) Completed(_, accepted int, latency time.Duration, err er
 	o.completes = append(o.completes, latency)
 	o.mu.Unlock()
 	n := o.completed.Add(int64(accepted))
+	if p := o.target * 99 / 100; n >= p && n-int64(accepted) < p {
+		o.at99.Store(time.Now().UnixNano())
+	}
 	if n >= o.target && n-int64(accepted) < o.target {
 		o.finishedAt = time.Now()
 		close(o.done)
