@@ -34,16 +34,57 @@
 //	  priority    = 0          # -1000..1000, higher runs first
 //	}
 //
+//	# Attached: numbers a table's rows per scope through a trigger.
+//	counter "task_index" {
+//	  table        = "public.tasks"   # name or schema.name; a bare name is in schema public
+//	  column       = "index"          # the numbered column; table and column go together
+//	  scope        = ["project_id"]   # columns numbering restarts for; default []
+//	  prefix_from {                   # each scope's key prefix (PROJ-42), read from the table
+//	    table  = "app.projects"       #   whose primary key the single scope column references
+//	    column = "key"
+//	  }
+//	  start        = 1                # first value of a new scope, 1..2^62
+//	  lock_timeout = "5s"             # 1ms..1h
+//	  strategy     = "counter_table"  # or "advisory_lock"
+//	}
+//
+//	# Standalone: next_value(name [, scope]) in the caller's transaction.
+//	counter "invoice_number" {
+//	  start              = 1000
+//	  lock_timeout       = "5s"
+//	  prefix             = "INV"      # constant key prefix (INV-1042), stored upper-case
+//	  idempotency_window = "10m"      # enables two-phase allocation, at least 1s
+//	}
+//
 // Every argument and nested block is optional; what is left out takes the
-// default shown (catalog.DefaultQueue), and an argument set to null counts
-// as left out. Durations are strings of whole numbers with units d, h, m, s
-// and ms ("90s", "1h30m"). Values are literals: references, function calls
-// and operators are rejected.
+// default shown (catalog.DefaultQueue, catalog.DefaultCounterLockTimeout),
+// and an argument set to null counts as left out. Durations are strings of
+// whole numbers with units d, h, m, s and ms ("90s", "1h30m"). Values are
+// literals: references, function calls and operators are rejected.
 //
 // Queue names match ^[a-z][a-z0-9_-]{0,62}$. Task names match
 // ^[A-Za-z][A-Za-z0-9_.-]*(:[A-Za-z0-9_.-]+)*$ and are at most 128 bytes
-// ("email:send", "media:render.4k"). Names are unique per kind across all
-// files.
+// ("email:send", "media:render.4k"). Counter names match
+// ^[a-z_][a-z0-9_]{0,62}$, as they become part of SQL object names. Names
+// are unique per kind across all files.
+//
+// # Counters
+//
+// A counter with table and column is attached; one with neither is
+// standalone, and scope, strategy and prefix_from are for attached counters
+// only, idempotency_window for standalone ones only. Tables, columns and
+// scope columns are SQL identifiers that need no quotes
+// (^[A-Za-z_][A-Za-z0-9_$]{0,62}$, a table optionally preceded by
+// "schema."), used exactly as written: case matters. A prefix is a letter
+// followed by at most 15 letters or digits. A counter with scope columns
+// cannot have a constant prefix, since each scope would repeat its keys;
+// prefix_from needs exactly one scope column and excludes prefix. A scope
+// lists each column once and never the numbered column, and no two
+// counters number the same table column.
+//
+// Config.Counters records where each counter's table and columns are set,
+// and Config.CounterDiag builds a diagnostic pointing there, for checks
+// made later against a database.
 //
 // # Entry points
 //
