@@ -66,3 +66,21 @@ task "media:publish" {
   concurrency = 101 # CDN API: 101 concurrent uploads (groups of 3 and one of 2)
   max_retries = 10
 }
+
+# Episodes are numbered per show, gaplessly, as they are inserted: the third
+# episode of the show whose code is "NATGEO" reads NATGEO-3 everywhere in the
+# product. The tables are the application's own (see media-pipeline.setup.sql);
+# pgseq adds a trigger, a unique index on (show_id, number) and counter rows,
+# backfilled from the numbers already there.
+counter "episode_number" {
+  table  = "media.episodes"
+  column = "number"
+  scope  = ["show_id"]
+
+  prefix_from {
+    table  = "media.shows"
+    column = "code"
+  }
+
+  lock_timeout = "2s"
+}

@@ -5,6 +5,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"runtime/pprof"
 	"strings"
 	"sync"
 	"time"
@@ -30,8 +31,9 @@ func (a *app) benchCommand() *cobra.Command {
 func (a *app) benchDrainCommand() *cobra.Command {
 	opts := scenarios.DrainOptions{}
 	var (
-		variants string
-		outDir   string
+		variants   string
+		outDir     string
+		cpuProfile string
 	)
 	cmd := &cobra.Command{
 		Use:   "drain [--tasks 200000] [--rounds 3]",
@@ -87,6 +89,17 @@ synchronous_commit. It creates and drops schemas named <schema>_bench_*.`,
 				progress = &lineProgress{w: a.stderr, rounds: opts.Rounds}
 			}
 			opts.Progress = progress
+			if cpuProfile != "" {
+				f, err := os.Create(cpuProfile)
+				if err != nil {
+					return err
+				}
+				defer f.Close()
+				if err := pprof.StartCPUProfile(f); err != nil {
+					return fmt.Errorf("starting the CPU profile: %w", err)
+				}
+				defer pprof.StopCPUProfile()
+			}
 			rep, err := scenarios.RunDrain(ctx, opts)
 			progress.wait()
 			if err != nil {
@@ -120,6 +133,7 @@ synchronous_commit. It creates and drops schemas named <schema>_bench_*.`,
 	f.IntVar(&opts.FlushSize, "flush-size", 0, "complete as soon as this many tasks finished (default: the batch size)")
 	f.DurationVar(&opts.FlushInterval, "flush-interval", 2*time.Millisecond, "complete finished tasks at least this often")
 	f.IntVar(&opts.Warmup, "warmup", 0, "tasks of an unreported baseline warm-up run (default min(tasks, 20000); -1: none)")
+	f.StringVar(&cpuProfile, "cpuprofile", "", "write this process's CPU profile (workers, seeding) to FILE, for go tool pprof")
 	f.StringVar(&outDir, "out", "results", `directory to write drain.json and drain.md to ("" writes nothing)`)
 	return cmd
 }

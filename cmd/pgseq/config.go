@@ -33,8 +33,24 @@ func (a *app) loadConfig(paths []string) (*spec.Config, error) {
 }
 
 // makePlan reads the actual state and plans the configuration against it.
+// Counters that reference missing tables or columns are reported as
+// diagnostics at their source, and nothing is planned.
 func (a *app) makePlan(ctx context.Context, pool *pgxpool.Pool, cfg *spec.Config) (*plan.Plan, error) {
 	desired := cfg.State()
+	problems, err := inspect.CheckCounters(ctx, pool, desired.Counters)
+	if err != nil {
+		return nil, fmt.Errorf("checking counter tables: %w", err)
+	}
+	if len(problems) > 0 {
+		var diags hcl.Diagnostics
+		for _, p := range problems {
+			diags = append(diags, cfg.CounterDiag(p.Counter, p.Attr, p.Summary, p.Detail))
+		}
+		if err := spec.WriteDiagnostics(a.stderr, diags, cfg.Files); err != nil {
+			return nil, err
+		}
+		return nil, reported
+	}
 	actual, _, err := inspect.ReadFor(ctx, pool, a.schema, desired)
 	if err != nil {
 		return nil, fmt.Errorf("reading the database state: %w", err)

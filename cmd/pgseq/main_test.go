@@ -74,6 +74,7 @@ func TestExamplesApplyAndConverge(t *testing.T) {
 		t.Run(filepath.Base(file), func(t *testing.T) {
 			t.Parallel()
 			c := newCLI(t)
+			setupExample(t, file)
 			r := c.run("validate", file)
 			require.Equal(t, 0, r.code, r.stderr)
 
@@ -97,6 +98,26 @@ func TestExamplesApplyAndConverge(t *testing.T) {
 			require.Equal(t, 0, r.code, "inspect output must plan empty:\n%s%s", r.stdout, r.stderr)
 		})
 	}
+}
+
+// setupExample runs the example's companion NAME.setup.sql, which creates
+// the application tables its counters number, and drops what it created
+// afterwards.
+func setupExample(t *testing.T, file string) {
+	t.Helper()
+	setup := strings.TrimSuffix(file, ".hcl") + ".setup.sql"
+	sql, err := os.ReadFile(setup)
+	if os.IsNotExist(err) {
+		return
+	}
+	require.NoError(t, err)
+	_, err = pgtest.Pool(t).Exec(context.Background(), string(sql))
+	require.NoError(t, err, setup)
+	t.Cleanup(func() {
+		for _, m := range regexp.MustCompile(`CREATE SCHEMA IF NOT EXISTS (\w+)`).FindAllStringSubmatch(string(sql), -1) {
+			_, _ = pgtest.Pool(t).Exec(context.Background(), `DROP SCHEMA IF EXISTS "`+m[1]+`" CASCADE`)
+		}
+	})
 }
 
 var wantRE = regexp.MustCompile(`^# want: (\d+):(\d+): (.+)$`)
@@ -340,4 +361,71 @@ queue "old" {}
 	var queues int
 	c.query(`SELECT count(*) FROM {{schema}}.queues`, &queues)
 	require.Equal(t, 1, queues)
+}
+
+// Counter blocks are checked against the database before anything is
+// planned: a missing table or column is a diagnostic at its source.
+func TestCounterReferencesAreCheckedAgainstTheDatabase(t *testing.T) {
+	t.Parallel()
+	c := newCLI(t)
+	app := "app_" + c.schema[len(c.schema)-8:]
+	_, err := pgtest.Pool(t).Exec(context.Background(), `CREATE SCHEMA "`+app+`";
+		CREATE TABLE "`+app+`".projects (id bigint PRIMARY KEY, key text);
+		CREATE TABLE "`+app+`".issues (id bigint PRIMARY KEY, project_id bigint, number bigint, title text)`)
+	require.NoError(t, err)
+	t.Cleanup(func() { _, _ = pgtest.Pool(t).Exec(context.Background(), `DROP SCHEMA "`+app+`" CASCADE`) })
+
+	cases := []struct{ src, want string }{
+		{`counter "n" {
+  table  = "` + app + `.nope"
+  column = "number"
+}`, ":3:12: error: Unknown table"},
+		{`counter "n" {
+  table  = "` + app + `.issues"
+  column = "numbr"
+}`, ":4:12: error: Unknown column"},
+		{`counter "n" {
+  table  = "` + app + `.issues"
+  column = "title"
+}`, ":4:12: error: Column is not an integer"},
+		{`counter "n" {
+  table  = "` + app + `.issues"
+  column = "number"
+  scope  = ["project", "id"]
+}`, ":5:13: error: Unknown scope column"},
+		{`counter "n" {
+  table  = "` + app + `.issues"
+  column = "number"
+  scope  = ["project_id"]
+  prefix_from {
+    table  = "` + app + `.projects"
+    column = "code"
+  }
+}`, ":8:14: error: Unknown column"},
+	}
+	for _, tc := range cases {
+		file := writeConfig(t, "queue \"default\" {}\n"+tc.src+"\n")
+		for _, cmd := range [][]string{{"plan"}, {"apply", "--auto-approve"}} {
+			r := c.run(append(cmd, file)...)
+			require.Equal(t, exitError, r.code, "%s\n%s", tc.src, r.stderr)
+			require.Contains(t, r.stderr, file+tc.want, tc.src)
+		}
+	}
+	require.False(t, c.schemaExists(), "nothing applied")
+
+	// The same counter, correctly declared, applies and numbers rows.
+	ok := writeConfig(t, "queue \"default\" {}\n"+`counter "n" {
+  table  = "`+app+`.issues"
+  column = "number"
+  scope  = ["project_id"]
+  prefix_from {
+    table  = "`+app+`.projects"
+    column = "key"
+  }
+}
+`)
+	r := c.run("apply", "--auto-approve", ok)
+	require.Equal(t, 0, r.code, r.stderr)
+	r = c.run("plan", "--detailed-exitcode", ok)
+	require.Equal(t, 0, r.code, r.stdout+r.stderr)
 }

@@ -20,7 +20,7 @@ with the offending source line. Exit code 1 when the configuration is invalid.`,
 				return err
 			}
 			s := cfg.State()
-			fmt.Fprintf(a.stdout, "The configuration is valid: %d queues, %d task types.\n", len(s.Queues), len(s.TaskTypes))
+			fmt.Fprintf(a.stdout, "The configuration is valid: %d queues, %d task types, %d counters.\n", len(s.Queues), len(s.TaskTypes), len(s.Counters))
 			return nil
 		},
 	}
