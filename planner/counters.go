@@ -74,7 +74,7 @@ func planCounters(desired, actual catalog.State) []plan.Change {
 		live := actual.Live.Counters[a.Name]
 		c := plan.Change{Address: Address(plan.KindCounter, a.Name), Kind: plan.KindCounter, Name: a.Name,
 			Action: plan.Delete, Before: &a, Context: counterContext(live), Destructive: true}
-		c.Reasons = append(c.Reasons, fmt.Sprintf("the counter's issued values (%d scopes, max %d) are discarded", live.Scopes, live.MaxValue))
+		c.Reasons = append(c.Reasons, fmt.Sprintf("the counter's issued values (max %d) are discarded", live.MaxValue))
 		if a.Attached() {
 			c.Reasons = append(c.Reasons, fmt.Sprintf("its trigger on %s is dropped; the rows keep their numbers", a.Table))
 		}

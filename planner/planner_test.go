@@ -143,6 +143,56 @@ func TestPlan(t *testing.T) {
 			wantSummary: plan.Summary{Add: 1, Change: 1},
 		},
 	}
+	taskIndex := catalog.Counter{Name: "task_index", Table: "app.tasks", Column: "index", Scope: []string{"project_id"},
+		PrefixFrom: &catalog.PrefixSource{Table: "app.projects", Column: "key"}, Start: 1,
+		LockTimeout: catalog.DefaultCounterLockTimeout, Strategy: catalog.StrategyCounterTable}
+	invoice := catalog.Counter{Name: "invoice_number", Prefix: "INV", Start: 1000, LockTimeout: catalog.DefaultCounterLockTimeout,
+		IdempotencyWindow: catalog.Duration(15 * 60 * 1e9)}
+	invoiceLow := invoice
+	invoiceLow.Start = 1
+	issued := catalog.Live{Counters: map[string]catalog.CounterLive{
+		"task_index":     {Scopes: 1204, MaxValue: 88310, TriggerOK: true, IndexOK: true},
+		"invoice_number": {Scopes: 1, MaxValue: 1042, TriggerOK: true, IndexOK: true},
+	}}
+	drifted := catalog.Live{Counters: map[string]catalog.CounterLive{
+		"task_index": {Scopes: 1204, MaxValue: 88310, TriggerOK: false, IndexOK: true},
+	}}
+	tests = append(tests, []struct {
+		name        string
+		desired     catalog.State
+		actual      catalog.State
+		wantSummary plan.Summary
+	}{
+		{
+			name:        "counters_create",
+			desired:     catalog.State{Queues: []catalog.Queue{def}, Counters: []catalog.Counter{taskIndex, invoice}},
+			actual:      catalog.State{Queues: []catalog.Queue{def}},
+			wantSummary: plan.Summary{Add: 2},
+		},
+		{
+			name:    "counters_unchanged_with_values_issued",
+			desired: catalog.State{Queues: []catalog.Queue{def}, Counters: []catalog.Counter{taskIndex, invoice}},
+			actual:  catalog.State{Queues: []catalog.Queue{def}, Counters: []catalog.Counter{invoice, taskIndex}, Live: issued},
+		},
+		{
+			name:        "counter_trigger_disabled_is_repaired",
+			desired:     catalog.State{Queues: []catalog.Queue{def}, Counters: []catalog.Counter{taskIndex}},
+			actual:      catalog.State{Queues: []catalog.Queue{def}, Counters: []catalog.Counter{taskIndex}, Live: drifted},
+			wantSummary: plan.Summary{Change: 1},
+		},
+		{
+			name:        "counter_start_lowered_below_issued",
+			desired:     catalog.State{Queues: []catalog.Queue{def}, Counters: []catalog.Counter{invoiceLow}},
+			actual:      catalog.State{Queues: []catalog.Queue{def}, Counters: []catalog.Counter{invoice}, Live: issued},
+			wantSummary: plan.Summary{Change: 1},
+		},
+		{
+			name:        "counter_delete",
+			desired:     catalog.State{Queues: []catalog.Queue{def}},
+			actual:      catalog.State{Queues: []catalog.Queue{def}, Counters: []catalog.Counter{taskIndex}, Live: issued},
+			wantSummary: plan.Summary{Destroy: 1},
+		},
+	}...)
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()

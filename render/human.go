@@ -68,11 +68,15 @@ func writeChange(b *strings.Builder, c plan.Change) {
 	switch c.Action {
 	case plan.Create:
 		for _, a := range plan.Attributes(c.After) {
-			lines = append(lines, line{sym: "+", name: a.Name, value: a.Value})
+			if a.Value != "null" && a.Value != "[]" {
+				lines = append(lines, line{sym: "+", name: a.Name, value: a.Value})
+			}
 		}
 	case plan.Delete:
 		for _, a := range plan.Attributes(c.Before) {
-			lines = append(lines, line{sym: "-", name: a.Name, value: a.Value})
+			if a.Value != "null" && a.Value != "[]" {
+				lines = append(lines, line{sym: "-", name: a.Name, value: a.Value})
+			}
 		}
 	case plan.Update:
 		before := plan.Attributes(c.Before)
@@ -178,7 +182,11 @@ func contextNote(c plan.Change) string {
 		parts = append(parts, fmt.Sprintf("%d unfinished tasks", *c.Context.Unfinished))
 	}
 	if c.Context.Scopes != nil && c.Context.MaxValue != nil {
-		parts = append(parts, fmt.Sprintf("%s scopes, max %s", thousands(*c.Context.Scopes), thousands(*c.Context.MaxValue)))
+		noun := "scopes"
+		if *c.Context.Scopes == 1 {
+			noun = "scope"
+		}
+		parts = append(parts, fmt.Sprintf("%s %s, max %s", thousands(*c.Context.Scopes), noun, thousands(*c.Context.MaxValue)))
 	}
 	return strings.Join(parts, ", ")
 }
