@@ -101,7 +101,10 @@ type DrainOptions struct {
 	// Variants to run each round, in order (default Variants). Ratios need
 	// Baseline among them.
 	Variants []Variant
-	// Workers is the number of queue.Workers draining at once (default 2).
+	// Workers is the number of queue.Workers draining at once (default 1:
+	// on 2 cores one worker's claim and complete streams keep PostgreSQL
+	// busy, and more workers hold more tasks at once, which makes the
+	// enabled variant's limits bind).
 	Workers int
 	// PoolSize is each worker's number of handler goroutines (default 4).
 	PoolSize int
@@ -140,7 +143,7 @@ func (o *DrainOptions) defaults() error {
 		o.Variants = Variants
 	}
 	if o.Workers <= 0 {
-		o.Workers = 2
+		o.Workers = 1
 	}
 	if o.PoolSize <= 0 {
 		o.PoolSize = 4

@@ -127,7 +127,7 @@ synchronous_commit. It creates and drops schemas named <schema>_bench_*.`,
 	f.IntVar(&opts.Tasks, "tasks", 200_000, "no-op tasks per run")
 	f.IntVar(&opts.Rounds, "rounds", 3, "rounds of every variant, interleaved")
 	f.StringVar(&variants, "variants", "baseline,enabled,mixed", "variants to run each round, in order")
-	f.IntVar(&opts.Workers, "workers", 2, "workers draining at once (in this process)")
+	f.IntVar(&opts.Workers, "workers", 1, "workers draining at once (in this process)")
 	f.IntVar(&opts.PoolSize, "pool-size", 4, "handlers per worker")
 	f.IntVar(&opts.BatchSize, "batch-size", 200, "the queue's batch_size: tasks per claim")
 	f.IntVar(&opts.FlushSize, "flush-size", 0, "complete as soon as this many tasks finished (default: the batch size)")
