@@ -187,6 +187,12 @@ func TestCounterValuesAreProtected(t *testing.T) {
 	}
 	_, err := e.pool.Exec(e.ctx(), e.sql(`UPDATE {{schema}}.counter_values SET value = value + 10`))
 	require.NoError(t, err, "raising (skipping ahead) is allowed")
+
+	// A counter with a constant prefix has one numbering: no scopes.
+	_, err = e.pool.Exec(e.ctx(), e.sql(`SELECT {{schema}}.next_value('invoice_number', 'eu')`))
+	requireSQLState(t, err, "PS022")
+	_, err = e.pool.Exec(e.ctx(), e.sql(`SELECT {{schema}}.reserve('invoice_number', 'eu', 'k1')`))
+	requireSQLState(t, err, "PS022")
 }
 
 func requireSQLState(t *testing.T, err error, code string) {

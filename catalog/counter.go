@@ -1,6 +1,10 @@
 package catalog
 
-import "sort"
+import (
+	"fmt"
+	"hash/fnv"
+	"sort"
+)
 
 // Counter strategies for attached counters.
 const (
@@ -105,13 +109,16 @@ type CounterObjects struct {
 }
 
 // ObjectsFor returns the object names of a counter in a pgseq schema.
-// Names are cut to PostgreSQL's 63-byte limit.
+// A name longer than PostgreSQL's 63-byte limit is cut and ends in a hash of
+// the whole name, so long names that share a beginning never collide.
 func ObjectsFor(schema, counter string) CounterObjects {
 	cut := func(s string) string {
-		if len(s) > 63 {
-			return s[:63]
+		if len(s) <= 63 {
+			return s
 		}
-		return s
+		h := fnv.New32a()
+		h.Write([]byte(s))
+		return fmt.Sprintf("%s_%08x", s[:54], h.Sum32())
 	}
 	return CounterObjects{
 		Function: cut("counter__" + counter),

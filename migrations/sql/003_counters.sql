@@ -136,6 +136,19 @@ BEGIN
 END;
 $$;
 
+-- check_scope refuses a scope for a counter with a constant prefix: its keys
+-- (INV-42) name one numbering, so a second scope would make them ambiguous.
+CREATE FUNCTION {{schema}}.check_scope(c {{schema}}.counters, scope text) RETURNS void
+LANGUAGE plpgsql AS $$
+BEGIN
+    IF c.prefix IS NOT NULL AND coalesce(scope, '') <> '' THEN
+        RAISE EXCEPTION 'counter "%" has the constant prefix % and a single numbering: it takes no scope (got "%")',
+            c.name, c.prefix, scope
+            USING ERRCODE = 'PS022', HINT = 'Call it with the empty scope, or declare a counter without a prefix.';
+    END IF;
+END;
+$$;
+
 -- next_value issues the next number of a standalone counter in the caller's
 -- transaction: gapless (a rollback returns the number) and never issued
 -- twice.
@@ -148,6 +161,7 @@ BEGIN
         RAISE EXCEPTION 'counter "%" is attached to %: its values are assigned when rows are inserted', c.name, c.table_name
             USING ERRCODE = 'PS022';
     END IF;
+    PERFORM {{schema}}.check_scope(c, next_value.scope);
     RETURN {{schema}}.take_value(c, next_value.scope);
 END;
 $$;
@@ -167,6 +181,7 @@ BEGIN
             USING ERRCODE = 'PS022';
     END IF;
     FOR s IN SELECT DISTINCT u FROM unnest(scopes) AS u ORDER BY u LOOP
+        PERFORM {{schema}}.check_scope(c, s);
         vals := vals || jsonb_build_object(s, {{schema}}.take_value(c, s));
     END LOOP;
     -- A scope named twice gets two numbers, in order.
@@ -194,6 +209,7 @@ BEGIN
         RAISE EXCEPTION 'counter "%" has no idempotency_window: two-phase allocation is not enabled', c.name
             USING ERRCODE = 'PS023', HINT = 'Set idempotency_window in its counter block and run pgseq apply.';
     END IF;
+    PERFORM {{schema}}.check_scope(c, reserve.scope);
     IF reserve.idempotency_key IS NULL OR reserve.idempotency_key = '' THEN
         RAISE EXCEPTION 'reserve: an idempotency key is required' USING ERRCODE = '22023';
     END IF;
