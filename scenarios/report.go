@@ -152,12 +152,19 @@ func (r *DrainReport) WriteMarkdown(w io.Writer) error {
 	var b strings.Builder
 	s := r.Settings
 	fmt.Fprintf(&b, "# Drain benchmark\n\n")
-	fmt.Fprintf(&b, "%s no-op tasks per run, one queue, drained end to end (claim → handler → complete, durable commits) by %d in-process workers "+
+	workers := "workers"
+	if s.Workers == 1 {
+		workers = "worker"
+	}
+	fmt.Fprintf(&b, "%s no-op tasks per run, one queue, drained end to end (claim → handler → complete, durable commits) by %d in-process %s "+
 		"(pool size %d, batch size %d, completions flushed every %s tasks or %.1f ms). %d rounds, variants interleaved (%s) "+
 		"after an unreported %s-task warm-up; each run in a fresh schema, seeded with `enqueue_batch` in chunks of %s, "+
 		"then ANALYZE and CHECKPOINT before the clock starts.\n\n",
-		thousands(float64(s.Tasks)), s.Workers, s.PoolSize, s.BatchSize, thousands(float64(s.FlushSize)), s.FlushIntervalMS,
+		thousands(float64(s.Tasks)), s.Workers, workers, s.PoolSize, s.BatchSize, thousands(float64(s.FlushSize)), s.FlushIntervalMS,
 		s.Rounds, joinVariants(s.Variants), thousands(float64(s.Warmup)), thousands(seedChunk))
+	fmt.Fprintf(&b, "Reproduce: `pgseq bench drain --tasks %d --rounds %d --variants %s --workers %d --pool-size %d --batch-size %d --flush-size %d --flush-interval %s`\n\n",
+		s.Tasks, s.Rounds, joinVariantsComma(s.Variants), s.Workers, s.PoolSize, s.BatchSize, s.FlushSize,
+		time.Duration(s.FlushIntervalMS*float64(time.Millisecond)))
 	e := r.Environment
 	fmt.Fprintf(&b, "Run %s, %.0f s in all. %s on the same machine; %d CPUs (%s); %s, GOMAXPROCS %d. Server settings: %s.\n\n",
 		r.StartedAt.Format(time.RFC3339), r.Seconds, firstWords(e.Postgres, 2), e.NumCPU, orUnknown(e.CPUModel), e.GoVersion, e.GOMAXPROCS,
@@ -226,6 +233,10 @@ func ratioLine(r *Ratio) string {
 		return fmt.Sprintf("%.3f (one round, no interval)", r.Median)
 	}
 	return fmt.Sprintf("%.3f median, CI %.3f–%.3f (%s)", r.Median, r.Low, r.High, pct(r.Level))
+}
+
+func joinVariantsComma(vs []Variant) string {
+	return strings.ReplaceAll(joinVariants(vs), ", ", ",")
 }
 
 func joinVariants(vs []Variant) string {
