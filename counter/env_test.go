@@ -1,0 +1,174 @@
+package counter_test
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
+	"github.com/stretchr/testify/require"
+
+	"github.com/pgseq/pgseq/applier"
+	"github.com/pgseq/pgseq/catalog"
+	"github.com/pgseq/pgseq/counter"
+	"github.com/pgseq/pgseq/inspect"
+	"github.com/pgseq/pgseq/internal/dbconn"
+	"github.com/pgseq/pgseq/internal/pgtest"
+	"github.com/pgseq/pgseq/migrations"
+	"github.com/pgseq/pgseq/planner"
+)
+
+// env is a test's pgseq schema, an app schema beside it, and a client.
+type env struct {
+	t      *testing.T
+	pool   *pgxpool.Pool // shared by the test binary
+	schema string        // pgseq's schema
+	app    string        // the application's schema
+	c      *counter.Client
+}
+
+var bg = context.Background()
+
+func newEnv(t *testing.T) *env {
+	t.Helper()
+	e := &env{t: t, pool: pgtest.Pool(t), schema: pgtest.Schema(t)}
+	e.app = "a" + e.schema[1:] // t_… → a_…: as long as the schema name, so never cut at 63 bytes
+	e.c = counter.New(e.schema)
+	e.exec(`CREATE SCHEMA ` + e.appIdent())
+	t.Cleanup(func() { _, _ = e.pool.Exec(bg, `DROP SCHEMA `+e.appIdent()+` CASCADE`) })
+	return e
+}
+
+func (e *env) appIdent() string { return pgx.Identifier{e.app}.Sanitize() }
+
+// q renders {{schema}} (pgseq's) and {{app}} in a statement.
+func (e *env) q(sql string) string {
+	return migrations.Render(strings.ReplaceAll(sql, "{{app}}", e.appIdent()), e.schema)
+}
+
+func (e *env) exec(sql string, args ...any) {
+	e.t.Helper()
+	_, err := e.pool.Exec(bg, e.q(sql), args...)
+	require.NoError(e.t, err, sql)
+}
+
+func (e *env) scalar(dest any, sql string, args ...any) {
+	e.t.Helper()
+	require.NoError(e.t, e.pool.QueryRow(bg, e.q(sql), args...).Scan(dest), sql)
+}
+
+// apply declares exactly these counters (and the default queue), applies
+// them, and requires that planning again gives an empty plan.
+func (e *env) apply(cs ...catalog.Counter) {
+	e.t.Helper()
+	require.NoError(e.t, applyCounters(bg, e.pool, e.schema, cs...))
+	desired := catalog.State{Queues: []catalog.Queue{catalog.DefaultQueue("default")}, Counters: cs}
+	actual, _, err := inspect.ReadFor(bg, e.pool, e.schema, desired)
+	require.NoError(e.t, err)
+	require.True(e.t, planner.Plan(desired, actual, planner.Options{Schema: e.schema}).Empty(), "plan after apply must be empty")
+}
+
+func applyCounters(ctx context.Context, pool *pgxpool.Pool, schema string, cs ...catalog.Counter) error {
+	desired := catalog.State{Queues: []catalog.Queue{catalog.DefaultQueue("default")}, Counters: cs}
+	actual, _, err := inspect.ReadFor(ctx, pool, schema, desired)
+	if err != nil {
+		return err
+	}
+	p := planner.Plan(desired, actual, planner.Options{Schema: schema})
+	_, err = applier.Apply(ctx, pool, p, applier.Options{Client: "counter test", Version: "test"})
+	return err
+}
+
+// ownPool opens a pool of its own, for tests that terminate backends or
+// need many connections at once.
+func (e *env) ownPool(size int) *pgxpool.Pool {
+	e.t.Helper()
+	cfg, err := dbconn.ParseConfig(pgtest.ConnString(e.t), "pgseq counter test")
+	require.NoError(e.t, err)
+	cfg.MaxConns = int32(size)
+	ctx, cancel := context.WithTimeout(bg, time.Minute)
+	defer cancel()
+	p, err := dbconn.ConnectConfig(ctx, cfg)
+	require.NoError(e.t, err)
+	e.t.Cleanup(p.Close)
+	return p
+}
+
+// standalone is a standalone counter starting at start.
+func standalone(name string, start int64) catalog.Counter {
+	return catalog.Counter{Name: name, Start: start, LockTimeout: catalog.DefaultCounterLockTimeout}
+}
+
+// attached numbers {{app}}.<table>.index per project_id.
+func (e *env) attached(name, table string, start int64, strategy string) catalog.Counter {
+	return catalog.Counter{
+		Name: name, Table: e.app + "." + table, Column: "index", Scope: []string{"project_id"},
+		Start: start, LockTimeout: catalog.DefaultCounterLockTimeout, Strategy: strategy,
+	}
+}
+
+// requireGapless requires that, per scope, the values are exactly
+// start..start+n-1 and returns the number of values per scope.
+func requireGapless(t *testing.T, values map[string][]int64, start int64) map[string]int {
+	t.Helper()
+	counts := map[string]int{}
+	for scope, vs := range values {
+		vs = slices.Clone(vs)
+		slices.Sort(vs)
+		for i, v := range vs {
+			if v != start+int64(i) {
+				want := start + int64(i)
+				kind := "gap"
+				if v < want {
+					kind = "duplicate"
+				}
+				require.Failf(t, "not gapless", "scope %q: %s at position %d: want %d, got %d (values %v)", scope, kind, i, want, v, clip(vs))
+			}
+		}
+		counts[scope] = len(vs)
+	}
+	return counts
+}
+
+func clip(vs []int64) string {
+	if len(vs) > 40 {
+		return fmt.Sprintf("%v … %v", vs[:20], vs[len(vs)-20:])
+	}
+	return fmt.Sprint(vs)
+}
+
+// valuesByScope reads scope → values from a query returning (scope text, value bigint).
+func (e *env) valuesByScope(sql string) map[string][]int64 {
+	e.t.Helper()
+	rows, err := e.pool.Query(bg, e.q(sql))
+	require.NoError(e.t, err)
+	out := map[string][]int64{}
+	for rows.Next() {
+		var s string
+		var v int64
+		require.NoError(e.t, rows.Scan(&s, &v))
+		out[s] = append(out[s], v)
+	}
+	require.NoError(e.t, rows.Err())
+	return out
+}
+
+// counterValues reads scope → last value issued for a counter.
+func (e *env) counterValues(name string) map[string]int64 {
+	e.t.Helper()
+	rows, err := e.pool.Query(bg, e.q(`SELECT scope, value FROM {{schema}}.counter_values WHERE counter = $1`), name)
+	require.NoError(e.t, err)
+	out := map[string]int64{}
+	for rows.Next() {
+		var s string
+		var v int64
+		require.NoError(e.t, rows.Scan(&s, &v))
+		out[s] = v
+	}
+	require.NoError(e.t, rows.Err())
+	return out
+}
