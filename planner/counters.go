@@ -34,6 +34,9 @@ func planCounters(desired, actual catalog.State) []plan.Change {
 			if d.Attached() {
 				c.Reasons = append(c.Reasons, fmt.Sprintf("numbers %s.%s per scope; existing rows are backfilled from MAX(%s) under a table lock", d.Table, d.Column, d.Column))
 			}
+			if d.Strategy == catalog.StrategyAdvisoryLock {
+				c.Reasons = append(c.Reasons, "advisory_lock numbers from MAX(column): deleting a scope's newest row makes its number available again (counter_table never reissues)")
+			}
 			out = append(out, c)
 			continue
 		}

@@ -4,7 +4,7 @@
 -- Error codes: PS010 unknown key prefix, PS011 malformed key, PS012 no
 -- entity for key, PS020 counter values are protected, PS021 unknown counter,
 -- PS022 wrong kind of counter for the call, PS023 two-phase allocation not
--- enabled, PS025 unknown reservation, PS026 reservation committed for
+-- enabled, PS024 idempotency key used for another scope, PS025 unknown reservation, PS026 reservation committed for
 -- another entity, PS027 reservation expired.
 --
 -- Locking order: a reservation row before counter rows; counter rows in the
@@ -202,8 +202,9 @@ CREATE FUNCTION {{schema}}.reserve(counter text, scope text, idempotency_key tex
 LANGUAGE plpgsql AS $$
 #variable_conflict use_column
 DECLARE
-    c    {{schema}}.counters := {{schema}}.counter_row(reserve.counter);
-    v_id bigint;
+    c       {{schema}}.counters := {{schema}}.counter_row(reserve.counter);
+    v_id    bigint;
+    v_scope text;
 BEGIN
     IF c.idempotency_window IS NULL THEN
         RAISE EXCEPTION 'counter "%" has no idempotency_window: two-phase allocation is not enabled', c.name
@@ -221,9 +222,14 @@ BEGIN
         IF v_id IS NOT NULL THEN
             RETURN v_id;
         END IF;
-        SELECT r.id INTO v_id FROM {{schema}}.reservations r
+        SELECT r.id, r.scope INTO v_id, v_scope FROM {{schema}}.reservations r
         WHERE r.counter = c.name AND r.idempotency_key = reserve.idempotency_key;
         IF v_id IS NOT NULL THEN
+            IF v_scope <> coalesce(reserve.scope, '') THEN
+                RAISE EXCEPTION 'idempotency key "%" of counter "%" was reserved for scope "%", not "%"',
+                    reserve.idempotency_key, c.name, v_scope, coalesce(reserve.scope, '')
+                    USING ERRCODE = 'PS024', HINT = 'Use one idempotency key per request.';
+            END IF;
             RETURN v_id;
         END IF;
     END LOOP;
@@ -298,17 +304,16 @@ DECLARE
     v_row    text;
     v_found  boolean := false;
     v_known  boolean := false;
+    v_uuid   boolean;
 BEGIN
     IF k IS NULL OR k = '' THEN
         RAISE EXCEPTION 'empty key' USING ERRCODE = 'PS011';
     END IF;
-    IF k ~ '^[A-Za-z][A-Za-z0-9]*-' THEN
+    -- A UUID is a primary key, even when it starts with a letter.
+    v_uuid := k ~* '^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$';
+    IF NOT v_uuid AND k ~ '^[A-Za-z][A-Za-z0-9]*-[0-9]+$' THEN
         v_prefix := upper(substring(k FROM '^([A-Za-z][A-Za-z0-9]*)-'));
-        v_digits := substring(k FROM '-(.*)$');
-        IF v_digits !~ '^[0-9]+$' THEN
-            RAISE EXCEPTION 'malformed key "%": expected PREFIX-NUMBER, such as %-42', k, v_prefix USING ERRCODE = 'PS011';
-        END IF;
-        v_digits := ltrim(v_digits, '0');
+        v_digits := ltrim(substring(k FROM '-([0-9]+)$'), '0');
         IF length(v_digits) > 19 OR (length(v_digits) = 19 AND v_digits > '9223372036854775807') THEN
             RAISE EXCEPTION 'key "%": number out of range', k USING ERRCODE = 'PS011';
         END IF;
@@ -370,7 +375,7 @@ BEGIN
             EXECUTE format('SELECT %s, %I FROM %s WHERE %I = $1::%s',
                            CASE cardinality(c.scope)
                                WHEN 0 THEN quote_literal('')
-                               WHEN 1 THEN format('coalesce(%I::text, %L)', c.scope[1], '')
+                               WHEN 1 THEN format('%I::text', c.scope[1])
                                ELSE format('jsonb_build_array(%s)::text',
                                            (SELECT string_agg(quote_ident(s), ', ') FROM unnest(c.scope) s))
                            END,
@@ -389,6 +394,10 @@ BEGIN
         END IF;
     END LOOP;
     IF NOT v_found THEN
+        IF NOT v_uuid AND k ~ '^[A-Za-z][A-Za-z0-9]*-' THEN
+            RAISE EXCEPTION 'malformed key "%": expected PREFIX-NUMBER, such as %-42', k,
+                upper(substring(k FROM '^([A-Za-z][A-Za-z0-9]*)-')) USING ERRCODE = 'PS011';
+        END IF;
         RAISE EXCEPTION 'no entity has key or id "%"', k
             USING ERRCODE = 'PS012', HINT = 'Keys look like PREFIX-42.';
     END IF;
