@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"net"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -642,4 +643,93 @@ func TestWorkerNeedsADeclaredQueue(t *testing.T) {
 
 	_, err = queue.NewWorker(queue.Config{})
 	require.ErrorContains(t, err, "Pool is required")
+}
+
+// sockets records a pool's network connections so a test can cut them.
+type sockets struct {
+	mu    sync.Mutex
+	conns []net.Conn
+}
+
+func (k *sockets) dial(ctx context.Context, network, addr string) (net.Conn, error) {
+	c, err := (&net.Dialer{}).DialContext(ctx, network, addr)
+	if err == nil {
+		k.mu.Lock()
+		k.conns = append(k.conns, c)
+		k.mu.Unlock()
+	}
+	return c, err
+}
+
+// cut closes every connection, as a network failure would: requests in
+// flight get no answer.
+func (k *sockets) cut() {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	for _, c := range k.conns {
+		_ = c.Close()
+	}
+	k.conns = nil
+}
+
+// TestNothingIsLostWhenConnectionsDie cuts the worker's connections while
+// it drains, both ways: the server terminating them (the client is told)
+// and the network failing (a claim in flight may have committed unseen, so
+// the worker carries on under a new id and the leader recovers the old
+// id's tasks). Every task ends up completed and every slot released.
+func TestNothingIsLostWhenConnectionsDie(t *testing.T) {
+	t.Parallel()
+	q := fastQueue()
+	q.WorkerTimeout = catalog.Duration(time.Second)
+	q.LeaderLease = catalog.Duration(time.Second) // an old id's lease may not have been resigned
+	e := newEnv(t, config(q, catalog.TaskType{Name: "a"}, catalog.TaskType{Name: "b", Concurrency: 5}))
+	ctx := context.Background()
+	const n = 2000
+	batch := make([]queue.NewTask, n)
+	for i := range batch {
+		batch[i] = queue.NewTask{Type: []string{"a", "b"}[i%2]}
+	}
+	_, err := e.client.EnqueueBatch(ctx, batch)
+	require.NoError(t, err)
+
+	// The worker gets a pool of its own, so that cutting its connections
+	// leaves the other tests alone.
+	app := "pgseq queue test " + e.schema
+	cfg, err := pgxpool.ParseConfig(pgtest.ConnString(t))
+	require.NoError(t, err)
+	cfg.ConnConfig.RuntimeParams["application_name"] = app
+	socks := &sockets{}
+	cfg.ConnConfig.DialFunc = socks.dial
+	pool, err := pgxpool.NewWithConfig(ctx, cfg)
+	require.NoError(t, err)
+	defer pool.Close()
+
+	obs := &counter{}
+	noop := func(context.Context, *queue.Task) error { time.Sleep(200 * time.Microsecond); return nil }
+	w, err := queue.NewWorker(queue.Config{
+		Pool: pool, Schema: e.schema, Observer: obs, WorkerID: "chaos", BatchSize: 20, PoolSize: 4,
+		PollInterval: 10 * time.Millisecond, MaintenanceInterval: 100 * time.Millisecond,
+		Handlers: map[string]queue.Handler{"a": noop, "b": noop},
+	})
+	require.NoError(t, err)
+	stop := run(t, w)
+	for kills := 0; kills < 8; {
+		if obs.completed.Load() > int64(kills+1)*150 {
+			if kills%2 == 0 {
+				e.exec(`SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = $1`, app)
+			} else {
+				socks.cut()
+			}
+			kills++
+		}
+		time.Sleep(2 * time.Millisecond)
+	}
+	if !assert.Eventually(t, func() bool { return e.statuses()["completed"] == n }, 30*time.Second, 20*time.Millisecond) {
+		t.Fatalf("statuses %v", e.statuses())
+	}
+	require.NoError(t, stop())
+	var used int
+	e.query(`SELECT coalesce(sum(used), 0) FROM {{schema}}.concurrency_slots`, nil, &used)
+	require.Zero(t, used, "every slot released")
+	t.Logf("worker ids used: %s", w.ID())
 }

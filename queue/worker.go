@@ -202,40 +202,83 @@ func (w *Worker) Run(ctx context.Context) error {
 	defer wg.Wait()
 	defer stopListening()
 
+	first := true
 	for {
 		id := w.ID()
-		dead, err := w.session(ctx, id)
-		if err != nil || !dead || ctx.Err() != nil {
+		end, err := w.session(ctx, id, first)
+		first = false
+		if err != nil || end == sessionStopped || ctx.Err() != nil {
 			return err
 		}
 		next := w.cfg.WorkerID + "-" + randomHex(4)
-		w.log.Warn("worker was declared dead: its tasks were abandoned; carrying on under a new id",
-			"worker", id, "new_worker", next)
+		if end == sessionDead {
+			w.log.Warn("worker was declared dead: its tasks were abandoned; carrying on under a new id",
+				"worker", id, "new_worker", next)
+		} else {
+			w.log.Warn("a claim's outcome is unknown: carrying on under a new id, so that the leader recovers "+
+				"whatever the old id may hold once its heartbeat is older than the queue's worker_timeout",
+				"worker", id, "new_worker", next)
+		}
 		w.id.Store(&next)
 	}
 }
 
-// session is one registration of the worker: it runs until ctx ends or the
-// worker is declared dead (dead is then true).
-func (w *Worker) session(ctx context.Context, id string) (dead bool, err error) {
+// sessionEnd says why a session ended.
+type sessionEnd int
+
+const (
+	// sessionStopped: Run's context was cancelled.
+	sessionStopped sessionEnd = iota
+	// sessionDead: the worker was declared dead; everything in flight was
+	// abandoned.
+	sessionDead
+	// sessionRestart: a claim failed in a way that leaves unknown whether
+	// it committed. The session shut down gracefully; tasks the claim may
+	// have taken are the old id's, recovered by the leader once the old id
+	// stops heartbeating.
+	sessionRestart
+)
+
+// session registers the worker under id and runs until ctx ends or the
+// session must end. The first session's registration error is returned;
+// later sessions retry registering until ctx ends.
+func (w *Worker) session(ctx context.Context, id string, first bool) (sessionEnd, error) {
 	host, _ := os.Hostname()
 	var version *string
 	if w.cfg.Version != "" {
 		version = &w.cfg.Version
 	}
-	if _, err := w.cfg.Pool.Exec(ctx, w.sql.registerWorker, id, host, w.cfg.PoolSize, version); err != nil {
-		if ctx.Err() != nil {
-			return false, nil
+	delay := w.cfg.PollInterval
+	for {
+		_, err := w.cfg.Pool.Exec(ctx, w.sql.registerWorker, id, host, w.cfg.PoolSize, version)
+		if err == nil {
+			break
 		}
-		return false, fmt.Errorf("registering worker %s: %w", id, err)
+		if ctx.Err() != nil {
+			return sessionStopped, nil
+		}
+		if first {
+			return sessionStopped, fmt.Errorf("registering worker %s: %w", id, err)
+		}
+		w.log.Warn("registering the worker failed; retrying", "worker", id, "error", err, "retry_in", delay)
+		if !sleep(ctx, delay) {
+			return sessionStopped, nil
+		}
+		delay = min(2*delay, 5*time.Second)
 	}
 	w.log.Info("worker started", "worker", id, "pool_size", w.cfg.PoolSize, "batch_size", w.batchSize())
 
 	s := newSession(ctx, w, id)
 	s.start()
-	s.fetch()
+	restart := !s.fetch()
 	s.shutdown()
-	return s.dead.Load(), nil
+	switch {
+	case s.dead.Load():
+		return sessionDead, nil
+	case restart:
+		return sessionRestart, nil
+	}
+	return sessionStopped, nil
 }
 
 // session holds one registration's pipeline: a fetcher claiming batches
@@ -320,8 +363,9 @@ func (s *session) call() (context.Context, context.CancelFunc) {
 }
 
 // fetch claims batches while fewer than a batch of tasks wait for a
-// handler, until s.ctx ends.
-func (s *session) fetch() {
+// handler and the completion backlog is small, until s.ctx ends. It returns
+// false when a claim's outcome is unknown and the session must end.
+func (s *session) fetch() (ok bool) {
 	w := s.w
 	delay := w.cfg.PollInterval
 	for s.ctx.Err() == nil {
@@ -330,7 +374,7 @@ func (s *session) fetch() {
 			select {
 			case <-s.room:
 			case <-s.ctx.Done():
-				return
+				return true
 			}
 			batch = w.batchSize()
 		}
@@ -339,10 +383,15 @@ func (s *session) fetch() {
 		default:
 		}
 		tasks, err := s.claim(batch)
+		if err != nil && outcomeUnknown(err) {
+			w.log.Error("claiming tasks failed after the request was sent; the claim may have committed",
+				"worker", s.id, "error", err)
+			return false
+		}
 		if err != nil {
 			w.log.Warn("claiming tasks failed", "worker", s.id, "error", err, "retry_in", delay)
 			if !sleep(s.ctx, delay) {
-				return
+				return true
 			}
 			delay = min(2*delay, 5*time.Second)
 			continue
@@ -350,7 +399,7 @@ func (s *session) fetch() {
 		delay = w.cfg.PollInterval
 		if len(tasks) == 0 {
 			if !s.idle() {
-				return
+				return true
 			}
 			continue
 		}
@@ -359,6 +408,17 @@ func (s *session) fetch() {
 			s.jobs <- t
 		}
 	}
+	return true
+}
+
+// outcomeUnknown reports whether a failed call may have committed: the
+// request was sent but no answer from the server said it failed.
+func outcomeUnknown(err error) bool {
+	var pgErr *pgconn.PgError
+	if errors.As(err, &pgErr) {
+		return false // the server reported the error: the transaction rolled back
+	}
+	return !pgconn.SafeToRetry(err)
 }
 
 func (s *session) completionBacklog() int {
@@ -411,8 +471,6 @@ func (s *session) claim(batch int) ([]*Task, error) {
 	}
 	s.w.obs.Claimed(batch, len(tasks), time.Since(start), err)
 	if err != nil {
-		// Whatever was claimed stays the worker's; complete or release
-		// cannot name it, so the leader recovers it after a restart.
 		return nil, fmt.Errorf("claiming up to %d tasks: %w", batch, err)
 	}
 	return tasks, nil
