@@ -23,6 +23,14 @@
 // pgseq_config channel. Limits are enforced by the claim in the database, so
 // a new limit applies to the next claim without any reload.
 //
+// Every database call of the loop runs to completion whatever Run's context
+// does, so the worker always knows what it holds. When the connection fails
+// after a claim was sent (it may have committed unseen), the worker shuts
+// its session down gracefully and carries on under a new id; the leader
+// recovers whatever the old id held once its heartbeat is older than the
+// queue's worker_timeout. A worker whose heartbeat says it was declared dead
+// abandons its in-flight tasks (they are recovered) and does the same.
+//
 // Cancelling Run's context shuts down gracefully: no more claims, unstarted
 // tasks are released at once, running handlers get Config.ShutdownTimeout
 // to finish, and tasks still running after it are released too (their

@@ -46,8 +46,9 @@ type Config struct {
 	// Queue is the queue to work (default "default"). It must be declared.
 	Queue string
 	// WorkerID names the worker in the workers table; default
-	// <hostname>-<pid>-<random>. A worker declared dead carries on under
-	// a new id: WorkerID with a random suffix.
+	// <hostname>-<pid>-<random>. A worker declared dead, or whose claim
+	// failed without telling whether it committed, carries on under a new
+	// id: WorkerID with a random suffix.
 	WorkerID string
 	// PoolSize is how many handlers run at once (default DefaultPoolSize).
 	PoolSize int
