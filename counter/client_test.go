@@ -3,6 +3,7 @@ package counter_test
 import (
 	"context"
 	"errors"
+	"strings"
 	"testing"
 	"time"
 
@@ -161,4 +162,45 @@ func TestInTx(t *testing.T) {
 	})
 	require.ErrorIs(t, err, context.Canceled)
 	require.True(t, counter.IsRetryable(err), "the last error is kept")
+}
+
+// TestResolveUUID: a UUID primary key resolves, whether it starts with a
+// digit or with a letter (which looks like a PREFIX-… key).
+func TestResolveUUID(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	e.exec(`CREATE TABLE {{app}}.tasks (id uuid PRIMARY KEY, project_id bigint NOT NULL, index bigint)`)
+	e.apply(e.attached("task_index", "tasks", 1, catalog.StrategyCounterTable))
+	const digit, letter = "4f8a9c2d-1e3b-4a7c-b5e1-9c8f2a1d0e3b", "d4f8a9c2-1e3b-4a7c-b5e1-9c8f2a1d0e3b"
+	e.exec(`INSERT INTO {{app}}.tasks (id, project_id) VALUES ($1, 1), ($2, 1)`, digit, letter)
+	for n, id := range []string{digit, letter} {
+		got, err := e.c.ResolveKey(bg, e.pool, id)
+		require.NoError(t, err, id)
+		require.Equal(t, []counter.Resolved{{Counter: "task_index", Scope: "1", Number: int64(n + 1), RowID: id}}, got)
+	}
+	got, err := e.c.ResolveKey(bg, e.pool, strings.ToUpper(letter))
+	require.NoError(t, err, "UUIDs are case-insensitive")
+	require.Len(t, got, 1)
+}
+
+// TestNullScopeIsRefused: a numbered row's scope must not be NULL, with
+// either strategy (advisory_lock used to give every such row the same
+// number); the refusal gives the number back.
+func TestNullScopeIsRefused(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	e.exec(`CREATE TABLE {{app}}.a (id bigserial PRIMARY KEY, project_id bigint, index bigint)`)
+	e.exec(`CREATE TABLE {{app}}.b (id bigserial PRIMARY KEY, project_id bigint, index bigint)`)
+	e.apply(e.attached("numbers_a", "a", 1, catalog.StrategyCounterTable), e.attached("numbers_b", "b", 1, catalog.StrategyAdvisoryLock))
+	for _, table := range []string{"a", "b"} {
+		for i := 0; i < 2; i++ {
+			_, err := e.pool.Exec(bg, e.q(`INSERT INTO {{app}}.`+table+` (project_id) VALUES (NULL)`))
+			var pgErr *pgconn.PgError
+			require.ErrorAs(t, err, &pgErr, table)
+			require.Equal(t, "23502", pgErr.Code, pgErr.Message)
+		}
+		var n int64
+		e.scalar(&n, `INSERT INTO {{app}}.`+table+` (project_id) VALUES (1) RETURNING index`)
+		require.EqualValues(t, 1, n, table)
+	}
 }

@@ -103,7 +103,8 @@ func (c *Client) NextValues(ctx context.Context, db DB, name string, scopes []st
 // outside the database transaction: it returns the id of the reservation
 // for idempotencyKey in counter (and scope), creating it if needed. The
 // same key always returns the same reservation, also under concurrent
-// calls. No number is assigned yet: a reservation that is never committed
+// calls; the same key for another scope fails with ErrKeyOtherScope. No
+// number is assigned yet: a reservation that is never committed
 // burns none. The counter must have an idempotency_window.
 //
 // Reserve commits on its own when db is a pool; it may also run in a

@@ -18,6 +18,7 @@ const (
 	CodeUnknownCounter     = "PS021"
 	CodeWrongKind          = "PS022"
 	CodeNoTwoPhase         = "PS023"
+	CodeKeyOtherScope      = "PS024"
 	CodeUnknownReservation = "PS025"
 	CodeCommittedElsewhere = "PS026"
 	CodeExpired            = "PS027"
@@ -50,6 +51,9 @@ var (
 	ErrWrongKind = errors.New("wrong kind of counter for the call")
 	// ErrNoTwoPhase: Reserve on a counter without idempotency_window (PS023).
 	ErrNoTwoPhase = errors.New("two-phase allocation not enabled for the counter")
+	// ErrKeyOtherScope: Reserve with an idempotency key already reserved for
+	// another scope of the counter (PS024). Use one key per request.
+	ErrKeyOtherScope = errors.New("idempotency key reserved for another scope")
 	// ErrUnknownReservation: CommitReservation of an id that does not exist
 	// (PS025).
 	ErrUnknownReservation = errors.New("unknown reservation")
@@ -81,6 +85,7 @@ var sentinels = map[string]error{
 	CodeUnknownCounter:     ErrUnknownCounter,
 	CodeWrongKind:          ErrWrongKind,
 	CodeNoTwoPhase:         ErrNoTwoPhase,
+	CodeKeyOtherScope:      ErrKeyOtherScope,
 	CodeUnknownReservation: ErrUnknownReservation,
 	CodeCommittedElsewhere: ErrCommittedElsewhere,
 	CodeExpired:            ErrReservationExpired,

@@ -85,6 +85,8 @@ func TestReservations(t *testing.T) {
 	id, err := c.Reserve(bg, e.pool, "ticket", "", "req-1")
 	require.NoError(t, err)
 	require.Equal(t, req1, id, "the key still names its reservation")
+	_, err = c.Reserve(bg, e.pool, "ticket", "other-scope", "req-1")
+	require.ErrorIs(t, err, counter.ErrKeyOtherScope, "a key names one reservation, in one scope")
 
 	// Abandoned before commit: burns no number.
 	req2, err := c.Reserve(bg, e.pool, "ticket", "", "req-2")
