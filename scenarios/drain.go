@@ -241,6 +241,10 @@ type Run struct {
 	// unknown).
 	GoCPU       float64 `json:"go_cpu_seconds"`
 	HostCPUBusy float64 `json:"host_cpu_busy"`
+	// OtherSessions is the most sessions of other applications seen
+	// active on the server at once during the drain (sampled every
+	// 100 ms): anything above 0 competed with the benchmark.
+	OtherSessions int `json:"other_sessions_max"`
 
 	claims, completes []time.Duration
 }
@@ -280,7 +284,8 @@ func RunDrain(ctx context.Context, opts DrainOptions) (*DrainReport, error) {
 		return nil, fmt.Errorf("opening the workers' pool: %w", err)
 	}
 	defer workerPool.Close()
-	d := &drainer{opts: opts, admin: opts.Pool, workers: workerPool}
+	d := &drainer{opts: opts, admin: opts.Pool, workers: workerPool,
+		appName: cfg.ConnConfig.RuntimeParams["application_name"]}
 
 	if opts.Warmup > 0 {
 		if _, err := d.run(ctx, Baseline, 0, opts.Warmup); err != nil {
@@ -305,6 +310,9 @@ type drainer struct {
 	opts    DrainOptions
 	admin   *pgxpool.Pool
 	workers *pgxpool.Pool
+	// appName is the benchmark's application_name; sessions with
+	// another one are other load.
+	appName string
 }
 
 // seedChunk is the number of tasks per enqueue_batch call when seeding.
@@ -386,7 +394,7 @@ func (d *drainer) run(ctx context.Context, v Variant, round, tasks int) (Run, er
 			}
 		})
 	}
-	err := d.wait(ctx, obs, errs, report)
+	others, err := d.wait(ctx, obs, errs, report)
 	cpu1, host1 := processCPU(), hostCPU()
 	stop()
 	wg.Wait()
@@ -399,6 +407,7 @@ func (d *drainer) run(ctx context.Context, v Variant, round, tasks int) (Run, er
 	r.TasksPerSec = float64(tasks) / r.Seconds
 	r.GoCPU = (cpu1 - cpu0).Seconds()
 	r.HostCPUBusy = host0.busySince(host1)
+	r.OtherSessions = others
 	obs.mu.Lock()
 	r.claims, r.completes = obs.claims, obs.completes
 	r.Claim, r.Complete = latencyStats(obs.claims), latencyStats(obs.completes)
@@ -427,30 +436,41 @@ func (d *drainer) run(ctx context.Context, v Variant, round, tasks int) (Run, er
 }
 
 // wait waits for the drain to complete, reporting progress, and fails when
-// a worker stops or nothing completes for StallTimeout.
-func (d *drainer) wait(ctx context.Context, obs *drainObserver, errs <-chan error, report func(Phase, int)) error {
+// a worker stops or nothing completes for StallTimeout. It returns the most
+// sessions of other applications seen active at once.
+func (d *drainer) wait(ctx context.Context, obs *drainObserver, errs <-chan error, report func(Phase, int)) (int, error) {
 	tick := time.NewTicker(100 * time.Millisecond)
 	defer tick.Stop()
 	last, lastAt := int64(0), time.Now()
+	others := 0
 	for {
 		select {
 		case <-obs.done:
-			return nil
+			return others, nil
 		case err := <-errs:
-			return fmt.Errorf("a worker stopped: %w", err)
+			return others, fmt.Errorf("a worker stopped: %w", err)
 		case <-ctx.Done():
-			return ctx.Err()
+			return others, ctx.Err()
 		case <-tick.C:
 			n := obs.completed.Load()
 			report(PhaseDrain, int(n))
 			if n != last {
 				last, lastAt = n, time.Now()
 			} else if time.Since(lastAt) > d.opts.StallTimeout {
-				return fmt.Errorf("stalled: %d of %d tasks completed, none in %s", n, obs.target, d.opts.StallTimeout)
+				return others, fmt.Errorf("stalled: %d of %d tasks completed, none in %s", n, obs.target, d.opts.StallTimeout)
+			}
+			var active int
+			if err := d.admin.QueryRow(ctx, otherSessions, d.appName).Scan(&active); err == nil {
+				others = max(others, active)
 			}
 		}
 	}
 }
+
+// otherSessions counts the server's active sessions of other applications.
+const otherSessions = `SELECT count(*) FROM pg_stat_activity
+WHERE backend_type = 'client backend' AND state = 'active'
+  AND pid <> pg_backend_pid() AND application_name IS DISTINCT FROM $1`
 
 // drainObserver counts completions and records round-trip latencies.
 type drainObserver struct {

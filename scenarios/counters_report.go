@@ -1,0 +1,252 @@
+package scenarios
+
+import (
+	"cmp"
+	"encoding/json"
+	"fmt"
+	"io"
+	"slices"
+	"strings"
+	"time"
+)
+
+// WriteJSON writes the report as indented JSON.
+func (r *CountersReport) WriteJSON(w io.Writer) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(r)
+}
+
+// WriteMarkdown writes the report for people.
+func (r *CountersReport) WriteMarkdown(w io.Writer) error {
+	var b strings.Builder
+	s := r.Settings
+	fmt.Fprintf(&b, "# Counters benchmark\n\n")
+	fmt.Fprintf(&b, "Inserts into tables numbered per scope, each insert its own durable transaction (autocommit `INSERT … VALUES`, "+
+		"`fsync` and `synchronous_commit` as the server has them), by in-process clients, one connection each. "+
+		"Every case runs %.1f s per round; %d rounds after an unreported warm-up run of every case, cases interleaved "+
+		"(the order reversed every other round). Every run starts from a CHECKPOINT, and the rows it inserted are deleted "+
+		"and the table vacuumed after it, so each run starts from the same rows. Tables: `(id bigserial primary key, "+
+		"project_id bigint, index bigint, title text)` with the unique index on `(project_id, index)` that pgseq creates; "+
+		"the plain table numbers `index` with a `bigserial` and has the same unique index.\n\n",
+		s.RunSeconds, s.Rounds)
+	fmt.Fprintf(&b, "Reproduce: `go test -run '^$' -bench Counters ./counter` (writes `results/counters.json` and `results/counters.md`).\n\n")
+	e := r.Environment
+	fmt.Fprintf(&b, "Run %s, %.0f s in all (setup and preloading %.0f s). %s on the same machine; %d CPUs (%s); %s, GOMAXPROCS %d. "+
+		"Host load average (1 min) %.2f before, %.2f after. Server settings: %s.\n\n",
+		r.StartedAt.Format(time.RFC3339), r.Seconds, r.SetupSeconds, firstWords(e.Postgres, 2), e.NumCPU, orUnknown(e.CPUModel),
+		e.GoVersion, e.GOMAXPROCS, r.LoadBefore, r.LoadAfter, settingsLine(e.PostgresSettings))
+
+	fmt.Fprintf(&b, "## Comparisons\n\n")
+	fmt.Fprintf(&b, "Each ratio is numerator/denominator of the same round. The interval beside the median is distribution-free "+
+		"(order statistics; its level depends on the number of rounds); the geometric mean has a 95%% Student-t interval "+
+		"computed on the logarithms (gonum).\n\n")
+	fmt.Fprintf(&b, "| comparison | ratio (median) | CI of the median | geometric mean [95%% CI] | target | per round |\n|---|---:|---|---|---|---|\n")
+	for _, c := range r.Comparisons {
+		x := c.Ratio
+		ci, geo := "– (one round)", "–"
+		if x.N >= 2 {
+			ci = fmt.Sprintf("%.3f – %.3f (%s)", x.Low, x.High, pct(x.Level))
+			geo = fmt.Sprintf("%.3f [%.3f – %.3f]", x.GeoMean, x.GeoLow, x.GeoHigh)
+		}
+		target := ""
+		if c.Target > 0 {
+			met := "met"
+			if x.Median < c.Target {
+				met = "MISSED"
+			}
+			target = fmt.Sprintf("≥ %.2f: %s", c.Target, met)
+		}
+		per := make([]string, len(x.Ratios))
+		for i, v := range x.Ratios {
+			per[i] = fmt.Sprintf("%.3f", v)
+		}
+		fmt.Fprintf(&b, "| %s | %.3f | %s | %s | %s | %s |\n", c.Name, x.Median, ci, geo, target, strings.Join(per, ", "))
+	}
+
+	fmt.Fprintf(&b, "\n## Cases\n\nAbsolute figures, for context. Latency is each insert's round trip (commit included) as its client saw it, all rounds pooled.\n\n")
+	fmt.Fprintf(&b, "| case | configuration | inserts/s (median) | inserts/s per round | latency p50 | p99 | max | backends were (sampled) |\n|---|---|---:|---|---:|---:|---:|---|\n")
+	for _, c := range r.Cases {
+		per := make([]string, len(c.InsertsPerSec))
+		for i, v := range c.InsertsPerSec {
+			per[i] = thousands(v)
+		}
+		fmt.Fprintf(&b, "| %s | %s | %s | %s | %s | %s | %s | %s |\n", c.Case, c.Description, thousands(c.Median), strings.Join(per, ", "),
+			micros(c.Latency.P50), micros(c.Latency.P99), micros(c.Latency.Max), topWaits(c.Waits, 3))
+	}
+
+	fmt.Fprintf(&b, "\n## Targets\n\n| check | target | measured | met |\n|---|---|---|---|\n")
+	for _, c := range r.Checks {
+		met := "no"
+		if c.Met {
+			met = "yes"
+		}
+		fmt.Fprintf(&b, "| %s | %s | %s | %s |\n", c.Name, c.Target, c.Measured, met)
+	}
+
+	b.WriteString(r.attachedNotes())
+	b.WriteString(r.hotScopeNotes())
+	b.WriteString(r.rowsPerScopeNotes())
+
+	fmt.Fprintf(&b, "\n## Runs\n\n| round | case | inserts | seconds | inserts/s | p50 | p99 | host CPU busy |\n|---:|---|---:|---:|---:|---:|---:|---:|\n")
+	for _, run := range r.Runs {
+		busy := "?"
+		if run.HostCPUBusy >= 0 {
+			busy = pct(run.HostCPUBusy)
+		}
+		fmt.Fprintf(&b, "| %d | %s | %s | %.2f | %s | %s | %s | %s |\n", run.Round, run.Case, thousands(float64(run.Inserts)), run.Seconds,
+			thousands(run.InsertsPerSec), micros(run.Latency.P50), micros(run.Latency.P99), busy)
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+// attachedNotes says what an attached counter adds to an insert.
+func (r *CountersReport) attachedNotes() string {
+	c := r.comparison(CaseAttached, CasePlain)
+	plain, attached := r.caseSummary(CasePlain), r.caseSummary(CaseAttached)
+	if c == nil || plain == nil || attached == nil || c.Ratio.N == 0 || plain.Median == 0 || attached.Median == 0 {
+		return ""
+	}
+	return fmt.Sprintf("\n## What an attached counter costs\n\n"+
+		"With 1,000 scopes and 8 clients two inserts rarely meet on a scope, so the difference is the work the trigger adds "+
+		"to every insert: a PL/pgSQL call and an upsert of the scope's counter row (a primary-key probe, a HOT update, one more "+
+		"WAL record). Attached: %s inserts/s against %s plain (ratio %s). Commits are cheap on this machine, so both runs are "+
+		"bound by its %d CPUs and the added work shows in full; where a commit waits longer for its WAL flush, the same "+
+		"added work is a smaller share of each insert (not measured here).\n",
+		thousands(attached.Median), thousands(plain.Median), ratioText(c), r.Environment.NumCPU)
+}
+
+// hotScopeNotes explains, with the measured figures, what limits one hot
+// scope.
+func (r *CountersReport) hotScopeNotes() string {
+	h1, h8, h64 := r.caseSummary(CaseHot1), r.caseSummary(CaseHot8), r.caseSummary(CaseHot64)
+	a8, a64 := r.caseSummary(CaseHotLock8), r.caseSummary(CaseHotLock64)
+	if h1 == nil || h8 == nil || h64 == nil || a8 == nil || a64 == nil || h8.Median == 0 || h64.Median == 0 || a8.Median == 0 {
+		return ""
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "\n## What limits one hot scope\n\n")
+	fmt.Fprintf(&b, "A scope is one counter row, and a number may pass to the next transaction only once the transaction "+
+		"that took it has ended (committed, or rolled back and given it back). So the row stays locked from the trigger's "+
+		"upsert to the end of the commit, and inserts into one scope run strictly one after another, whatever the number of "+
+		"clients: the ceiling is 1 / (time the scope is held per insert). One client: %s inserts/s at %s per insert (p50, "+
+		"round trip and WAL flush included: commits are cheap on this storage, so the held time is mostly CPU: the insert, "+
+		"the commit, and handing the scope to the next backend). 8 clients: %s inserts/s, "+
+		"one every %s. 64 clients: %s inserts/s, one every %s, each client waiting its turn (p50 %s, p99 %s).\n\n",
+		thousands(h1.Median), micros(h1.Latency.P50), thousands(h8.Median), micros(1e6/h8.Median),
+		thousands(h64.Median), micros(1e6/h64.Median), micros(h64.Latency.P50), micros(h64.Latency.P99))
+	fmt.Fprintf(&b, "The hand-over is what degrades with many clients under `counter_table`. PostgreSQL queues the waiters "+
+		"for a row lock on the row *version* (a tuple lock); every increment creates a new version, so at each commit the "+
+		"queued backends all wake up, find the row updated, and race again for the new version's lock, fighting over the lock "+
+		"manager's partition lock: per insert, work proportional to the number of waiters. What the 64 clients' backends "+
+		"were doing (sampled): %s. The `advisory_lock` strategy queues on an advisory lock instead, a FIFO queue that wakes "+
+		"exactly one backend per commit: %s. On the same hot scope it gives %s inserts/s with 8 clients and %s with 64 "+
+		"(64 vs 8: %s), against `counter_table`'s %s with 64.\n\n",
+		topWaits(h64.Waits, 4), topWaits(a64.Waits, 3), thousands(a8.Median), thousands(a64.Median),
+		ratioText(r.comparison(CaseHotLock64, CaseHotLock8)), thousands(h64.Median))
+	if q8, q64 := r.caseSummary(CaseHotQueue8), r.caseSummary(CaseHotQueue64); q8 != nil && q64 != nil {
+		fmt.Fprintf(&b, "A prototype trigger (hand-written for this benchmark, not generated by pgseq) that keeps counter_table's "+
+			"upserted counter row but first takes a per-scope advisory lock behaves the same way: %s inserts/s with 8 clients, "+
+			"%s with 64 (64 vs 8: %s; vs counter_table at 64: %s).\n\n",
+			thousands(q8.Median), thousands(q64.Median), ratioText(r.comparison(CaseHotQueue64, CaseHotQueue8)),
+			ratioText(r.comparison(CaseHotQueue64, CaseHot64)))
+	}
+	fmt.Fprintf(&b, "What is left with a FIFO queue is the hand-over itself: waking the next backend and getting it onto a CPU, "+
+		"which takes longer when 64 backends and their clients share %d CPUs. Ways past the ceiling: take several numbers per "+
+		"transaction (a multi-row INSERT, or `next_values`), spread the load over more scopes, or, for pgseq, queue "+
+		"`counter_table` waiters on an advisory lock taken before the upsert (as `advisory_lock` does), which keeps its O(1) "+
+		"counter row and avoids the herd; a plain sequence is faster but not gapless.\n", r.Environment.NumCPU)
+	return b.String()
+}
+
+func ratioText(c *CounterComparison) string {
+	if c == nil || c.Ratio.N == 0 {
+		return "–"
+	}
+	if c.Ratio.N < 2 {
+		return fmt.Sprintf("%.2f", c.Ratio.Median)
+	}
+	return fmt.Sprintf("%.2f, geometric mean 95%% CI %.2f – %.2f", c.Ratio.Median, c.Ratio.GeoLow, c.Ratio.GeoHigh)
+}
+
+// topWaits lists the n largest shares of a waits summary.
+func topWaits(w map[string]float64, n int) string {
+	type kv struct {
+		k string
+		v float64
+	}
+	var all []kv
+	for k, v := range w {
+		all = append(all, kv{k, v})
+	}
+	slices.SortFunc(all, func(a, b kv) int {
+		if c := cmp.Compare(b.v, a.v); c != 0 {
+			return c
+		}
+		return strings.Compare(a.k, b.k)
+	})
+	var parts []string
+	for i, x := range all {
+		if i == n {
+			break
+		}
+		parts = append(parts, fmt.Sprintf("`%s` %.0f%%", x.k, x.v*100))
+	}
+	if len(parts) == 0 {
+		return "no samples"
+	}
+	return strings.Join(parts, ", ")
+}
+
+// rowsPerScopeNotes states what the advisory_lock measurements say about
+// seed 000's claim that the strategy degrades with rows per scope.
+func (r *CountersReport) rowsPerScopeNotes() string {
+	growth := r.comparison(CaseLockLarge, CaseLockSmall)
+	small := r.comparison(CaseLockSmall, CaseTableSmall)
+	large := r.comparison(CaseLockLarge, CaseTableLarge)
+	if growth == nil || small == nil || large == nil || growth.Ratio.N == 0 {
+		return ""
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "\n## Does advisory_lock degrade with rows per scope?\n\n")
+	fmt.Fprintf(&b, "Seed 000 calls the advisory-lock strategy O(n) in the rows per scope. Its trigger runs "+
+		"`SELECT coalesce(max(index), 0) + 1 … WHERE project_id = NEW.project_id` after taking the scope's advisory lock; with "+
+		"the unique index on (project_id, index) that pgseq creates, PostgreSQL plans max() as `Limit → Index Only Scan "+
+		"Backward` on that index: a probe of a few pages (4 buffers at 100,000 rows per scope), O(log n). Measured with 8 "+
+		"clients, each on a scope of its own (so no lock waits, only the cost of numbering):\n\n")
+	fmt.Fprintf(&b, "- advisory_lock at %s rows per scope vs %s: ratio %s.\n", thousands(float64(r.Settings.LargeRowsPerScope)),
+		thousands(float64(r.Settings.SmallRowsPerScope)), ratioWithCI(growth.Ratio))
+	fmt.Fprintf(&b, "- advisory_lock vs counter_table at %s rows per scope: %s; at %s: %s.\n",
+		thousands(float64(r.Settings.SmallRowsPerScope)), ratioWithCI(small.Ratio),
+		thousands(float64(r.Settings.LargeRowsPerScope)), ratioWithCI(large.Ratio))
+	if g := growth.Ratio; g.N >= 2 {
+		switch {
+		case g.GeoHigh < 1:
+			fmt.Fprintf(&b, "\nVerdict: advisory_lock is slower at %s rows per scope, by %.0f%% (95%% CI %.0f%% – %.0f%%): "+
+				"measurable, but far from proportional to the 100-fold growth in rows.\n",
+				thousands(float64(r.Settings.LargeRowsPerScope)), (1-g.GeoMean)*100, (1-g.GeoHigh)*100, (1-g.GeoLow)*100)
+		case g.GeoLow > 1:
+			fmt.Fprintf(&b, "\nVerdict: advisory_lock is not slower with more rows per scope (it measured %.0f%% faster, 95%% CI %.0f%% – %.0f%%).\n",
+				(g.GeoMean-1)*100, (g.GeoLow-1)*100, (g.GeoHigh-1)*100)
+		default:
+			fmt.Fprintf(&b, "\nVerdict: no difference measurable between %s and %s rows per scope: the 95%% interval (%.3f – %.3f) "+
+				"is wide on this noisy machine but includes 1, whereas a scan proportional to the rows would have made each insert "+
+				"a hundred times more expensive. With its index, advisory_lock does not degrade with rows per scope.\n",
+				thousands(float64(r.Settings.SmallRowsPerScope)), thousands(float64(r.Settings.LargeRowsPerScope)), g.GeoLow, g.GeoHigh)
+		}
+	}
+	fmt.Fprintf(&b, "\nOne caveat makes the claim true for a while: the trigger's query is planned once per connection and the plan "+
+		"is kept until the table's statistics change. Planned while the table is (nearly) empty, max() is a sequential scan, "+
+		"and it stays one as the table grows until an ANALYZE invalidates it: inserts are O(rows) meanwhile. This benchmark "+
+		"hit it before its hot tables were given %s rows of history; a new table numbered by advisory_lock does too, until "+
+		"autovacuum analyzes it.\n", thousands(float64(r.Settings.HotScopeRows)))
+	return b.String()
+}
+
+func ratioWithCI(x Ratio) string {
+	if x.N < 2 {
+		return fmt.Sprintf("%.3f (one round)", x.Median)
+	}
+	return fmt.Sprintf("%.3f (median; geometric mean %.3f, 95%% CI %.3f – %.3f)", x.Median, x.GeoMean, x.GeoLow, x.GeoHigh)
+}
