@@ -25,6 +25,7 @@ func (a *app) benchCommand() *cobra.Command {
 (the built-in local database by default) and writes their results.`,
 	}
 	cmd.AddCommand(a.benchDrainCommand())
+	cmd.AddCommand(a.benchCountersCommand())
 	return cmd
 }
 
