@@ -6,7 +6,10 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"os"
 	"runtime"
+	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -241,6 +244,12 @@ type Run struct {
 	// unknown).
 	GoCPU       float64 `json:"go_cpu_seconds"`
 	HostCPUBusy float64 `json:"host_cpu_busy"`
+	// ServerCPU and OtherCPU are the fractions of all CPUs' time the
+	// PostgreSQL server used during the drain and everything else on the
+	// host but this process and the server (competing load); -1 when the
+	// server is not on this host or the platform does not tell.
+	ServerCPU float64 `json:"server_cpu"`
+	OtherCPU  float64 `json:"other_cpu"`
 	// OtherSessions is the most sessions of other applications seen
 	// active on the server at once during the drain (sampled every
 	// 100 ms): anything above 0 competed with the benchmark.
@@ -385,7 +394,8 @@ func (d *drainer) run(ctx context.Context, v Variant, round, tasks int) (Run, er
 	defer stop()
 	errs := make(chan error, len(workers))
 	var wg sync.WaitGroup
-	cpu0, host0 := processCPU(), hostCPU()
+	postmaster := d.postmaster(ctx)
+	cpu0, split0 := processCPU(), sampleCPU(postmaster)
 	start := time.Now()
 	for _, w := range workers {
 		wg.Go(func() {
@@ -395,7 +405,7 @@ func (d *drainer) run(ctx context.Context, v Variant, round, tasks int) (Run, er
 		})
 	}
 	others, err := d.wait(ctx, obs, errs, report)
-	cpu1, host1 := processCPU(), hostCPU()
+	cpu1, split1 := processCPU(), sampleCPU(postmaster)
 	stop()
 	wg.Wait()
 	if err != nil {
@@ -406,7 +416,8 @@ func (d *drainer) run(ctx context.Context, v Variant, round, tasks int) (Run, er
 	r.Seconds = elapsed.Seconds()
 	r.TasksPerSec = float64(tasks) / r.Seconds
 	r.GoCPU = (cpu1 - cpu0).Seconds()
-	r.HostCPUBusy = host0.busySince(host1)
+	r.HostCPUBusy = split0.host.busySince(split1.host)
+	r.ServerCPU, r.OtherCPU = split0.shares(split1)
 	r.OtherSessions = others
 	obs.mu.Lock()
 	r.claims, r.completes = obs.claims, obs.completes
@@ -465,6 +476,24 @@ func (d *drainer) wait(ctx context.Context, obs *drainObserver, errs <-chan erro
 			}
 		}
 	}
+}
+
+// postmaster returns the pid of the server's postmaster when the server
+// runs on this host (the parent of this session's backend), else "".
+func (d *drainer) postmaster(ctx context.Context) string {
+	var pid int
+	if err := d.admin.QueryRow(ctx, "SELECT pg_backend_pid()").Scan(&pid); err != nil {
+		return ""
+	}
+	_, ppid, ok := procTicks(strconv.Itoa(pid))
+	if !ok {
+		return ""
+	}
+	comm, err := os.ReadFile("/proc/" + ppid + "/comm")
+	if err != nil || !strings.HasPrefix(string(comm), "postgres") {
+		return ""
+	}
+	return ppid
 }
 
 // otherSessions counts the server's active sessions of other applications.

@@ -214,16 +214,13 @@ func (r *DrainReport) WriteMarkdown(w io.Writer) error {
 	}
 
 	fmt.Fprintf(&b, "\n## Runs\n\n`last 1%%`: time the last 1%% of the tasks took. `short claims`: claims that returned fewer tasks than asked for (a limit bound). "+
-		"`host CPU busy`: all CPUs, this process and PostgreSQL included. `other sessions`: the most sessions of other applications seen active on the server at once (sampled every 100 ms) — load that competed with the run.\n\n| round | variant | tasks/s | drain s | last 1%% s | seed s | tasks/claim | short claims | empty claims | tasks/complete | Go CPU s | host CPU busy | other sessions |\n")
-	fmt.Fprintf(&b, "|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n")
+		"`host CPU busy`: all CPUs, this process and PostgreSQL included; `server CPU`: the PostgreSQL server's share of all CPUs; `other CPU`: everything else on the host but this process and the server (competing load). `other sessions`: the most sessions of other applications seen active on the server at once (sampled every 100 ms) — load that competed with the run.\n\n| round | variant | tasks/s | drain s | last 1%% s | seed s | tasks/claim | short claims | empty claims | tasks/complete | Go CPU s | host CPU busy | server CPU | other CPU | other sessions |\n")
+	fmt.Fprintf(&b, "|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n")
 	for _, run := range r.Runs {
-		busy := "?"
-		if run.HostCPUBusy >= 0 {
-			busy = pct(run.HostCPUBusy)
-		}
-		fmt.Fprintf(&b, "| %d | %s | %s | %.2f | %.2f | %.2f | %.1f | %d | %d | %.1f | %.2f | %s | %d |\n", run.Round, run.Variant,
+		busy := pctOrUnknown(run.HostCPUBusy)
+		fmt.Fprintf(&b, "| %d | %s | %s | %.2f | %.2f | %.2f | %.1f | %d | %d | %.1f | %.2f | %s | %s | %s | %d |\n", run.Round, run.Variant,
 			thousands(run.TasksPerSec), run.Seconds, run.TailSeconds, run.SeedSeconds, run.MeanClaimSize, run.ShortClaims, run.EmptyClaims,
-			run.MeanCompleteSize, run.GoCPU, busy, run.OtherSessions)
+			run.MeanCompleteSize, run.GoCPU, busy, pctOrUnknown(run.ServerCPU), pctOrUnknown(run.OtherCPU), run.OtherSessions)
 	}
 	_, err := io.WriteString(w, b.String())
 	return err
@@ -271,6 +268,13 @@ func orUnknown(s string) string {
 		return "model unknown"
 	}
 	return s
+}
+
+func pctOrUnknown(x float64) string {
+	if x < 0 {
+		return "?"
+	}
+	return pct(x)
 }
 
 func pct(x float64) string { return fmt.Sprintf("%.1f%%", x*100) }
