@@ -232,10 +232,15 @@ func triggerFunction(schema string, k catalog.Counter) string {
 			advisoryKey(schema, k.Name), scopeExpr(k, "NEW"),
 			ident(k.Column), k.Start-1, quoteTable(k.Table), strings.Join(conds, " AND "))
 	default:
-		body = fmt.Sprintf(`    INSERT INTO %s.counter_values AS cv (counter, scope, value)
+		// The advisory lock queues the scope's waiters first-come first-served;
+		// waiting on the counter row itself wakes every waiter at each commit to
+		// race for the new row version, which collapses under many clients.
+		body = fmt.Sprintf(`    PERFORM pg_advisory_xact_lock(%d, hashtext(%s));
+    INSERT INTO %s.counter_values AS cv (counter, scope, value)
     VALUES (%s, %s, %d)
     ON CONFLICT (counter, scope) DO UPDATE SET value = cv.value + 1
-    RETURNING cv.value INTO v;`, ident(schema), literal(k.Name), scopeExpr(k, "NEW"), k.Start)
+    RETURNING cv.value INTO v;`, advisoryKey(schema, k.Name), scopeExpr(k, "NEW"),
+			ident(schema), literal(k.Name), scopeExpr(k, "NEW"), k.Start)
 	}
 	var nullCheck strings.Builder
 	for _, s := range k.Scope {

@@ -127,6 +127,9 @@ DECLARE
     prev_lt text := current_setting('lock_timeout');
 BEGIN
     PERFORM set_config('lock_timeout', (extract(epoch FROM c.lock_timeout) * 1000)::bigint || 'ms', true);
+    -- Waiters queue first-come first-served on an advisory lock per scope
+    -- rather than on the counter row, whose every update would wake them all.
+    PERFORM pg_advisory_xact_lock(hashtext('pgseq counter ' || c.name), hashtext(coalesce(take_value.scope, '')));
     INSERT INTO {{schema}}.counter_values AS cv (counter, scope, value)
     VALUES (c.name, coalesce(take_value.scope, ''), c.start)
     ON CONFLICT (counter, scope) DO UPDATE SET value = cv.value + 1
