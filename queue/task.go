@@ -68,4 +68,5 @@ type PanicError struct {
 	Stack []byte
 }
 
+// Error implements error.
 func (e *PanicError) Error() string { return fmt.Sprintf("handler panicked: %v", e.Value) }
