@@ -76,9 +76,12 @@ CREATE TABLE {{schema}}.tasks (
     claimed_at      timestamptz,
     started_at      timestamptz,
     completed_at    timestamptz,
-    updated_at      timestamptz NOT NULL DEFAULT now(),
-    CONSTRAINT tasks_idempotency UNIQUE (type, idempotency_key)
+    updated_at      timestamptz NOT NULL DEFAULT now()
 );
+-- Idempotent enqueue: one task per (type, key). Partial, so the many tasks
+-- without a key cost this index nothing.
+CREATE UNIQUE INDEX tasks_idempotency ON {{schema}}.tasks (type, idempotency_key)
+    WHERE idempotency_key IS NOT NULL;
 -- Claim order: priority (higher first), then due time, then id.
 CREATE INDEX tasks_claimable ON {{schema}}.tasks (queue, priority DESC, run_at, id)
     WHERE status = 'pending';

@@ -49,7 +49,7 @@ BEGIN
     LOOP
         INSERT INTO {{schema}}.tasks AS t (queue, type, payload, priority, idempotency_key, run_at, limited)
         VALUES (v_queue, v_type, enqueue.payload, v_prio, v_key, coalesce(enqueue.run_at, now()), v_lim)
-        ON CONFLICT (type, idempotency_key) DO NOTHING
+        ON CONFLICT (type, idempotency_key) WHERE idempotency_key IS NOT NULL DO NOTHING
         RETURNING t.id INTO v_id;
         IF v_id IS NOT NULL OR v_key IS NULL THEN
             RETURN v_id;
@@ -113,7 +113,7 @@ BEGIN
         INSERT INTO {{schema}}.tasks AS t (id, queue, type, payload, priority, idempotency_key, run_at, limited)
         OVERRIDING SYSTEM VALUE
         SELECT new_id, queue, type, payload, priority, key, run_at, limited FROM input ORDER BY ord
-        ON CONFLICT (type, idempotency_key) DO NOTHING
+        ON CONFLICT (type, idempotency_key) WHERE idempotency_key IS NOT NULL DO NOTHING
         RETURNING t.id, t.type, t.idempotency_key
     )
     SELECT array_agg(coalesce(mine.id, same_batch.id, earlier.id) ORDER BY input.ord) INTO v_ids
@@ -163,22 +163,17 @@ $$;
 -- held. Rows are locked in key order first (the deadlock-free order); a
 -- missing row (the limit or type was removed) is ignored.
 CREATE FUNCTION {{schema}}.release_slots(types text[], groups integer[]) RETURNS void
-LANGUAGE plpgsql AS $$
-#variable_conflict use_column
-BEGIN
-    IF coalesce(cardinality(groups), 0) = 0 THEN
-        RETURN;
-    END IF;
-    PERFORM 1 FROM {{schema}}.concurrency_slots s
-    WHERE (s.task_type, s.slot_group) IN (SELECT * FROM unnest(types, groups))
-    ORDER BY s.task_type, s.slot_group
-    FOR UPDATE;
+LANGUAGE sql AS $$
     UPDATE {{schema}}.concurrency_slots s
-    SET used = greatest(s.used - r.n, 0)
-    FROM (SELECT t, g, count(*)::integer AS n FROM unnest(types, groups) AS u(t, g)
-          WHERE g IS NOT NULL GROUP BY t, g) r
-    WHERE s.task_type = r.t AND s.slot_group = r.g;
-END;
+    SET used = greatest(s.used - x.n, 0)
+    FROM (SELECT u.t, u.g, count(*)::integer AS n FROM unnest(types, groups) AS u(t, g)
+          WHERE u.g IS NOT NULL GROUP BY u.t, u.g) x,
+         (SELECT l.task_type, l.slot_group FROM {{schema}}.concurrency_slots l
+          WHERE (l.task_type, l.slot_group) IN (SELECT * FROM unnest(types, groups))
+          ORDER BY l.task_type, l.slot_group
+          FOR UPDATE) locked
+    WHERE locked.task_type = x.t AND locked.slot_group = x.g
+      AND s.task_type = locked.task_type AND s.slot_group = locked.slot_group;
 $$;
 
 -- claim moves up to batch due pending tasks of a queue to running for a
@@ -194,7 +189,6 @@ DECLARE
     v_queue   text := claim.queue;
     v_worker  text := claim.worker_id;
     v_batch   integer := claim.batch;
-    v_limited text[];
     v_types   text[];
     v_free    integer[];
     v_quota   integer;
@@ -220,11 +214,24 @@ BEGIN
             USING ERRCODE = 'PS002', HINT = 'Call register_worker first; a worker declared dead must register under a new id.';
     END IF;
 
-    SELECT array_agg(t.name) INTO v_limited
-    FROM {{schema}}.task_types t WHERE t.queue = v_queue AND t.concurrency IS NOT NULL;
+    -- 1. The queue's limited types that may admit now: free units, and none
+    -- of their groups over capacity (draining after a lowered limit).
+    SELECT array_agg(f.task_type) FILTER (WHERE NOT f.over AND f.free > 0),
+           array_agg(f.free) FILTER (WHERE NOT f.over AND f.free > 0)
+      INTO v_types, v_free
+    FROM (
+        SELECT tt.name AS task_type,
+               coalesce(sum(s.capacity - s.used) FILTER (WHERE s.used < s.capacity), 0)::integer AS free,
+               coalesce(bool_or(s.used > s.capacity), false) AS over
+        FROM {{schema}}.task_types tt
+        LEFT JOIN {{schema}}.concurrency_slots s ON s.task_type = tt.name
+        WHERE tt.queue = v_queue AND tt.concurrency IS NOT NULL
+        GROUP BY tt.name
+    ) f;
 
-    IF v_limited IS NULL THEN
-        -- Fast path: no limited type on this queue.
+    IF v_types IS NULL THEN
+        -- Fast path: no limited type on this queue, or none that may admit
+        -- now (their tasks wait in their own lane, untouched).
         RETURN QUERY
         WITH picked AS (
             SELECT t.id FROM {{schema}}.tasks t
@@ -241,20 +248,9 @@ BEGIN
         RETURN;
     END IF;
 
-    -- 1. Limited types that may admit: free units, none of their groups over.
-    SELECT array_agg(f.task_type), array_agg(f.free) INTO v_types, v_free
-    FROM (
-        SELECT s.task_type,
-               coalesce(sum(s.capacity - s.used) FILTER (WHERE s.used < s.capacity), 0)::integer AS free,
-               bool_or(s.used > s.capacity) AS over
-        FROM {{schema}}.concurrency_slots s
-        WHERE s.task_type = ANY (v_limited)
-        GROUP BY s.task_type
-    ) f
-    WHERE NOT f.over AND f.free > 0;
-    -- Each admissible type contributes at most its free units, and with many
-    -- types a fair share of the batch, so few rows are locked in vain.
-    v_quota := greatest(1, ceil(2.0 * v_batch / greatest(coalesce(cardinality(v_types), 0), 1)))::integer;
+    -- Each admissible type contributes at most its free units and, with many
+    -- types, about its share of the batch, so few rows are locked in vain.
+    v_quota := ceil(v_batch::numeric / cardinality(v_types))::integer + 1;
 
     -- 2. Candidates, locked: the unlimited lane, and per admissible type its
     -- own lane. Merged in claim order; the first batch are chosen.
@@ -375,11 +371,12 @@ DECLARE
     n        integer;
 BEGIN
     WITH owned AS (
-        SELECT t.id, t.slot_group FROM {{schema}}.tasks t
-        WHERE t.id = ANY (task_ids) AND t.worker_id = complete.worker_id
-          AND t.status IN ('claimed', 'running')
+        SELECT t.id, t.slot_group
+        FROM unnest(task_ids) AS u(id)
+        JOIN {{schema}}.tasks t ON t.id = u.id
+        WHERE t.worker_id = complete.worker_id AND t.status IN ('claimed', 'running')
         ORDER BY t.id
-        FOR UPDATE
+        FOR UPDATE OF t
     ), done AS (
         UPDATE {{schema}}.tasks t
         SET status = 'completed', completed_at = now(), updated_at = now(), slot_group = NULL
@@ -463,11 +460,12 @@ DECLARE
     n        integer;
 BEGIN
     WITH owned AS (
-        SELECT t.id, t.slot_group FROM {{schema}}.tasks t
-        WHERE t.id = ANY (task_ids) AND t.worker_id = release.worker_id
-          AND t.status IN ('claimed', 'running')
+        SELECT t.id, t.slot_group
+        FROM unnest(task_ids) AS u(id)
+        JOIN {{schema}}.tasks t ON t.id = u.id
+        WHERE t.worker_id = release.worker_id AND t.status IN ('claimed', 'running')
         ORDER BY t.id
-        FOR UPDATE
+        FOR UPDATE OF t
     ), back AS (
         UPDATE {{schema}}.tasks t
         SET status = 'pending', worker_id = NULL, slot_group = NULL, attempts = greatest(t.attempts - 1, 0),
