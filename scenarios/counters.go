@@ -20,8 +20,9 @@ import (
 
 // The counters scenario (RunCounters) measures inserts into tables with an
 // attached counter: against the same table numbered by a plain bigserial,
-// on one hot scope with 1, 8 and 64 clients, and the advisory_lock strategy
-// beside counter_table at 1,000 and 100,000 rows per scope. Every insert is
+// on one hot scope with 1, 8 and 64 clients (and 8 and 64 with the
+// advisory_lock strategy), and the advisory_lock strategy beside
+// counter_table at 1,000 and 100,000 rows per scope. Every insert is
 // its own durable transaction. Cases run interleaved, round after round,
 // and comparisons are per-round ratios summarised with a confidence
 // interval (CountersReport).
@@ -38,8 +39,6 @@ const (
 	CaseHot64      CounterCase = "hot-64"
 	CaseHotLock8   CounterCase = "hot-advisory_lock-8"
 	CaseHotLock64  CounterCase = "hot-advisory_lock-64"
-	CaseHotQueue8  CounterCase = "hot-queued-8"
-	CaseHotQueue64 CounterCase = "hot-queued-64"
 	CaseTableSmall CounterCase = "counter_table-1k"
 	CaseLockSmall  CounterCase = "advisory_lock-1k"
 	CaseTableLarge CounterCase = "counter_table-100k"
@@ -74,8 +73,6 @@ var counterCases = []counterCase{
 	{CaseHot64, "attached counter_table, one hot scope, 64 clients", "hot", 64, 1, false},
 	{CaseHotLock8, "attached advisory_lock, one hot scope, 8 clients", "hot_adv", 8, 1, false},
 	{CaseHotLock64, "attached advisory_lock, one hot scope, 64 clients", "hot_adv", 64, 1, false},
-	{CaseHotQueue8, "prototype (hand-written trigger): counter_table's upsert behind a per-scope advisory lock, one hot scope, 8 clients", "hot_queued", 8, 1, false},
-	{CaseHotQueue64, "prototype (hand-written trigger): counter_table's upsert behind a per-scope advisory lock, one hot scope, 64 clients", "hot_queued", 64, 1, false},
 	{CaseTableSmall, "counter_table, 1,000 rows per scope, 8 clients on 8 scopes", "ct_small", 8, sizeScopes, true},
 	{CaseLockSmall, "advisory_lock, 1,000 rows per scope, 8 clients on 8 scopes", "adv_small", 8, sizeScopes, true},
 	{CaseTableLarge, "counter_table, 100,000 rows per scope, 8 clients on 8 scopes", "ct_large", 8, sizeScopes, true},
@@ -103,8 +100,6 @@ var counterComparisons = []struct {
 	{"hot scope: 8 clients vs 1", CaseHot8, CaseHot1, 0},
 	{"hot scope, advisory_lock: 64 clients vs 8", CaseHotLock64, CaseHotLock8, 0},
 	{"hot scope, 64 clients: advisory_lock vs counter_table", CaseHotLock64, CaseHot64, 0},
-	{"hot scope, prototype queued counter_table: 64 clients vs 8", CaseHotQueue64, CaseHotQueue8, 0},
-	{"hot scope, 64 clients: prototype queued counter_table vs counter_table", CaseHotQueue64, CaseHot64, 0},
 	{"advisory_lock vs counter_table at 1,000 rows per scope", CaseLockSmall, CaseTableSmall, 0},
 	{"advisory_lock vs counter_table at 100,000 rows per scope", CaseLockLarge, CaseTableLarge, 0},
 	{"advisory_lock: 100,000 vs 1,000 rows per scope", CaseLockLarge, CaseLockSmall, 0},
@@ -394,10 +389,7 @@ func (cr *counterRunner) setup(ctx context.Context) error {
 	if err := applyConfig(ctx, cr.admin, cr.schema, state); err != nil {
 		return err
 	}
-	if err := cr.setupQueued(ctx); err != nil {
-		return err
-	}
-	for _, name := range []string{"plain", "attached", "hot", "hot_adv", "hot_queued", "ct_small", "adv_small", "ct_large", "adv_large"} {
+	for _, name := range []string{"plain", "attached", "hot", "hot_adv", "ct_small", "adv_small", "ct_large", "adv_large"} {
 		// Runs vacuum their table themselves; autovacuum would only add
 		// noise to whichever run it overlaps.
 		if err := exec("ALTER TABLE " + cr.table(name) + " SET (autovacuum_enabled = off)"); err != nil {
@@ -411,39 +403,6 @@ func (cr *counterRunner) setup(ctx context.Context) error {
 			return err
 		}
 		cr.firstID[name] = next
-	}
-	return nil
-}
-
-// setupQueued creates the prototype: a table numbered like counter_table
-// (an upserted counter row per scope) by a hand-written trigger that first
-// takes a per-scope advisory lock, so waiters queue in the lock manager's
-// FIFO instead of on the counter row.
-func (cr *counterRunner) setupQueued(ctx context.Context) error {
-	app := pgx.Identifier{cr.app}.Sanitize()
-	for _, sql := range []string{
-		`CREATE TABLE ` + app + `.queued_values (scope text PRIMARY KEY, value bigint NOT NULL) WITH (fillfactor = 50)`,
-		`CREATE TABLE ` + app + `.hot_queued (id bigserial PRIMARY KEY, project_id bigint NOT NULL, index bigint, title text)`,
-		`INSERT INTO ` + app + `.hot_queued (project_id, index, title) SELECT 1, i, 'seed' FROM generate_series(1, ` + fmt.Sprint(hotRows) + `) i`,
-		`CREATE UNIQUE INDEX ON ` + app + `.hot_queued (project_id, index)`,
-		`INSERT INTO ` + app + `.queued_values SELECT project_id::text, max(index) FROM ` + app + `.hot_queued GROUP BY project_id`,
-		`CREATE FUNCTION ` + app + `.queued_number() RETURNS trigger LANGUAGE plpgsql SET lock_timeout = '5000ms' AS $$
-DECLARE
-    v bigint;
-BEGIN
-    PERFORM pg_advisory_xact_lock(1729, hashtext(coalesce(NEW.project_id::text, '')));
-    INSERT INTO ` + app + `.queued_values AS cv (scope, value) VALUES (coalesce(NEW.project_id::text, ''), 1)
-    ON CONFLICT (scope) DO UPDATE SET value = cv.value + 1
-    RETURNING cv.value INTO v;
-    NEW.index := v;
-    RETURN NEW;
-END
-$$`,
-		`CREATE TRIGGER queued_number BEFORE INSERT ON ` + app + `.hot_queued FOR EACH ROW EXECUTE FUNCTION ` + app + `.queued_number()`,
-	} {
-		if _, err := cr.admin.Exec(ctx, sql); err != nil {
-			return fmt.Errorf("creating the queued prototype: %w", err)
-		}
 	}
 	return nil
 }

@@ -26,8 +26,7 @@ own durable transaction, for these cases run interleaved round after round:
 
   plain / attached         bigserial vs counter_table, 8 clients, 1,000 scopes
   hot-1 / hot-8 / hot-64   one hot scope (counter_table), 1, 8 and 64 clients
-  hot-advisory_lock-*      the same hot scope numbered by advisory_lock
-  hot-queued-*             prototype: counter_table's upsert behind an advisory lock
+  hot-advisory_lock-*      the same hot scope numbered by advisory_lock, 8 and 64 clients
   *-1k / *-100k            counter_table and advisory_lock at 1,000 and
                            100,000 rows per scope (8 clients, a scope each)
 
