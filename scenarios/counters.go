@@ -39,6 +39,7 @@ const (
 	CaseHot64      CounterCase = "hot-64"
 	CaseHotLock8   CounterCase = "hot-advisory_lock-8"
 	CaseHotLock64  CounterCase = "hot-advisory_lock-64"
+	CaseHot64Pool8 CounterCase = "hot-64-pool-8"
 	CaseTableSmall CounterCase = "counter_table-1k"
 	CaseLockSmall  CounterCase = "advisory_lock-1k"
 	CaseTableLarge CounterCase = "counter_table-100k"
@@ -63,20 +64,24 @@ type counterCase struct {
 	// dedicated, client i always inserts into scope i+1.
 	scopes    int
 	dedicated bool
+	// conns, when set, is the number of connections the clients share (an
+	// application pool); otherwise each client has its own.
+	conns int
 }
 
 var counterCases = []counterCase{
-	{CasePlain, "plain bigserial numbering, 8 clients, 1,000 scopes", "plain", 8, manyScopes, false},
-	{CaseAttached, "attached counter (counter_table), 8 clients, 1,000 scopes", "attached", 8, manyScopes, false},
-	{CaseHot1, "attached counter_table, one hot scope, 1 client", "hot", 1, 1, false},
-	{CaseHot8, "attached counter_table, one hot scope, 8 clients", "hot", 8, 1, false},
-	{CaseHot64, "attached counter_table, one hot scope, 64 clients", "hot", 64, 1, false},
-	{CaseHotLock8, "attached advisory_lock, one hot scope, 8 clients", "hot_adv", 8, 1, false},
-	{CaseHotLock64, "attached advisory_lock, one hot scope, 64 clients", "hot_adv", 64, 1, false},
-	{CaseTableSmall, "counter_table, 1,000 rows per scope, 8 clients on 8 scopes", "ct_small", 8, sizeScopes, true},
-	{CaseLockSmall, "advisory_lock, 1,000 rows per scope, 8 clients on 8 scopes", "adv_small", 8, sizeScopes, true},
-	{CaseTableLarge, "counter_table, 100,000 rows per scope, 8 clients on 8 scopes", "ct_large", 8, sizeScopes, true},
-	{CaseLockLarge, "advisory_lock, 100,000 rows per scope, 8 clients on 8 scopes", "adv_large", 8, sizeScopes, true},
+	{CasePlain, "plain bigserial numbering, 8 clients, 1,000 scopes", "plain", 8, manyScopes, false, 0},
+	{CaseAttached, "attached counter (counter_table), 8 clients, 1,000 scopes", "attached", 8, manyScopes, false, 0},
+	{CaseHot1, "attached counter_table, one hot scope, 1 client", "hot", 1, 1, false, 0},
+	{CaseHot8, "attached counter_table, one hot scope, 8 clients", "hot", 8, 1, false, 0},
+	{CaseHot64, "attached counter_table, one hot scope, 64 clients", "hot", 64, 1, false, 0},
+	{CaseHot64Pool8, "attached counter_table, one hot scope, 64 clients sharing 8 connections", "hot", 64, 1, false, 8},
+	{CaseHotLock8, "attached advisory_lock, one hot scope, 8 clients", "hot_adv", 8, 1, false, 0},
+	{CaseHotLock64, "attached advisory_lock, one hot scope, 64 clients", "hot_adv", 64, 1, false, 0},
+	{CaseTableSmall, "counter_table, 1,000 rows per scope, 8 clients on 8 scopes", "ct_small", 8, sizeScopes, true, 0},
+	{CaseLockSmall, "advisory_lock, 1,000 rows per scope, 8 clients on 8 scopes", "adv_small", 8, sizeScopes, true, 0},
+	{CaseTableLarge, "counter_table, 100,000 rows per scope, 8 clients on 8 scopes", "ct_large", 8, sizeScopes, true, 0},
+	{CaseLockLarge, "advisory_lock, 100,000 rows per scope, 8 clients on 8 scopes", "adv_large", 8, sizeScopes, true, 0},
 }
 
 // CounterCases returns the scenario's cases, in run order.
@@ -97,6 +102,7 @@ var counterComparisons = []struct {
 }{
 	{"attached counter vs plain bigserial (8 clients, 1,000 scopes)", CaseAttached, CasePlain, TargetAttachedVsPlain},
 	{"hot scope: 64 clients vs 8", CaseHot64, CaseHot8, TargetHot64Vs8},
+	{"hot scope: 64 clients through a pool of 8 connections vs 8 clients", CaseHot64Pool8, CaseHot8, 0},
 	{"hot scope: 8 clients vs 1", CaseHot8, CaseHot1, 0},
 	{"hot scope, advisory_lock: 64 clients vs 8", CaseHotLock64, CaseHotLock8, 0},
 	{"hot scope, 64 clients: advisory_lock vs counter_table", CaseHotLock64, CaseHot64, 0},
@@ -417,7 +423,11 @@ func (cr *counterRunner) run(ctx context.Context, c counterCase, round int, d ti
 	_, _ = cr.admin.Exec(ctx, "CHECKPOINT")
 	insert := `INSERT INTO ` + cr.table(c.table) + ` (project_id, title) VALUES ($1, 'bench')`
 	// Open the connections first: the clock measures inserts only.
-	conns := make([]*pgxpool.Conn, c.clients)
+	nconns := c.clients
+	if c.conns > 0 {
+		nconns = min(c.conns, c.clients)
+	}
+	conns := make([]*pgxpool.Conn, nconns)
 	defer func() {
 		for _, conn := range conns {
 			if conn != nil {
@@ -433,6 +443,12 @@ func (cr *counterRunner) run(ctx context.Context, c counterCase, round int, d ti
 		conns[i] = conn
 	}
 
+	// Clients take a connection for each insert (their latency includes
+	// waiting for one); with a connection each, always their own.
+	free := make(chan *pgxpool.Conn, nconns)
+	for _, conn := range conns {
+		free <- conn
+	}
 	var (
 		wg        sync.WaitGroup
 		mu        sync.Mutex
@@ -440,7 +456,7 @@ func (cr *counterRunner) run(ctx context.Context, c counterCase, round int, d ti
 		errs      []error
 		start     = make(chan struct{})
 	)
-	for i, conn := range conns {
+	for i := 0; i < c.clients; i++ {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
@@ -454,7 +470,10 @@ func (cr *counterRunner) run(ctx context.Context, c counterCase, round int, d ti
 					scope = rand.N(c.scopes) + 1
 				}
 				t0 := time.Now()
-				if _, err = conn.Exec(ctx, insert, scope); err != nil {
+				conn := <-free
+				_, err = conn.Exec(ctx, insert, scope)
+				free <- conn
+				if err != nil {
 					break
 				}
 				own = append(own, time.Since(t0))

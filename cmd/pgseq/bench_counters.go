@@ -26,6 +26,7 @@ own durable transaction, for these cases run interleaved round after round:
 
   plain / attached         bigserial vs counter_table, 8 clients, 1,000 scopes
   hot-1 / hot-8 / hot-64   one hot scope (counter_table), 1, 8 and 64 clients
+  hot-64-pool-8            64 clients sharing 8 connections
   hot-advisory_lock-*      the same hot scope numbered by advisory_lock, 8 and 64 clients
   *-1k / *-100k            counter_table and advisory_lock at 1,000 and
                            100,000 rows per scope (8 clients, a scope each)
