@@ -110,8 +110,8 @@ func (r *CountersReport) attachedNotes() string {
 	}
 	return fmt.Sprintf("\n## What an attached counter costs\n\n"+
 		"With 1,000 scopes and 8 clients two inserts rarely meet on a scope, so the difference is the work the trigger adds "+
-		"to every insert: a PL/pgSQL call and an upsert of the scope's counter row (a primary-key probe, a HOT update, one more "+
-		"WAL record). Attached: %s inserts/s against %s plain (ratio %s). Commits are cheap on this machine, so both runs are "+
+		"to every insert: a PL/pgSQL call, the scope's advisory lock, and an upsert of its counter row (a primary-key probe, a "+
+		"HOT update, one more WAL record). Attached: %s inserts/s against %s plain (ratio %s). Commits are cheap on this machine, so both runs are "+
 		"bound by its %d CPUs and the added work shows in full; where a commit waits longer for its WAL flush, the same "+
 		"added work is a smaller share of each insert (not measured here).\n",
 		thousands(attached.Median), thousands(plain.Median), ratioText(c), r.Environment.NumCPU)
@@ -140,8 +140,8 @@ func (r *CountersReport) hotScopeNotes() string {
 			"queues a scope's waiters first-come first-served on a per-scope advisory lock taken before its upsert, so each "+
 			"commit wakes exactly one waiter; the 64 clients' backends were: %s. (Queued on the counter row itself, as "+
 			"before that lock was added, PostgreSQL queues waiters per row *version*; every increment makes a new version, "+
-			"so each commit woke all the waiters to race for the new version's lock, and 64 clients collapsed to a third "+
-			"of the 8-client figure.) advisory_lock queues the same way: %s inserts/s with 8 clients, %s with 64 (64 vs 8: %s).\n\n",
+			"so each commit woke all the waiters to race for the new version's lock, and 64 clients fell to well under "+
+			"half the 8-client figure.) advisory_lock queues the same way: %s inserts/s with 8 clients, %s with 64 (64 vs 8: %s).\n\n",
 			topWaits(h64.Waits, 3), thousands(a8.Median), thousands(a64.Median), ratioText(r.comparison(CaseHotLock64, CaseHotLock8)))
 	} else {
 		fmt.Fprintf(&b, "How the scope is handed over decides how this holds up with many clients. Here counter_table's "+
@@ -246,7 +246,7 @@ func (r *CountersReport) rowsPerScopeNotes() string {
 		default:
 			fmt.Fprintf(&b, "\nVerdict: no difference measurable between %s and %s rows per scope: the 95%% interval (%.3f – %.3f) "+
 				"is wide on this noisy machine but includes 1, whereas a scan proportional to the rows would have made each insert "+
-				"a hundred times more expensive. With its index, advisory_lock does not degrade with rows per scope.\n",
+				"many times more expensive at 100 times the rows. With its index, advisory_lock does not degrade with rows per scope.\n",
 				thousands(float64(r.Settings.SmallRowsPerScope)), thousands(float64(r.Settings.LargeRowsPerScope)), g.GeoLow, g.GeoHigh)
 		}
 	}
