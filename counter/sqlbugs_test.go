@@ -16,13 +16,10 @@ package counter_test
 import (
 	"slices"
 	"testing"
-	"time"
 
-	"github.com/jackc/pgx/v5"
 	"github.com/stretchr/testify/require"
 
 	"github.com/pgseq/pgseq/catalog"
-	"github.com/pgseq/pgseq/counter"
 )
 
 // TestSQLBugOnConflictBurnsNumbers: the counter_table trigger is a BEFORE
@@ -64,56 +61,3 @@ func TestSQLBugAdvisoryLockReissuesAfterDelete(t *testing.T) {
 }
 
 func sorted(vs []int64) []int64 { return slices.Sorted(slices.Values(vs)) }
-
-// TestSQLBugNextValuesHashCollisionDeadlock: since take_value queues a
-// scope's waiters on pg_advisory_xact_lock(…, hashtext(scope)), a
-// next_values call holds advisory locks in the order of its scopes' text,
-// which is not the order of their lock keys when two scopes' hashtext
-// collide. hashtext('s14208') = hashtext('s189525'), and 's15' sorts
-// between them: next_values([s14208, s15]) locks key K then key(s15);
-// next_values([s15, s189525]) locks key(s15) then K. Two such calls
-// deadlock, against "a single next_values() call … never deadlocks". The
-// test widens the window between the first call's two scopes by holding
-// the s14208 counter row with a plain UPDATE (which takes no advisory
-// lock). Fix: lock in the order of the lock keys (hashtext, then text).
-func TestSQLBugNextValuesHashCollisionDeadlock(t *testing.T) {
-	e := newEnv(t)
-	e.apply(standalone("pair", 1))
-	const x, m, y = "s14208", "s15", "s189525"
-	var hx, hy int32
-	e.scalar(&hx, `SELECT hashtext($1)`, x)
-	e.scalar(&hy, `SELECT hashtext($1)`, y)
-	require.Equal(t, hx, hy, "the scopes' hashes collide")
-	_, err := e.c.NextValues(bg, e.pool, "pair", []string{x, m, y})
-	require.NoError(t, err)
-
-	holder, err := e.pool.Begin(bg)
-	require.NoError(t, err)
-	defer holder.Rollback(bg) //nolint:errcheck // committed below
-	_, err = holder.Exec(bg, e.q(`UPDATE {{schema}}.counter_values SET value = value WHERE counter = 'pair' AND scope = $1`), x)
-	require.NoError(t, err)
-
-	waiting := func(event string) {
-		t.Helper()
-		require.Eventually(t, func() bool {
-			var n int
-			e.scalar(&n, `SELECT count(*) FROM pg_stat_activity WHERE wait_event = $1 AND strpos(query, $2) > 0`, event, e.schema+`".next_values`)
-			return n > 0
-		}, 5*time.Second, 10*time.Millisecond, "a next_values call waits on %s", event)
-	}
-	errs := make(chan error, 2)
-	call := func(scopes ...string) {
-		errs <- counter.Retry{Attempts: 1}.InTx(bg, e.pool, func(tx pgx.Tx) error {
-			_, err := e.c.NextValues(bg, tx, "pair", scopes)
-			return err
-		})
-	}
-	go call(x, m) // takes x's advisory lock, then waits for x's row
-	waiting("transactionid")
-	go call(m, y) // takes m, then waits for y's advisory lock: x's
-	waiting("advisory")
-	require.NoError(t, holder.Commit(bg))
-	for range 2 {
-		require.NoError(t, <-errs, "two next_values calls must never deadlock")
-	}
-}

@@ -170,7 +170,7 @@ END;
 $$;
 
 -- next_values issues one number per scope, locking the scopes in ascending
--- order so that two such calls never deadlock. Values come back in the order
+-- lock-key order so that two such calls never deadlock. Values come back in the order
 -- of the scopes given.
 CREATE FUNCTION {{schema}}.next_values(name text, scopes text[]) RETURNS SETOF bigint
 LANGUAGE plpgsql AS $$
@@ -183,7 +183,10 @@ BEGIN
         RAISE EXCEPTION 'counter "%" is attached to %: its values are assigned when rows are inserted', c.name, c.table_name
             USING ERRCODE = 'PS022';
     END IF;
-    FOR s IN SELECT DISTINCT u FROM unnest(scopes) AS u ORDER BY u LOOP
+    -- Ascending lock-key order (the advisory key, then the text for keys
+    -- that collide), so any two calls take their locks in the same order.
+    FOR s IN SELECT d.u FROM (SELECT DISTINCT u FROM unnest(scopes) AS u) d
+             ORDER BY hashtext(coalesce(d.u, '')), d.u LOOP
         PERFORM {{schema}}.check_scope(c, s);
         vals := vals || jsonb_build_object(s, {{schema}}.take_value(c, s));
     END LOOP;
