@@ -164,24 +164,16 @@ $$;
 -- missing row (the limit or type was removed) is ignored.
 CREATE FUNCTION {{schema}}.release_slots(types text[], groups integer[]) RETURNS void
 LANGUAGE sql AS $$
-    WITH x AS (
-        SELECT u.t, u.g, count(*)::integer AS n FROM unnest(types, groups) AS u(t, g)
-        WHERE u.g IS NOT NULL GROUP BY u.t, u.g
-    ), locked AS (
-        -- One primary-key lookup per group, in key order (the locking order).
-        SELECT l.task_type, l.slot_group, k.n
-        FROM (SELECT * FROM x ORDER BY x.t, x.g) k,
-        LATERAL (
-            SELECT s.task_type, s.slot_group FROM {{schema}}.concurrency_slots s
-            WHERE s.task_type = k.t AND s.slot_group = k.g
-            FOR UPDATE
-        ) l
-    )
     UPDATE {{schema}}.concurrency_slots s
-    SET used = greatest(s.used - locked.n, 0)
-    FROM locked
-    WHERE s.task_type = locked.task_type AND s.slot_group = locked.slot_group
-      AND s.task_type = ANY (types);
+    SET used = greatest(s.used - x.n, 0)
+    FROM (SELECT u.t, u.g, count(*)::integer AS n FROM unnest(types, groups) AS u(t, g)
+          WHERE u.g IS NOT NULL GROUP BY u.t, u.g) x,
+         (SELECT l.task_type, l.slot_group FROM {{schema}}.concurrency_slots l
+          WHERE (l.task_type, l.slot_group) IN (SELECT * FROM unnest(types, groups))
+          ORDER BY l.task_type, l.slot_group
+          FOR UPDATE) locked
+    WHERE locked.task_type = x.t AND locked.slot_group = x.g
+      AND s.task_type = locked.task_type AND s.slot_group = locked.slot_group;
 $$;
 
 -- claim moves up to batch due pending tasks of a queue to running for a
@@ -228,14 +220,13 @@ BEGIN
            array_agg(f.free) FILTER (WHERE NOT f.over AND f.free > 0)
       INTO v_types, v_free
     FROM (
-        SELECT tt.name AS task_type, coalesce(g.free, 0) AS free, coalesce(g.over, false) AS over
+        SELECT tt.name AS task_type,
+               coalesce(sum(s.capacity - s.used) FILTER (WHERE s.used < s.capacity), 0)::integer AS free,
+               coalesce(bool_or(s.used > s.capacity), false) AS over
         FROM {{schema}}.task_types tt
-        CROSS JOIN LATERAL (
-            SELECT sum(s.capacity - s.used) FILTER (WHERE s.used < s.capacity)::integer AS free,
-                   bool_or(s.used > s.capacity) AS over
-            FROM {{schema}}.concurrency_slots s WHERE s.task_type = tt.name
-        ) g
+        LEFT JOIN {{schema}}.concurrency_slots s ON s.task_type = tt.name
         WHERE tt.queue = v_queue AND tt.concurrency IS NOT NULL
+        GROUP BY tt.name
     ) f;
 
     IF v_types IS NULL THEN
@@ -307,7 +298,7 @@ BEGIN
             SELECT s.task_type, s.slot_group, n.n,
                    sum(s.capacity - s.used) OVER w - (s.capacity - s.used) AS before
             FROM {{schema}}.concurrency_slots s JOIN need n ON n.type = s.task_type
-            WHERE s.used < s.capacity AND s.task_type = ANY (ARRAY(SELECT need.type FROM need))
+            WHERE s.used < s.capacity
             WINDOW w AS (PARTITION BY s.task_type ORDER BY (s.slot_group + v_off) % 50, s.slot_group
                          ROWS UNBOUNDED PRECEDING)
         ), locked AS (
@@ -315,7 +306,6 @@ BEGIN
                    (s.slot_group + v_off) % 50 AS ord
             FROM {{schema}}.concurrency_slots s
             WHERE (s.task_type, s.slot_group) IN (SELECT r.task_type, r.slot_group FROM ranked r WHERE r.before < r.n)
-              AND s.task_type = ANY (ARRAY(SELECT need.type FROM need))
               AND s.used < s.capacity
             FOR UPDATE SKIP LOCKED
         )
@@ -350,7 +340,7 @@ BEGIN
         UPDATE {{schema}}.concurrency_slots s
         SET used = s.used + x.n
         FROM (SELECT t, g, count(*)::integer AS n FROM unnest(a_types, a_groups) AS a(t, g) GROUP BY t, g) x
-        WHERE s.task_type = x.t AND s.slot_group = x.g AND s.task_type = ANY (a_types);
+        WHERE s.task_type = x.t AND s.slot_group = x.g;
     END IF;
 
     -- 6. Claim: unlimited candidates, and limited ones that got a unit. The
@@ -364,7 +354,7 @@ BEGIN
     UPDATE {{schema}}.tasks t
     SET status = 'running', worker_id = v_worker, slot_group = a.grp, attempts = t.attempts + 1,
         claimed_at = now(), started_at = now(), updated_at = now()
-    FROM assign a WHERE t.id = a.id AND t.id = ANY (c_ids)
+    FROM assign a WHERE t.id = a.id
     RETURNING t.*;
 END;
 $$;
