@@ -107,21 +107,7 @@ synchronous_commit. It creates and drops schemas named <schema>_bench_*.`,
 				return fmt.Errorf("drain benchmark: %w", err)
 			}
 			printDrainSummary(a.stdout, rep)
-			if outDir == "" {
-				return nil
-			}
-			if err := os.MkdirAll(outDir, 0o755); err != nil {
-				return err
-			}
-			jsonPath, mdPath := filepath.Join(outDir, "drain.json"), filepath.Join(outDir, "drain.md")
-			if err := writeFile(jsonPath, rep.WriteJSON); err != nil {
-				return err
-			}
-			if err := writeFile(mdPath, rep.WriteMarkdown); err != nil {
-				return err
-			}
-			fmt.Fprintf(a.stdout, "\nWrote %s and %s.\n", jsonPath, mdPath)
-			return nil
+			return a.writeReport(outDir, "drain", rep)
 		},
 	}
 	f := cmd.Flags()
@@ -288,4 +274,30 @@ func thousandsInt(n int64) string {
 		b.WriteRune(c)
 	}
 	return b.String()
+}
+
+// report is a benchmark result that writes itself as JSON and Markdown.
+type report interface {
+	WriteJSON(w io.Writer) error
+	WriteMarkdown(w io.Writer) error
+}
+
+// writeReport writes rep to DIR/NAME.json and DIR/NAME.md; an empty dir
+// writes nothing.
+func (a *app) writeReport(dir, name string, rep report) error {
+	if dir == "" {
+		return nil
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	jsonPath, mdPath := filepath.Join(dir, name+".json"), filepath.Join(dir, name+".md")
+	if err := writeFile(jsonPath, rep.WriteJSON); err != nil {
+		return err
+	}
+	if err := writeFile(mdPath, rep.WriteMarkdown); err != nil {
+		return err
+	}
+	fmt.Fprintf(a.stdout, "\nWrote %s and %s.\n", jsonPath, mdPath)
+	return nil
 }

@@ -3,8 +3,6 @@ package main
 import (
 	"fmt"
 	"io"
-	"os"
-	"path/filepath"
 	"sync"
 	"time"
 
@@ -59,21 +57,7 @@ The same scenario runs as go test -run '^$' -bench Counters ./counter.`,
 				return fmt.Errorf("counters benchmark: %w", err)
 			}
 			printCountersSummary(a.stdout, rep)
-			if outDir == "" {
-				return nil
-			}
-			if err := os.MkdirAll(outDir, 0o755); err != nil {
-				return err
-			}
-			jsonPath, mdPath := filepath.Join(outDir, "counters.json"), filepath.Join(outDir, "counters.md")
-			if err := writeFile(jsonPath, rep.WriteJSON); err != nil {
-				return err
-			}
-			if err := writeFile(mdPath, rep.WriteMarkdown); err != nil {
-				return err
-			}
-			fmt.Fprintf(a.stdout, "\nWrote %s and %s.\n", jsonPath, mdPath)
-			return nil
+			return a.writeReport(outDir, "counters", rep)
 		},
 	}
 	f := cmd.Flags()
