@@ -573,6 +573,12 @@ BEGIN
 END;
 $$;
 
+-- maintenance_extras is where later migrations add leader duties (counters
+-- reap stale reservations); it returns what it did, merged into
+-- run_maintenance's report.
+CREATE FUNCTION {{schema}}.maintenance_extras() RETURNS jsonb
+LANGUAGE sql AS $$ SELECT '{}'::jsonb; $$;
+
 -- run_maintenance does the leader's periodic duties: recover dead workers'
 -- tasks, delete drained slot groups that are empty, purge finished tasks past
 -- their queue's retention (at most 10,000 per call), forget workers dead for
@@ -624,6 +630,7 @@ BEGIN
     SELECT count(*)::integer INTO n_forgot FROM forgot;
 
     RETURN v_result || jsonb_build_object('slot_groups_deleted', n_slots, 'purged', n_purged,
-                                          'workers_forgotten', n_forgot);
+                                          'workers_forgotten', n_forgot)
+                    || {{schema}}.maintenance_extras();
 END;
 $$;

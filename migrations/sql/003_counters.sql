@@ -411,53 +411,7 @@ END;
 $$;
 
 -- The leader's maintenance also reaps stale reservations.
-CREATE OR REPLACE FUNCTION {{schema}}.run_maintenance(worker_id text) RETURNS jsonb
-LANGUAGE plpgsql AS $$
-#variable_conflict use_column
-DECLARE
-    v_result  jsonb;
-    n_slots   integer;
-    n_purged  integer;
-    n_forgot  integer;
-BEGIN
-    PERFORM 1 FROM {{schema}}.leader l
-    WHERE l.singleton AND l.worker_id = run_maintenance.worker_id AND l.lease_until >= now()
-    FOR UPDATE;
-    IF NOT FOUND THEN
-        RAISE EXCEPTION 'worker "%" is not the leader', run_maintenance.worker_id
-            USING ERRCODE = 'PS003', HINT = 'Call elect_leader first; only the leader runs maintenance.';
-    END IF;
-
-    v_result := {{schema}}.recover_dead_workers();
-
-    WITH gone AS (
-        DELETE FROM {{schema}}.concurrency_slots s
-        WHERE s.capacity = 0 AND s.used = 0
-        RETURNING 1
-    )
-    SELECT count(*)::integer INTO n_slots FROM gone;
-
-    WITH old AS (
-        SELECT t.id FROM {{schema}}.tasks t JOIN {{schema}}.queues q ON q.name = t.queue
-        WHERE (t.status = 'completed' AND t.completed_at < now() - q.retention_completed)
-           OR (t.status IN ('failed', 'dead_letter') AND t.completed_at < now() - q.retention_dead_letter)
-        LIMIT 10000
-    ), purged AS (
-        DELETE FROM {{schema}}.tasks t USING old WHERE t.id = old.id RETURNING 1
-    )
-    SELECT count(*)::integer INTO n_purged FROM purged;
-
-    WITH forgot AS (
-        DELETE FROM {{schema}}.workers w
-        WHERE w.dead_at < now() - interval '1 day'
-          AND NOT EXISTS (SELECT 1 FROM {{schema}}.tasks t
-                          WHERE t.worker_id = w.id AND t.status IN ('claimed', 'running'))
-        RETURNING 1
-    )
-    SELECT count(*)::integer INTO n_forgot FROM forgot;
-
-    RETURN v_result || jsonb_build_object('slot_groups_deleted', n_slots, 'purged', n_purged,
-                                          'workers_forgotten', n_forgot,
-                                          'reservations_reaped', {{schema}}.reap_reservations());
-END;
+CREATE OR REPLACE FUNCTION {{schema}}.maintenance_extras() RETURNS jsonb
+LANGUAGE sql AS $$
+    SELECT jsonb_build_object('reservations_reaped', {{schema}}.reap_reservations());
 $$;
