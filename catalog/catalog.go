@@ -28,6 +28,11 @@ type Queue struct {
 	Retention Retention `json:"retention"`
 }
 
+// MaxBackoffFactor is the largest backoff factor a queue may declare: at
+// 100 the tenth retry already waits 10^18 times the first, so larger
+// factors only reach max sooner.
+const MaxBackoffFactor = 100.0
+
 // Backoff is an exponential retry delay: Initial·Factor^(attempt-1), capped at
 // Max, with ±Jitter (a fraction in [0,1]) of random spread.
 type Backoff struct {
@@ -94,6 +99,10 @@ type Live struct {
 	Unfinished map[string]int64 `json:"unfinished,omitempty"`
 	// Counters holds each actual counter's issued values and object health.
 	Counters map[string]CounterLive `json:"counters,omitempty"`
+	// Attach holds, per desired attached counter that an apply would attach
+	// with a backfill (new, or rebuilt for another table, column, scope or
+	// strategy), what the backfill finds in its table.
+	Attach map[string]AttachFacts `json:"attach,omitempty"`
 }
 
 // Sort puts every list in its canonical order: queues and task types by

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"hash/fnv"
 	"sort"
+	"strings"
 )
 
 // Counter strategies for attached counters.
@@ -92,6 +93,47 @@ type CounterLive struct {
 	IndexOK bool `json:"index_ok"`
 }
 
+// AttachFacts are what attaching a counter with a backfill finds in its
+// table. Read at plan time for display; the applier checks again under the
+// table lock.
+type AttachFacts struct {
+	// Unnumbered counts rows whose numbered column is NULL (and scope is
+	// not): the backfill numbers them in primary-key order after their
+	// scope's highest number.
+	Unnumbered int64 `json:"unnumbered"`
+	// NullScope counts rows with a NULL scope column: they cannot be
+	// numbered, and the apply refuses until they have a scope.
+	NullScope int64 `json:"null_scope"`
+}
+
+// NeedsBackfill reports whether applying desired over actual (the counter
+// as it is in the database; nil when new) attaches desired to its table with
+// a backfill: a new attached counter, or one whose table, column, scope or
+// strategy changes.
+func NeedsBackfill(desired Counter, actual *Counter) bool {
+	if !desired.Attached() {
+		return false
+	}
+	if actual == nil || !actual.Attached() {
+		return true
+	}
+	if actual.Table != desired.Table || actual.Column != desired.Column || actual.Strategy != desired.Strategy ||
+		len(actual.Scope) != len(desired.Scope) {
+		return true
+	}
+	for i := range actual.Scope {
+		if actual.Scope[i] != desired.Scope[i] {
+			return true
+		}
+	}
+	return false
+}
+
+// TriggerVersion marks the body of the trigger function pgseq generates for
+// an attached counter. A trigger whose function lacks the current marker was
+// made by an older pgseq and is repaired by the next apply, like drift.
+const TriggerVersion = "pgseq counter trigger v2"
+
 func sortCounters(cs []Counter) {
 	sort.Slice(cs, func(i, j int) bool { return cs[i].Name < cs[j].Name })
 }
@@ -125,6 +167,14 @@ func ObjectsFor(schema, counter string) CounterObjects {
 		Trigger:  cut(schema + "__" + counter),
 		Index:    cut(schema + "__" + counter + "_key"),
 	}
+}
+
+// SystemSchema reports whether a schema belongs to PostgreSQL itself:
+// information_schema, or any name starting with pg_ (pg_catalog, pg_toast,
+// pg_temp_N…, reserved for the system). pgseq installs nothing there and
+// numbers no table there.
+func SystemSchema(name string) bool {
+	return name == "information_schema" || strings.HasPrefix(name, "pg_")
 }
 
 // SplitTable splits "schema.table" into its parts; a bare name is in public.

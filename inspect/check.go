@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"sort"
+	"strings"
 
 	"github.com/jackc/pgx/v5"
 
@@ -26,11 +27,21 @@ var integerTypes = map[string]bool{"smallint": true, "integer": true, "bigint": 
 
 // CheckCounters checks that the tables and columns the desired counters
 // reference exist, that numbered columns are integers, and that a
-// prefix_from table has a single-column primary key. It only reads.
-func CheckCounters(ctx context.Context, db Querier, counters []catalog.Counter) ([]Problem, error) {
+// prefix_from table has a single-column primary key. Tables in pgseq's own
+// schema or in PostgreSQL's system schemas are refused. It only reads.
+func CheckCounters(ctx context.Context, db Querier, schema string, counters []catalog.Counter) ([]Problem, error) {
 	var out []Problem
 	for _, c := range counters {
 		if !c.Attached() {
+			continue
+		}
+		if tschema, _ := catalog.SplitTable(c.Table); tschema == schema || catalog.SystemSchema(tschema) {
+			what := fmt.Sprintf("%q is pgseq's own schema", tschema)
+			if tschema != schema {
+				what = fmt.Sprintf("%q is a PostgreSQL system schema", tschema)
+			}
+			out = append(out, Problem{c.Name, "table", "Table not allowed",
+				fmt.Sprintf("A counter cannot number %s: %s. Attach counters to the application's own tables.", c.Table, what)})
 			continue
 		}
 		cols, exists, _, err := tableColumns(ctx, db, c.Table)
@@ -137,3 +148,63 @@ func tableColumns(ctx context.Context, db Querier, qualified string) (map[string
 }
 
 func sortStrings(s []string) { sort.Strings(s) }
+
+// readAttachFacts counts, for each desired attached counter that an apply
+// would attach with a backfill (see catalog.NeedsBackfill), the rows of its
+// table without a number and the rows without a scope. Only those counters'
+// tables are read: counting scans the table. A table or column that does
+// not exist yet is left out (CheckCounters reports it).
+func readAttachFacts(ctx context.Context, db Querier, desired, actual []catalog.Counter) (map[string]catalog.AttachFacts, error) {
+	have := make(map[string]catalog.Counter, len(actual))
+	for _, c := range actual {
+		have[c.Name] = c
+	}
+	out := map[string]catalog.AttachFacts{}
+	for _, d := range desired {
+		var a *catalog.Counter
+		if c, ok := have[d.Name]; ok {
+			a = &c
+		}
+		if !catalog.NeedsBackfill(d, a) {
+			continue
+		}
+		cols, exists, _, err := tableColumns(ctx, db, d.Table)
+		if err != nil {
+			return nil, err
+		}
+		if !exists {
+			continue
+		}
+		if _, ok := cols[d.Column]; !ok {
+			continue
+		}
+		scopeOK := "true"
+		if len(d.Scope) > 0 {
+			conds := make([]string, len(d.Scope))
+			for i, s := range d.Scope {
+				if _, ok := cols[s]; !ok {
+					scopeOK = ""
+					break
+				}
+				conds[i] = "t." + pgx.Identifier{s}.Sanitize() + " IS NOT NULL"
+			}
+			if scopeOK == "" {
+				continue
+			}
+			scopeOK = strings.Join(conds, " AND ")
+		}
+		schema, table := catalog.SplitTable(d.Table)
+		var f catalog.AttachFacts
+		err = db.QueryRow(ctx, fmt.Sprintf(`
+			SELECT count(*) FILTER (WHERE t.%[1]s IS NULL AND %[2]s), count(*) FILTER (WHERE NOT (%[2]s))
+			FROM %[3]s t`, pgx.Identifier{d.Column}.Sanitize(), scopeOK, pgx.Identifier{schema, table}.Sanitize())).
+			Scan(&f.Unnumbered, &f.NullScope)
+		if err != nil {
+			return nil, fmt.Errorf("counting the rows counter %q would number in %s: %w", d.Name, d.Table, err)
+		}
+		if f != (catalog.AttachFacts{}) {
+			out[d.Name] = f
+		}
+	}
+	return out, nil
+}

@@ -34,17 +34,21 @@ type Querier interface {
 
 // ReadFor returns the actual state of schema for planning against desired:
 // Read, plus Live.Unfinished for the queues desired no longer declares (a
-// plan would delete them). Only those are counted, since counting scans the
-// queue's pending tasks.
+// plan would delete them), and Live.Attach for the counters an apply would
+// attach with a backfill. Only those are counted, since counting scans the
+// queue's pending tasks or the counter's table.
 func ReadFor(ctx context.Context, db Querier, schema string, desired catalog.State) (catalog.State, int, error) {
 	s, version, err := Read(ctx, db, schema)
-	if err != nil || version == 0 {
+	if err != nil {
 		return s, version, err
 	}
-	if gone := QueuesNotIn(desired, s); len(gone) > 0 {
+	if gone := QueuesNotIn(desired, s); len(gone) > 0 && version > 0 {
 		if s.Live.Unfinished, err = readUnfinished(ctx, db, schema, gone); err != nil {
 			return s, version, fmt.Errorf("counting unfinished tasks: %w", err)
 		}
+	}
+	if s.Live.Attach, err = readAttachFacts(ctx, db, desired.Counters, s.Counters); err != nil {
+		return s, version, err
 	}
 	return s, version, nil
 }
@@ -250,7 +254,7 @@ func readCounterLive(ctx context.Context, db Querier, schema string, counters []
 	if len(names) == 0 {
 		return live, nil
 	}
-	rows, err = db.Query(ctx, query("counter_health", schema), names, tables, triggers, cols)
+	rows, err = db.Query(ctx, query("counter_health", schema), names, tables, triggers, cols, catalog.TriggerVersion)
 	if err != nil {
 		return nil, err
 	}

@@ -116,6 +116,9 @@ type Context struct {
 	Scopes *int64 `json:"scopes,omitempty"`
 	// MaxValue is the highest value a counter has issued.
 	MaxValue *int64 `json:"max_value,omitempty"`
+	// Unnumbered is the number of rows an attached counter's backfill will
+	// number (their column is NULL).
+	Unnumbered *int64 `json:"unnumbered,omitempty"`
 }
 
 // SlotChange describes how a task type's slot groups change. The applier

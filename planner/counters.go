@@ -2,6 +2,7 @@ package planner
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/pgseq/pgseq/catalog"
 	"github.com/pgseq/pgseq/plan"
@@ -33,6 +34,8 @@ func planCounters(desired, actual catalog.State) []plan.Change {
 			c.Action = plan.Create
 			if d.Attached() {
 				c.Reasons = append(c.Reasons, fmt.Sprintf("numbers %s.%s per scope; existing rows are backfilled from MAX(%s) under a table lock", d.Table, d.Column, d.Column))
+				c.Context = attachContext(c.Context, actual.Live.Attach[d.Name])
+				c.Reasons = append(c.Reasons, attachReasons(d, actual.Live.Attach[d.Name])...)
 			}
 			if d.Strategy == catalog.StrategyAdvisoryLock {
 				c.Reasons = append(c.Reasons, "advisory_lock numbers from MAX(column): deleting a scope's newest row makes its number available again (counter_table never reissues)")
@@ -50,10 +53,14 @@ func planCounters(desired, actual catalog.State) []plan.Change {
 		c.Attributes = plan.ChangedAttributes(&a, &d)
 		c.Context = counterContext(live)
 		if !live.TriggerOK && a.Attached() {
-			c.Reasons = append(c.Reasons, "trigger missing or disabled (drift): re-created")
+			c.Reasons = append(c.Reasons, "trigger missing or disabled, or made by an older pgseq (drift): re-created")
 		}
 		if !live.IndexOK && a.Attached() {
 			c.Reasons = append(c.Reasons, "unique index on (scope…, column) missing (drift): re-created")
+		}
+		if catalog.NeedsBackfill(d, &a) {
+			c.Context = attachContext(c.Context, actual.Live.Attach[d.Name])
+			c.Reasons = append(c.Reasons, attachReasons(d, actual.Live.Attach[d.Name])...)
 		}
 		if a.Table != d.Table || a.Column != d.Column {
 			c.Destructive = true
@@ -85,6 +92,46 @@ func planCounters(desired, actual catalog.State) []plan.Change {
 	}
 	sortChanges(out)
 	return out
+}
+
+// attachReasons says what a backfill will do with rows that have no number
+// yet, or cannot have one (a NULL scope: the apply refuses).
+func attachReasons(d catalog.Counter, f catalog.AttachFacts) []string {
+	var out []string
+	if f.Unnumbered > 0 {
+		where := "after the table's highest number"
+		if len(d.Scope) > 0 {
+			where = "after their scope's highest number (from start in a scope with none)"
+		}
+		out = append(out, fmt.Sprintf("%d %s without a number (%s is NULL) are numbered %s, in primary-key order",
+			f.Unnumbered, pluralRows(f.Unnumbered), d.Column, where))
+	}
+	if f.NullScope > 0 {
+		out = append(out, fmt.Sprintf("%d %s a NULL scope (%s): apply refuses until they have one or are deleted",
+			f.NullScope, map[bool]string{true: "row has", false: "rows have"}[f.NullScope == 1], strings.Join(d.Scope, ", ")))
+	}
+	return out
+}
+
+func pluralRows(n int64) string {
+	if n == 1 {
+		return "row"
+	}
+	return "rows"
+}
+
+// attachContext adds the count of rows a backfill numbers to a change's
+// context.
+func attachContext(c *plan.Context, f catalog.AttachFacts) *plan.Context {
+	if f.Unnumbered == 0 {
+		return c
+	}
+	if c == nil {
+		c = &plan.Context{}
+	}
+	n := f.Unnumbered
+	c.Unnumbered = &n
+	return c
 }
 
 func counterContext(l catalog.CounterLive) *plan.Context {

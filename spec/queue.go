@@ -1,7 +1,7 @@
 package spec
 
 import (
-	"math"
+	"fmt"
 	"time"
 
 	"github.com/hashicorp/hcl/v2"
@@ -86,8 +86,8 @@ func (d *decoder) backoff(body *hclsyntax.Body, bo *catalog.Backoff) {
 	} else if attrs["max"] != nil {
 		maxOK = false
 	}
-	if v, ok := d.number(attrs["factor"], "backoff.factor", numberRule{min: 1, max: math.Inf(1),
-		bounds: "a number of at least 1", hint: "Each retry waits factor times longer than the one before; 1 keeps the delay constant."}); ok {
+	if v, ok := d.number(attrs["factor"], "backoff.factor", numberRule{min: 1, max: catalog.MaxBackoffFactor,
+		bounds: fmt.Sprintf("a number from 1 to %g", catalog.MaxBackoffFactor), hint: "Each retry waits factor times longer than the one before; 1 keeps the delay constant."}); ok {
 		bo.Factor = v
 	}
 	if v, ok := d.number(attrs["jitter"], "backoff.jitter", numberRule{min: 0, max: 1,

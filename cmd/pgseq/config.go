@@ -37,7 +37,7 @@ func (a *app) loadConfig(paths []string) (*spec.Config, error) {
 // diagnostics at their source, and nothing is planned.
 func (a *app) makePlan(ctx context.Context, pool *pgxpool.Pool, cfg *spec.Config) (*plan.Plan, error) {
 	desired := cfg.State()
-	problems, err := inspect.CheckCounters(ctx, pool, desired.Counters)
+	problems, err := inspect.CheckCounters(ctx, pool, a.schema, desired.Counters)
 	if err != nil {
 		return nil, fmt.Errorf("checking counter tables: %w", err)
 	}

@@ -1,8 +1,10 @@
--- For each attached counter: is its trigger present and enabled, and is
--- there a valid unique index on exactly (scope…, column)?
+-- For each attached counter: is its trigger present, enabled and calling a
+-- function of the current generation ($5 marks its body), and is there a
+-- valid unique index on exactly (scope…, column)?
 SELECT u.name,
-       EXISTS (SELECT 1 FROM pg_trigger t
-               WHERE t.tgrelid = to_regclass(u.tbl) AND t.tgname = u.trg AND t.tgenabled <> 'D'),
+       EXISTS (SELECT 1 FROM pg_trigger t JOIN pg_proc p ON p.oid = t.tgfoid
+               WHERE t.tgrelid = to_regclass(u.tbl) AND t.tgname = u.trg AND t.tgenabled <> 'D'
+                 AND strpos(p.prosrc, $5::text) > 0),
        EXISTS (SELECT 1 FROM pg_index i
                WHERE i.indrelid = to_regclass(u.tbl) AND i.indisunique AND i.indisvalid AND i.indpred IS NULL
                  AND (SELECT array_agg(a.attname::text ORDER BY k.ord)

@@ -1,0 +1,6 @@
+# want: 4:14: Invalid backoff.factor
+queue "default" {
+  backoff {
+    factor = 1e308
+  }
+}
