@@ -78,13 +78,13 @@ func TestBackfillUnderConcurrentInserts(t *testing.T) {
 			ctx, cancel := context.WithTimeout(bg, time.Minute)
 			defer cancel()
 			var (
-				applied    atomic.Bool
-				stop       atomic.Bool
-				wg         sync.WaitGroup
-				mu         sync.Mutex
-				errs       []error
-				inserted   int
-				refused    int // old-path inserts whose own number was not the next (PS028)
+				applied  atomic.Bool
+				stop     atomic.Bool
+				wg       sync.WaitGroup
+				mu       sync.Mutex
+				errs     []error
+				inserted int
+				refused  int // old-path inserts whose own number was not the next (PS028)
 			)
 			for w := 0; w < workers; w++ {
 				wg.Add(1)

@@ -7,6 +7,7 @@ import (
 	"math/rand/v2"
 	"strconv"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -20,6 +21,9 @@ import (
 // chaos runs transactions from many clients for a while: most commit, some
 // roll back, and some have their backend terminated from another
 // connection while the transaction is open after it took its number.
+// Outcomes follow a fixed schedule over the run's transaction sequence (not
+// chance), and the run goes on past its duration until it has made
+// minChaosTx transactions, so every run rolls back and terminates some.
 type chaos struct {
 	workers  int
 	duration time.Duration
@@ -27,6 +31,11 @@ type chaos struct {
 	rollback float64 // share of transactions rolled back
 	kill     float64 // share of transactions whose backend is terminated
 }
+
+// minChaosTx is the fewest transactions a chaos run makes, whatever its
+// duration: enough for the scheduled rollbacks and terminations to happen
+// on a slow or loaded machine.
+const minChaosTx = 200
 
 // chaosResult is what the clients saw.
 type chaosResult struct {
@@ -55,14 +64,19 @@ func (c chaos) run(t *testing.T, pool, killer *pgxpool.Pool, body func(ctx conte
 		res  = chaosResult{committed: map[string]int{}}
 		errs []error
 		wg   sync.WaitGroup
+		seq  atomic.Int64
 	)
 	for w := 0; w < c.workers; w++ {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			for time.Now().Before(deadline) {
+			for {
+				n := seq.Add(1)
+				if n > minChaosTx && !time.Now().Before(deadline) {
+					return
+				}
 				scope := strconv.Itoa(rand.N(c.scopes) + 1)
-				outcome, err := c.one(ctx, pool, killer, scope, body)
+				outcome, err := c.one(ctx, pool, killer, scope, c.outcome(n), body)
 				mu.Lock()
 				switch {
 				case err != nil:
@@ -86,7 +100,20 @@ func (c chaos) run(t *testing.T, pool, killer *pgxpool.Pool, body func(ctx conte
 	return res
 }
 
-func (c chaos) one(ctx context.Context, pool, killer *pgxpool.Pool, scope string, body func(context.Context, pgx.Tx, string) error) (string, error) {
+// outcome is what the n-th transaction (1-based) of a run does: about a
+// share kill of them are terminated and a share rollback rolled back, spread
+// evenly over the sequence.
+func (c chaos) outcome(n int64) string {
+	switch {
+	case c.kill > 0 && n%int64(1/c.kill) == 0:
+		return "killed"
+	case c.rollback > 0 && n%int64(1/c.rollback) == 1:
+		return "rollback"
+	}
+	return "commit"
+}
+
+func (c chaos) one(ctx context.Context, pool, killer *pgxpool.Pool, scope, outcome string, body func(context.Context, pgx.Tx, string) error) (string, error) {
 	tx, err := pool.Begin(ctx)
 	if err != nil {
 		return "", err
@@ -95,8 +122,8 @@ func (c chaos) one(ctx context.Context, pool, killer *pgxpool.Pool, scope string
 	if err := body(ctx, tx, scope); err != nil {
 		return "", fmt.Errorf("scope %s: %w", scope, err)
 	}
-	switch x := rand.Float64(); {
-	case x < c.kill:
+	switch outcome {
+	case "killed":
 		// The transaction is open and holds its number: terminate its
 		// backend from another connection and wait until it is gone.
 		pid := tx.Conn().PgConn().PID()
@@ -111,7 +138,7 @@ func (c chaos) one(ctx context.Context, pool, killer *pgxpool.Pool, scope string
 			return "", fmt.Errorf("commit after terminating backend %d succeeded", pid)
 		}
 		return "killed", nil
-	case x < c.kill+c.rollback:
+	case "rollback":
 		return "rollback", tx.Rollback(ctx)
 	}
 	return "commit", tx.Commit(ctx)
