@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"regexp"
 	"slices"
 	"strings"
 	"time"
@@ -24,8 +25,13 @@ const DefaultConnectTimeout = 10 * time.Second
 // connection string (pool_max_conns and friends, see pgxpool.ParseConfig).
 //
 // Errors read "connecting to <target>: <reason>" on one line, with the
-// password masked; errors.As still finds pgx's errors (*pgconn.PgError...)
-// in them. The caller closes the pool.
+// password masked however malformed the connection string is; errors.As
+// still finds pgx's errors (*pgconn.PgError...) in them. The reason leads
+// with the cause that matters: a TLS attempt the server refused before pgx
+// tried again without TLS (sslmode=prefer, the default) is left out. A
+// connection string with an unencoded '@' in its password, or that reads as
+// a setting whose name no setting has, is refused before any lookup or
+// connection (see checkConfig). The caller closes the pool.
 func Connect(ctx context.Context, connString, appName string) (*pgxpool.Pool, error) {
 	cfg, err := ParseConfig(connString, appName)
 	if err != nil {
@@ -38,8 +44,12 @@ func Connect(ctx context.Context, connString, appName string) (*pgxpool.Pool, er
 // configuration (MaxConns...) before ConnectConfig.
 func ParseConfig(connString, appName string) (*pgxpool.Config, error) {
 	cfg, err := pgxpool.ParseConfig(connString)
+	if err == nil {
+		err = checkConfig(&cfg.ConnConfig.Config)
+	}
 	if err != nil {
-		return nil, redactError(&wrapped{msg: fmt.Sprintf("connecting to %s: %s", target(connString, nil), reason(err)), err: err})
+		why := maskReason(reason(err)+hint(connString), connString, "", false)
+		return nil, &wrapped{msg: fmt.Sprintf("connecting to %s: %s", target(connString, nil), why), err: err}
 	}
 	if _, ok := cfg.ConnConfig.RuntimeParams["application_name"]; !ok && appName != "" {
 		cfg.ConnConfig.RuntimeParams["application_name"] = appName
@@ -60,17 +70,70 @@ func ConnectConfig(ctx context.Context, cfg *pgxpool.Config) (*pgxpool.Pool, err
 		}
 	}
 	if err != nil {
-		msg := fmt.Sprintf("connecting to %s: %s", target(cfg.ConnString(), cfg), reason(err))
-		return nil, redactError(&wrapped{msg: msg, err: err}, cfg.ConnConfig.Password)
+		connString := cfg.ConnString()
+		why := maskReason(reason(err), connString, cfg.ConnConfig.Password, true)
+		return nil, &wrapped{msg: fmt.Sprintf("connecting to %s: %s", target(connString, cfg), why), err: err}
 	}
 	return pool, nil
+}
+
+// Reasons checkConfig gives for refusing a connection string.
+var (
+	errHostWithAt = errors.New("a host name contains @: percent-encode @ in the user name or password as %40")
+	errBadSetting = errors.New("a setting name has characters other than letters, digits, _ and . (a password or URL where a keyword=value belongs?)")
+)
+
+// settingName matches the names of PostgreSQL settings, custom ones
+// (myapp.tenant) included.
+var settingName = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_.$]*$`)
+
+// checkConfig refuses connection strings pgx accepts but that are mistakes
+// bound to print a piece of the password:
+//
+//   - A host name with an '@'. No host name has one: it means a URL's
+//     password (or user name) has an unencoded '@' and the host is the tail
+//     of the password (postgres://u:p@ss@host/db), which a lookup would
+//     send to the DNS server and its error would print. Unix socket
+//     directories (absolute paths) are not host names.
+//   - A run-time parameter whose name cannot be a setting. pgx passes
+//     unknown keywords to the server as settings, so "u:secret=x@h/db" (no
+//     scheme, a '=' in the password) reads as the setting "u:secret", which
+//     the server's error quotes.
+func checkConfig(cfg *pgconn.Config) error {
+	hosts := []string{cfg.Host}
+	for _, fb := range cfg.Fallbacks {
+		hosts = append(hosts, fb.Host)
+	}
+	for _, h := range hosts {
+		if strings.Contains(h, "@") && !strings.HasPrefix(h, "/") {
+			return errHostWithAt
+		}
+	}
+	for name := range cfg.RuntimeParams {
+		if !settingName.MatchString(name) {
+			return errBadSetting
+		}
+	}
+	return nil
+}
+
+// hint adds to the reason a connection string does not parse what it should
+// look like, when it is neither a postgres:// URL nor keyword/value (such as
+// postgress://..., postgres//..., user:password@host/db).
+func hint(connString string) string {
+	t := strings.TrimSpace(connString)
+	if t == "" || urlPrefix.MatchString(t) || keywordStart.MatchString(t) {
+		return ""
+	}
+	return " (a connection URL starts with postgres:// or postgresql://; otherwise use keyword=value settings)"
 }
 
 // target names the database for messages: the redacted connection string,
 // or for an empty one (libpq environment) the parts that matter.
 func target(connString string, cfg *pgxpool.Config) string {
 	if strings.TrimSpace(connString) != "" {
-		return Redact(connString)
+		redacted, _ := redactConnString(connString)
+		return redacted
 	}
 	if cfg == nil {
 		return "the database named by the PG* environment variables"
@@ -83,7 +146,8 @@ func target(connString string, cfg *pgxpool.Config) string {
 // line, without what the message names already: pgconn.ConnectError repeats
 // user and database and ParseConfigError the connection string. Errors of
 // several connection attempts (hosts, TLS then plain) are joined by "; ",
-// repeated ones once.
+// repeated ones once, and a refused TLS attempt is left out when the server
+// was tried again without TLS (see dropRefusedTLS).
 func reason(err error) string {
 	msg := err.Error()
 	var ce *pgconn.ConnectError
@@ -101,12 +165,50 @@ func reason(err error) string {
 	}
 	var lines []string
 	for _, line := range strings.Split(msg, "\n") {
-		line = strings.TrimSpace(line)
-		if line != "" && !slices.Contains(lines, line) {
+		if line = strings.TrimSpace(line); line != "" {
 			lines = append(lines, line)
 		}
 	}
-	return strings.Join(lines, "; ")
+	var out []string
+	for _, line := range dropRefusedTLS(lines) {
+		if !slices.Contains(out, line) {
+			out = append(out, line)
+		}
+	}
+	return strings.Join(out, "; ")
+}
+
+// tlsRefused ends pgx's error for a connection attempt to a server that
+// does not offer TLS.
+const tlsRefused = "tls error: server refused TLS connection"
+
+// dropRefusedTLS leaves out of the errors of connection attempts, one a
+// line and each starting with the server's address, those where the server
+// refused TLS and pgx then tried the same server again without TLS, as it
+// does with sslmode=prefer (the default) and allow: then the later attempt
+// has the error that matters (a wrong password, a missing database), and a
+// server without TLS is no error. With sslmode=require, nothing follows and
+// the refusal is kept.
+func dropRefusedTLS(lines []string) []string {
+	var out []string
+	for i, line := range lines {
+		if addr, ok := strings.CutSuffix(line, tlsRefused); ok && triedAgain(lines[i+1:], addr) {
+			continue
+		}
+		out = append(out, line)
+	}
+	return out
+}
+
+// triedAgain reports whether one of later is an attempt at addr (a line
+// prefix such as "127.0.0.1:5432 (localhost): ") other than a TLS refusal.
+func triedAgain(later []string, addr string) bool {
+	for _, line := range later {
+		if strings.HasPrefix(line, addr) && !strings.HasSuffix(line, tlsRefused) {
+			return true
+		}
+	}
+	return false
 }
 
 // wrapped is an error with its own message that unwraps to the original.
@@ -117,18 +219,3 @@ type wrapped struct {
 
 func (e *wrapped) Error() string { return e.msg }
 func (e *wrapped) Unwrap() error { return e.err }
-
-// redactError returns err with a message in which Redact masked connection
-// strings and in which password, when known, does not appear verbatim
-// (pgx's messages should not quote it; this makes sure). A password shorter
-// than 4 bytes is not searched for: masking it would garble the message
-// without hiding much.
-func redactError(err error, password ...string) error {
-	msg := Redact(err.Error())
-	for _, p := range password {
-		if len(p) >= 4 {
-			msg = strings.ReplaceAll(msg, p, mask)
-		}
-	}
-	return &wrapped{msg: msg, err: err}
-}

@@ -49,11 +49,13 @@ func Resolve(flagURL string, getenv func(string) string) (Source, error) {
 		if strings.TrimSpace(c.value) == "" {
 			continue
 		}
-		if _, err := pgconn.ParseConfig(c.value); err != nil {
-			return Source{}, redactError(&wrapped{
-				msg: fmt.Sprintf("invalid connection string in %s (%s): %s", c.from, Redact(c.value), reason(err)),
-				err: err,
-			})
+		cfg, err := pgconn.ParseConfig(c.value)
+		if err == nil {
+			err = checkConfig(cfg)
+		}
+		if err != nil {
+			why := maskReason(reason(err)+hint(c.value), c.value, "", false)
+			return Source{}, &wrapped{msg: fmt.Sprintf("invalid connection string in %s (%s): %s", c.from, target(c.value, nil), why), err: err}
 		}
 		return Source{ConnString: c.value, From: c.from}, nil
 	}
