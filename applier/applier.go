@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/pgseq/pgseq/catalog"
 	"github.com/pgseq/pgseq/inspect"
@@ -34,10 +35,12 @@ const DefaultLockTimeout = 5 * time.Second
 // commit, so workers reload limits and queue settings.
 const NotifyChannel = "pgseq_config"
 
-// DB is what Apply needs: a pool (transactions, plus a second session to
-// name a lock holder).
+// DB is what an apply needs: a pool. The apply transaction holds the apply
+// lock on one connection; the state is read in a snapshot of its own on a
+// second one (inspect.InSnapshot), and a third may name a lock holder. A
+// single connection does not do.
 type DB interface {
-	Begin(ctx context.Context) (pgx.Tx, error)
+	inspect.TxBeginner
 	RowsQuerier
 }
 
@@ -51,40 +54,104 @@ type Options struct {
 	Client string
 	// Version is the pgseq version, for the history row.
 	Version string
+	// Review, when set, is shown the plan an apply is about to execute,
+	// made under the apply lock, before the destructive check and before
+	// anything is written (pgseq apply --auto-approve prints it). An error
+	// from it cancels the apply.
+	Review func(p *plan.Plan) error
 }
 
 // Result reports what an apply did.
 type Result struct {
+	// Plan is the plan executed: made under the apply lock from the state
+	// found there.
+	Plan *plan.Plan
 	// Migrated lists the schema migrations applied first.
 	Migrated []int
 	// HistoryID is the id of the applies row written (0 for an empty plan).
 	HistoryID int64
-	Summary   plan.Summary
+	// Summary counts the changes executed.
+	Summary plan.Summary
 }
 
-// ErrStale means the database changed since the plan was made.
+// ErrStale means the database changed since the saved plan was made.
 var ErrStale = errors.New("saved plan is stale")
+
+// ErrPlanMismatch means a saved plan, made from the state the database is
+// in, is not the plan pgseq makes from that state for the plan's own
+// target: its before values, actions or slot groups do not match the
+// database (the file was edited, or live drift came and went).
+var ErrPlanMismatch = errors.New("saved plan does not match the database")
+
+// ErrPlanChanged means the plan made under the apply lock differs from the
+// plan that was approved: the database changed during the review.
+var ErrPlanChanged = errors.New("the plan changed since it was approved")
 
 // ErrDestroyNotAllowed means the plan has destructive changes and
 // AllowDestroy was not given.
 var ErrDestroyNotAllowed = errors.New("destructive change not allowed")
 
-// Apply executes p in one transaction. Nothing is applied on any error.
+// Apply executes a saved plan p (pgseq apply PLANFILE) in one transaction,
+// under the apply lock. There it reads the state in one snapshot, refuses p
+// as stale (ErrStale) if the state's fingerprint is not p's, and plans p's
+// own target — the state with p's creates and updates written over it and
+// its deletes removed — against the state. That plan must do what p says
+// (plan.Differences), or p is refused (ErrPlanMismatch): this catches a plan
+// whose before values, actions or slot groups were edited. It is then
+// executed, restricted to the objects p changes; destructiveness is decided
+// on it, from the live values found under the lock. The history row records
+// p's hash (its checksum). p comes from the planner or from plan.Read,
+// which validated it. Nothing is applied on any error.
 func Apply(ctx context.Context, db DB, p *plan.Plan, opts Options) (*Result, error) {
+	return run(ctx, db, p.Schema, p.Hash(), opts, func(q inspect.Querier) (*plan.Plan, error) {
+		return replanSaved(ctx, q, p)
+	})
+}
+
+// ApplyConfig plans desired against the state of schema found under the
+// apply lock and applies that plan, in one transaction: two applies of
+// configurations run one after the other, each planned against what the
+// other left, as Terraform does. opts.Review sees the plan before anything
+// is written. Counters whose tables or columns are missing come back as a
+// *CounterProblemsError. Nothing is applied on any error.
+func ApplyConfig(ctx context.Context, db DB, schema string, desired catalog.State, opts Options) (*Result, error) {
+	return run(ctx, db, schema, "", opts, func(q inspect.Querier) (*plan.Plan, error) {
+		return planConfig(ctx, q, schema, desired)
+	})
+}
+
+// ApplyApproved applies desired after a person approved approved, the plan
+// Plan made for it (pgseq apply on a terminal). Under the apply lock it
+// plans desired again against the state found there; if that plan differs
+// from the approved one (plan.Differences) nothing is applied and the error
+// (ErrPlanChanged) lists what changed; otherwise it is applied. The history
+// row records the approved plan's hash.
+func ApplyApproved(ctx context.Context, db DB, desired catalog.State, approved *plan.Plan, opts Options) (*Result, error) {
+	return run(ctx, db, approved.Schema, approved.Hash(), opts, func(q inspect.Querier) (*plan.Plan, error) {
+		now, err := planConfig(ctx, q, approved.Schema, desired)
+		if err != nil {
+			return nil, err
+		}
+		if d := plan.Differences(approved, now); len(d) > 0 {
+			return nil, fmt.Errorf("%w: the database changed while the plan was reviewed:\n  %s\nRun pgseq apply again to review the new plan",
+				ErrPlanChanged, strings.Join(d, "\n  "))
+		}
+		return now, nil
+	})
+}
+
+// run takes the apply lock on schema in a new transaction, lets decide make
+// the plan to execute from a snapshot read after the lock was granted (so
+// it sees every earlier apply), and executes it in the locked transaction
+// with a history row recording hash (the executed plan's when empty).
+func run(ctx context.Context, db DB, schema, hash string, opts Options, decide func(q inspect.Querier) (*plan.Plan, error)) (*Result, error) {
 	if opts.LockTimeout <= 0 {
 		opts.LockTimeout = DefaultLockTimeout
 	}
-	schema := p.Schema
-	if !opts.AllowDestroy {
-		for _, c := range p.Changes {
-			if c.Destructive {
-				return nil, fmt.Errorf("%w: %s: %s; re-run with --allow-destroy to do it anyway",
-					ErrDestroyNotAllowed, c.Address, strings.Join(c.Reasons, "; "))
-			}
-		}
+	if s, ok := db.(interface{ Stat() *pgxpool.Stat }); ok && s.Stat().MaxConns() < 2 {
+		return nil, errors.New("an apply reads the state on a second connection while it holds the apply lock on a first: the connection pool needs at least 2 connections (pool_max_conns)")
 	}
-
-	tx, err := db.Begin(ctx)
+	tx, err := db.BeginTx(ctx, pgx.TxOptions{})
 	if err != nil {
 		return nil, fmt.Errorf("beginning the apply transaction: %w", err)
 	}
@@ -98,16 +165,35 @@ func Apply(ctx context.Context, db DB, p *plan.Plan, opts Options) (*Result, err
 		return nil, err
 	}
 
-	res := &Result{Summary: p.Summary}
-	actual, _, err := inspect.Read(ctx, tx, schema)
-	if err != nil {
-		return nil, fmt.Errorf("reading the current state: %w", err)
+	var p *plan.Plan
+	if err := inspect.InSnapshot(ctx, db, func(q inspect.Querier) error {
+		// The snapshot is taken here, after the apply lock was granted.
+		if _, err := q.Exec(ctx, `SELECT set_config('lock_timeout', $1, true)`,
+			fmt.Sprintf("%dms", opts.LockTimeout.Milliseconds())); err != nil {
+			return fmt.Errorf("setting lock_timeout: %w", err)
+		}
+		var err error
+		p, err = decide(q)
+		return err
+	}); err != nil {
+		return nil, err
 	}
-	if got := plan.Fingerprint(actual); got != p.Fingerprint {
-		return nil, fmt.Errorf("%w: the database changed since the plan was made (another apply, or a manual change); run pgseq plan again", ErrStale)
+	res := &Result{Plan: p, Summary: p.Summary}
+	if opts.Review != nil {
+		if err := opts.Review(p); err != nil {
+			return nil, err
+		}
 	}
 	if p.Empty() {
 		return res, nil
+	}
+	if !opts.AllowDestroy {
+		for _, c := range p.Changes {
+			if c.Destructive {
+				return nil, fmt.Errorf("%w: %s: %s; re-run with --allow-destroy to do it anyway",
+					ErrDestroyNotAllowed, c.Address, strings.Join(c.Reasons, "; "))
+			}
+		}
 	}
 	if res.Migrated, err = migrations.Up(ctx, tx, schema); err != nil {
 		return nil, err
@@ -115,7 +201,10 @@ func Apply(ctx context.Context, db DB, p *plan.Plan, opts Options) (*Result, err
 	if err := execute(ctx, tx, p, opts); err != nil {
 		return nil, err
 	}
-	if res.HistoryID, err = writeHistory(ctx, tx, p, opts); err != nil {
+	if hash == "" {
+		hash = p.Hash()
+	}
+	if res.HistoryID, err = writeHistory(ctx, tx, p, hash, opts); err != nil {
 		return nil, err
 	}
 	if _, err := tx.Exec(ctx, `SELECT pg_notify($1, $2)`, NotifyChannel, schema); err != nil {
@@ -133,7 +222,7 @@ func Migrate(ctx context.Context, db DB, schema string, lockTimeout time.Duratio
 	if lockTimeout <= 0 {
 		lockTimeout = DefaultLockTimeout
 	}
-	tx, err := db.Begin(ctx)
+	tx, err := db.BeginTx(ctx, pgx.TxOptions{})
 	if err != nil {
 		return nil, fmt.Errorf("beginning the migration transaction: %w", err)
 	}
@@ -345,14 +434,15 @@ func execute(ctx context.Context, tx pgx.Tx, p *plan.Plan, opts Options) error {
 	return applyCounters(ctx, tx, p)
 }
 
-func writeHistory(ctx context.Context, tx pgx.Tx, p *plan.Plan, opts Options) (int64, error) {
+// writeHistory records the apply of p, whose reviewed plan has hash.
+func writeHistory(ctx context.Context, tx pgx.Tx, p *plan.Plan, hash string, opts Options) (int64, error) {
 	changes := make([]string, len(p.Changes))
 	for i, c := range p.Changes {
 		changes[i] = string(c.Action) + " " + c.Address
 	}
 	var id int64
 	err := tx.QueryRow(ctx, statement("insert_history", p.Schema),
-		opts.Client, opts.Version, p.Hash(), p.Fingerprint, p.Summary, changes).Scan(&id)
+		opts.Client, opts.Version, hash, p.Fingerprint, p.Summary, changes).Scan(&id)
 	if err != nil {
 		return 0, fmt.Errorf("writing the apply history: %w", err)
 	}

@@ -18,7 +18,7 @@ import (
 // schema and returns its name.
 func (e *env) appSchema() string {
 	e.t.Helper()
-	app := e.schema + "_app"
+	app := "a" + e.schema[1:] // t_… → a_…: as long as the schema name, so never cut at 63 bytes
 	e.exec(`CREATE SCHEMA ` + pgx.Identifier{app}.Sanitize())
 	e.t.Cleanup(func() { _, _ = e.pool.Exec(e.ctx(), `DROP SCHEMA `+pgx.Identifier{app}.Sanitize()+` CASCADE`) })
 	return app

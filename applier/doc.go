@@ -1,6 +1,10 @@
-// Package applier executes a plan: under pgseq's advisory apply lock, in one
-// transaction with a bounded lock_timeout, after checking that the database
-// is still in the state the plan was made from. It migrates pgseq's schema
-// first when needed, runs one batched statement per kind of change (never a
-// round trip per row), writes a history row and notifies workers.
+// Package applier plans and applies against the database: under pgseq's
+// advisory apply lock, in one transaction with a bounded lock_timeout, it
+// reads the state in one snapshot taken after the lock was granted, makes
+// the plan to execute there (a configuration is planned against that state;
+// a saved or approved plan is checked against it and refused if stale or if
+// it does not match), migrates pgseq's schema first when needed, runs one
+// batched statement per kind of change (never a round trip per row), writes
+// a history row and notifies workers. Plan is the same sequence without the
+// lock and the writes.
 package applier

@@ -26,31 +26,88 @@ func query(name, schema string) string {
 }
 
 // Querier is what Read needs: a pool, a connection or a transaction.
+//
+// Read runs several queries. Through a pool or a READ COMMITTED transaction
+// each sees its own snapshot, so live values (slot usage, running tasks)
+// read by one query may not match those of the next: to plan, read inside
+// InSnapshot (ReadSnapshot does).
 type Querier interface {
 	Exec(ctx context.Context, sql string, args ...any) (pgconn.CommandTag, error)
 	Query(ctx context.Context, sql string, args ...any) (pgx.Rows, error)
 	QueryRow(ctx context.Context, sql string, args ...any) pgx.Row
 }
 
+// TxBeginner begins transactions: a pool or a connection. A transaction is
+// not one: a snapshot needs a transaction of its own.
+type TxBeginner interface {
+	BeginTx(ctx context.Context, opts pgx.TxOptions) (pgx.Tx, error)
+}
+
+// SnapshotOptions are the options of InSnapshot's transaction: REPEATABLE
+// READ, so every query sees the snapshot taken by the first, and READ ONLY.
+var SnapshotOptions = pgx.TxOptions{IsoLevel: pgx.RepeatableRead, AccessMode: pgx.ReadOnly}
+
+// InSnapshot runs fn in a transaction of its own (SnapshotOptions), so that
+// everything fn reads through q comes from one snapshot of the database:
+// the usage of a slot group and the running tasks holding it, the tables
+// and the live values beside them. The snapshot is taken by fn's first
+// query; the transaction ends when fn returns.
+func InSnapshot(ctx context.Context, db TxBeginner, fn func(q Querier) error) error {
+	tx, err := db.BeginTx(ctx, SnapshotOptions)
+	if err != nil {
+		return fmt.Errorf("beginning a read-only snapshot: %w", err)
+	}
+	defer tx.Rollback(context.WithoutCancel(ctx)) //nolint:errcheck // no-op after commit
+	if err := fn(tx); err != nil {
+		return err
+	}
+	if err := tx.Commit(ctx); err != nil {
+		return fmt.Errorf("ending the read-only snapshot: %w", err)
+	}
+	return nil
+}
+
+// ReadSnapshot is ReadFor in one snapshot (InSnapshot): the state to plan
+// against, with every live value consistent with every other.
+func ReadSnapshot(ctx context.Context, db TxBeginner, schema string, desired catalog.State) (catalog.State, int, error) {
+	var s catalog.State
+	var version int
+	err := InSnapshot(ctx, db, func(q Querier) error {
+		var err error
+		s, version, err = ReadFor(ctx, q, schema, desired)
+		return err
+	})
+	return s, version, err
+}
+
 // ReadFor returns the actual state of schema for planning against desired:
-// Read, plus Live.Unfinished for the queues desired no longer declares (a
-// plan would delete them), and Live.Attach for the counters an apply would
-// attach with a backfill. Only those are counted, since counting scans the
-// queue's pending tasks or the counter's table.
+// Read, then ReadLiveFor. Its queries see one snapshot only when db is a
+// REPEATABLE READ transaction (see InSnapshot).
 func ReadFor(ctx context.Context, db Querier, schema string, desired catalog.State) (catalog.State, int, error) {
 	s, version, err := Read(ctx, db, schema)
 	if err != nil {
 		return s, version, err
 	}
-	if gone := QueuesNotIn(desired, s); len(gone) > 0 && version > 0 {
+	return s, version, ReadLiveFor(ctx, db, schema, version, desired, &s)
+}
+
+// ReadLiveFor adds to s, the actual state Read returned with version, the
+// live values planning against desired needs besides those Read reads:
+// Live.Unfinished for the queues desired no longer declares (a plan would
+// delete them), and Live.Attach for the counters an apply would attach with
+// a backfill. Only those are counted, since counting scans the queue's
+// pending tasks or the counter's table.
+func ReadLiveFor(ctx context.Context, db Querier, schema string, version int, desired catalog.State, s *catalog.State) error {
+	var err error
+	if gone := QueuesNotIn(desired, *s); len(gone) > 0 && version > 0 {
 		if s.Live.Unfinished, err = readUnfinished(ctx, db, schema, gone); err != nil {
-			return s, version, fmt.Errorf("counting unfinished tasks: %w", err)
+			return fmt.Errorf("counting unfinished tasks: %w", err)
 		}
 	}
 	if s.Live.Attach, err = readAttachFacts(ctx, db, desired.Counters, s.Counters); err != nil {
-		return s, version, err
+		return err
 	}
-	return s, version, nil
+	return nil
 }
 
 // Read returns the actual state of schema and its migration version. A

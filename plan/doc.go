@@ -3,5 +3,7 @@
 // the live context beside it. Package planner makes plans; package render
 // shows them; package applier executes them. A plan is JSON-encodable and
 // versioned (FormatVersion), so a saved plan can be applied later and a CI
-// job can read it.
+// job can read it. Write adds a checksum; Read refuses a document that is
+// not exactly a plan pgseq could have written (see Read and Validate), and
+// Differences compares two plans by what they would do.
 package plan

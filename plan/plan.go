@@ -1,12 +1,9 @@
 package plan
 
 import (
-	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
-	"errors"
-	"fmt"
 	"io"
 
 	"github.com/pgseq/pgseq/catalog"
@@ -63,6 +60,10 @@ type Plan struct {
 	Changes []Change `json:"changes"`
 	// Warnings are for display only (for example drains in progress).
 	Warnings []string `json:"warnings,omitempty"`
+	// Checksum is the SHA-256 of the document's canonical encoding without
+	// this field (Hash). Write sets it; Read refuses a document without it
+	// or whose content does not match it. Empty in a plan in memory.
+	Checksum string `json:"checksum,omitempty"`
 }
 
 // Summary counts changes by action.
@@ -164,10 +165,19 @@ func (p *Plan) Count() {
 	}
 }
 
-// Hash returns a hex SHA-256 of the plan's canonical JSON encoding. The
-// applier records it in the history row.
+// Hash returns a hex SHA-256 of the plan's canonical encoding (compact
+// JSON in field order, as json.Marshal writes it) without its Checksum. It
+// is the checksum a saved plan carries, and the applier records it in the
+// history row.
 func (p *Plan) Hash() string {
-	b, _ := json.Marshal(p)
+	c := *p
+	c.Checksum = ""
+	b, err := json.Marshal(&c)
+	if err != nil {
+		// Only a value JSON cannot hold (a NaN) gets here; such a plan
+		// hashes as its error, never as a valid plan's hash.
+		b = []byte(err.Error())
+	}
 	sum := sha256.Sum256(b)
 	return hex.EncodeToString(sum[:])
 }
@@ -201,123 +211,11 @@ func Fingerprint(s catalog.State) string {
 	return hex.EncodeToString(sum[:])
 }
 
-// Write encodes the plan as indented JSON.
+// Write encodes the plan as indented JSON, with its checksum.
 func (p *Plan) Write(w io.Writer) error {
+	c := *p
+	c.Checksum = p.Hash()
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
-	return enc.Encode(p)
-}
-
-// UnmarshalJSON decodes a change, typing Before and After by Kind.
-func (c *Change) UnmarshalJSON(b []byte) error {
-	type plain Change
-	var raw struct {
-		plain
-		Before json.RawMessage `json:"before"`
-		After  json.RawMessage `json:"after"`
-	}
-	if err := json.Unmarshal(b, &raw); err != nil {
-		return err
-	}
-	*c = Change(raw.plain)
-	decode := func(m json.RawMessage) (any, error) {
-		if len(m) == 0 || bytes.Equal(m, []byte("null")) {
-			return nil, nil
-		}
-		dec := json.NewDecoder(bytes.NewReader(m))
-		dec.DisallowUnknownFields()
-		switch c.Kind {
-		case KindQueue:
-			var q catalog.Queue
-			if err := dec.Decode(&q); err != nil {
-				return nil, err
-			}
-			return &q, nil
-		case KindTask:
-			var t catalog.TaskType
-			if err := dec.Decode(&t); err != nil {
-				return nil, err
-			}
-			return &t, nil
-		case KindCounter:
-			var k catalog.Counter
-			if err := dec.Decode(&k); err != nil {
-				return nil, err
-			}
-			return &k, nil
-		}
-		return nil, fmt.Errorf("unknown change type %q", c.Kind)
-	}
-	var err error
-	if c.Before, err = decode(raw.Before); err != nil {
-		return fmt.Errorf("change %s: before: %w", c.Address, err)
-	}
-	if c.After, err = decode(raw.After); err != nil {
-		return fmt.Errorf("change %s: after: %w", c.Address, err)
-	}
-	return nil
-}
-
-// ErrFormat marks a plan file that is not a pgseq plan or not one this
-// version can read.
-var ErrFormat = errors.New("not a pgseq plan")
-
-// Read decodes a plan written by Write, checking its format version and the
-// consistency of every change.
-func Read(r io.Reader) (*Plan, error) {
-	var p Plan
-	dec := json.NewDecoder(r)
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(&p); err != nil {
-		return nil, fmt.Errorf("%w: %v", ErrFormat, err)
-	}
-	if p.FormatVersion == "" {
-		return nil, fmt.Errorf("%w: no format_version", ErrFormat)
-	}
-	if major(p.FormatVersion) != major(FormatVersion) {
-		return nil, fmt.Errorf("%w: format_version %q is not supported (this pgseq reads %s)", ErrFormat, p.FormatVersion, FormatVersion)
-	}
-	if p.Fingerprint == "" || p.Schema == "" {
-		return nil, fmt.Errorf("%w: missing schema or state_fingerprint", ErrFormat)
-	}
-	for i, c := range p.Changes {
-		if err := c.validate(); err != nil {
-			return nil, fmt.Errorf("%w: change %d (%s): %v", ErrFormat, i, c.Address, err)
-		}
-	}
-	return &p, nil
-}
-
-func major(v string) string {
-	for i := 0; i < len(v); i++ {
-		if v[i] == '.' {
-			return v[:i]
-		}
-	}
-	return v
-}
-
-func (c Change) validate() error {
-	switch c.Action {
-	case Create:
-		if c.Before != nil || c.After == nil {
-			return errors.New("a create needs after and no before")
-		}
-	case Update:
-		if c.Before == nil || c.After == nil {
-			return errors.New("an update needs before and after")
-		}
-	case Delete:
-		if c.Before == nil || c.After != nil {
-			return errors.New("a delete needs before and no after")
-		}
-	default:
-		return fmt.Errorf("unknown action %q", c.Action)
-	}
-	switch c.Kind {
-	case KindQueue, KindTask, KindCounter:
-	default:
-		return fmt.Errorf("unknown type %q", c.Kind)
-	}
-	return nil
+	return enc.Encode(&c)
 }

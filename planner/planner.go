@@ -47,8 +47,9 @@ func clone(s catalog.State) catalog.State {
 	return c
 }
 
-// Address returns the display address of an object: `queue "default"`.
-func Address(kind, name string) string { return fmt.Sprintf("%s %q", kind, name) }
+// Address returns the display address of an object: `queue "default"`
+// (plan.Address).
+func Address(kind, name string) string { return plan.Address(kind, name) }
 
 func planQueues(desired, actual catalog.State) []plan.Change {
 	have := make(map[string]catalog.Queue, len(actual.Queues))
@@ -263,11 +264,14 @@ func liveCapacity(gs []catalog.SlotGroup) int {
 	return n
 }
 
+// slotReasons explains a slot change. running is the figure the change's
+// context shows (Context.Running), so the header, the note beside the limit
+// and the reasons never disagree about how many tasks run.
 func slotReasons(sc *plan.SlotChange, running, limit int) []string {
 	var r []string
-	if limit > 0 && sc.Used > limit {
+	if limit > 0 && running > limit {
 		r = append(r, fmt.Sprintf("%d running: %d over the new limit, draining; no new task is admitted until running < %d",
-			sc.Used, sc.Used-limit, limit))
+			running, running-limit, limit))
 	}
 	if sc.Drop {
 		return append(r, "limit removed: all slot groups are deleted; running tasks finish normally")

@@ -98,7 +98,7 @@ func writeChange(b *strings.Builder, c plan.Change) {
 		fmt.Fprintf(b, "      # %s\n", r)
 	}
 	if hidden > 0 {
-		fmt.Fprintf(b, "      # (%d unchanged attributes hidden)\n", hidden)
+		fmt.Fprintf(b, "      # (%s hidden)\n", Plural(hidden, "unchanged attribute"))
 	}
 	b.WriteString("    }\n")
 }
@@ -179,7 +179,7 @@ func contextNote(c plan.Change) string {
 		parts = append(parts, fmt.Sprintf("%d running", *c.Context.Running))
 	}
 	if c.Context.Unfinished != nil {
-		parts = append(parts, fmt.Sprintf("%d unfinished tasks", *c.Context.Unfinished))
+		parts = append(parts, Plural(int(*c.Context.Unfinished), "unfinished task"))
 	}
 	if c.Context.Scopes != nil && c.Context.MaxValue != nil {
 		noun := "scopes"
@@ -209,4 +209,14 @@ func thousands(n int64) string {
 		return "-" + b.String()
 	}
 	return b.String()
+}
+
+// Plural returns n and noun, with an s added to noun unless n is 1:
+// "1 queue", "0 queues", "3 task types". noun is singular and takes a
+// regular plural.
+func Plural(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return fmt.Sprintf("%d %ss", n, noun)
 }

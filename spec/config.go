@@ -20,7 +20,9 @@ import (
 // Files can be passed to WriteDiagnostics; its state is then incomplete and
 // must not be planned.
 type Config struct {
-	// Files holds every file that was read, parsed, by file name.
+	// Files holds every file that was read, parsed, by file name. A file
+	// that exceeds a limit (see MaxFileSize) is not parsed: it has only
+	// its Bytes.
 	Files map[string]*hcl.File
 	// Queues maps each declared queue name to the header of its block.
 	Queues map[string]hcl.Range
@@ -98,7 +100,7 @@ func Load(paths ...string) (*Config, hcl.Diagnostics) {
 			continue
 		}
 		seen[key] = true
-		src, err := os.ReadFile(name)
+		src, err := ReadFile(name)
 		if err != nil {
 			diags = append(diags, &hcl.Diagnostic{
 				Severity: hcl.DiagError,
@@ -151,7 +153,12 @@ func configFiles(path string) ([]string, *hcl.Diagnostic) {
 
 // Parse parses and validates a configuration held in memory: file name to
 // content. The file names appear in diagnostics. Files are decoded in name
-// order, which decides which of two duplicates is reported.
+// order, which decides which of two duplicates is reported. A file is
+// checked against MaxFileSize, MaxNesting, MaxNumberLength,
+// MaxStringLength and MaxIdentifierLength before it is parsed, and not
+// parsed if it exceeds one.
+// A configuration without errors that declares nothing gets a warning: a
+// plan made from it deletes everything.
 func Parse(files map[string][]byte) (*Config, hcl.Diagnostics) {
 	cfg := emptyConfig()
 	var diags hcl.Diagnostics
@@ -168,6 +175,14 @@ func Parse(files map[string][]byte) (*Config, hcl.Diagnostics) {
 	d := newDecoder()
 	complete := true
 	for _, name := range names {
+		if diag := checkLimits(files[name], name); diag != nil {
+			// Parsing would take too long or exhaust the stack: the file
+			// is kept for its source lines only.
+			cfg.Files[name] = &hcl.File{Bytes: files[name]}
+			diags = append(diags, diag)
+			complete = false
+			continue
+		}
 		f, parseDiags := hclsyntax.ParseConfig(files[name], name, hcl.InitialPos)
 		cfg.Files[name] = f
 		fatal := false
@@ -192,6 +207,14 @@ func Parse(files map[string][]byte) (*Config, hcl.Diagnostics) {
 		d.checkRefs()
 	}
 	diags = append(diags, d.diags...)
+	if !diags.HasErrors() && len(d.queues) == 0 && len(d.tasks) == 0 && len(d.counters) == 0 {
+		diags = append(diags, &hcl.Diagnostic{
+			Severity: hcl.DiagWarning,
+			Summary:  "Configuration declares nothing",
+			Detail: "No queue, task or counter block is declared, so a plan made from this configuration deletes every queue, task type and counter in the pgseq schema; " +
+				"only deleting a counter or a queue with unfinished tasks needs --allow-destroy. Check that the right files were given.",
+		})
+	}
 	sortDiagnostics(diags)
 
 	d.state.Sort()
@@ -238,8 +261,8 @@ func duplicateArgument(diag *hcl.Diagnostic, f *hcl.File) *hcl.Diagnostic {
 	return &hcl.Diagnostic{
 		Severity: hcl.DiagError,
 		Summary:  "Duplicate argument",
-		Detail: fmt.Sprintf("The argument %q is already set at %s. Each argument may be set only once: remove one of them.",
-			name, posString(first.NameRange)),
+		Detail: fmt.Sprintf("The argument %s is already set at %s. Each argument may be set only once: remove one of them.",
+			quote(name), posString(first.NameRange)),
 		Subject: s,
 	}
 }

@@ -2,7 +2,6 @@ package spec
 
 import (
 	"fmt"
-	"math"
 	"math/big"
 	"slices"
 	"sort"
@@ -99,8 +98,8 @@ func blockKindNames() []string {
 func (d *decoder) file(body *hclsyntax.Body) {
 	for _, a := range sortedAttributes(body) {
 		d.errorf(a.NameRange, "Unsupported argument",
-			"An argument named %q is not expected at the top level of a file. A pgseq file holds only %s blocks; settings go inside them.",
-			a.Name, andList(blockKindNames()))
+			"An argument named %s is not expected at the top level of a file. A pgseq file holds only %s blocks; settings go inside them.",
+			quote(a.Name), andList(blockKindNames()))
 	}
 	for _, b := range body.Blocks {
 		var kind *blockKind
@@ -111,8 +110,8 @@ func (d *decoder) file(body *hclsyntax.Body) {
 		}
 		if kind == nil {
 			d.errorf(b.TypeRange, "Unsupported block type",
-				"Blocks of type %q are not expected here.%s A pgseq file holds only %s blocks.",
-				b.Type, didYouMean(b.Type, blockKindNames()), andList(blockKindNames()))
+				"Blocks of type %s are not expected here.%s A pgseq file holds only %s blocks.",
+				quote(b.Type), didYouMean(b.Type, blockKindNames()), andList(blockKindNames()))
 			continue
 		}
 		switch len(b.Labels) {
@@ -146,8 +145,8 @@ func (d *decoder) content(body *hclsyntax.Body, in string, attrNames, blockNames
 				"%s is a block, not an argument: remove the equals sign and write %s { ... }.", a.Name, a.Name)
 		default:
 			d.errorf(a.NameRange, "Unsupported argument",
-				"An argument named %q is not expected in a %s block.%s %s",
-				a.Name, in, didYouMean(a.Name, all), validItems(attrNames, blockNames))
+				"An argument named %s is not expected in a %s block.%s %s",
+				quote(a.Name), in, didYouMean(a.Name, all), validItems(attrNames, blockNames))
 		}
 	}
 	blocks := map[string]*hclsyntax.Block{}
@@ -160,8 +159,8 @@ func (d *decoder) content(body *hclsyntax.Body, in string, attrNames, blockNames
 			continue
 		default:
 			d.errorf(b.TypeRange, "Unsupported block type",
-				"Blocks of type %q are not expected in a %s block.%s %s",
-				b.Type, in, didYouMean(b.Type, all), validItems(attrNames, blockNames))
+				"Blocks of type %s are not expected in a %s block.%s %s",
+				quote(b.Type), in, didYouMean(b.Type, all), validItems(attrNames, blockNames))
 			continue
 		}
 		if first, dup := blocks[b.Type]; dup {
@@ -247,11 +246,11 @@ func (d *decoder) notLiteral(a *hclsyntax.Attribute) {
 		v := vars[0]
 		hint := ""
 		if len(v) == 1 {
-			hint = fmt.Sprintf(" If you meant the string %q, put it in quotes: %s = %q.", v.RootName(), a.Name, v.RootName())
+			hint = fmt.Sprintf(" If you meant the string %s, put it in quotes: %s = %s.", quote(v.RootName()), a.Name, quote(v.RootName()))
 		}
 		d.errorf(v.SourceRange(), "Variables not allowed",
 			"pgseq configuration takes literal values only, not references such as %s.%s",
-			traversalString(v), hint)
+			truncate(traversalString(v)), hint)
 		return
 	}
 	var call *hclsyntax.FunctionCallExpr
@@ -263,7 +262,7 @@ func (d *decoder) notLiteral(a *hclsyntax.Attribute) {
 	})
 	if call != nil {
 		d.errorf(call.Range(), "Function calls not allowed",
-			"pgseq configuration takes literal values only; %s() cannot be called here. Write the value itself.", call.Name)
+			"pgseq configuration takes literal values only; %s() cannot be called here. Write the value itself.", truncate(call.Name))
 		return
 	}
 	d.errorf(a.Expr.Range(), "Literal value required",
@@ -291,7 +290,7 @@ func (d *decoder) wrongType(a *hclsyntax.Attribute, path, what string, v cty.Val
 	hint := ""
 	if v.Type() == cty.String && strings.Contains(what, "number") {
 		if _, err := cty.ParseNumberVal(strings.TrimSpace(v.AsString())); err == nil {
-			hint = fmt.Sprintf(" Remove the quotes: %s = %s.", a.Name, strings.TrimSpace(v.AsString()))
+			hint = fmt.Sprintf(" Remove the quotes: %s = %s.", a.Name, truncate(strings.TrimSpace(v.AsString())))
 		}
 	}
 	if v.Type() == cty.Number && strings.Contains(what, "duration") && v.AsBigFloat().IsInt() {
@@ -346,32 +345,62 @@ func (d *decoder) whole(a *hclsyntax.Attribute, path string, r wholeRule) (int, 
 	return int(i), true
 }
 
-// numberRule bounds a number attribute (fractions allowed).
-type numberRule struct {
-	min    float64
-	max    float64 // +Inf for no upper bound
-	hint   string
-	bounds string // the allowed range in words
-}
-
-// number decodes a finite number within r's bounds.
-func (d *decoder) number(a *hclsyntax.Attribute, path string, r numberRule) (float64, bool) {
+// wholeIn decodes a whole number and checks it with r, the catalog rule a
+// saved plan is checked with too. hint ends the out-of-range detail.
+func (d *decoder) wholeIn(a *hclsyntax.Attribute, r catalog.IntRange, hint string) (int, bool) {
 	v, ok := d.value(a)
 	if !ok {
 		return 0, false
 	}
 	if v.Type() != cty.Number {
-		d.wrongType(a, path, "a number", v)
+		d.wrongType(a, r.Attr, "a whole number", v)
+		return 0, false
+	}
+	bf := v.AsBigFloat()
+	i, acc := bf.Int64()
+	err := r.Check(i)
+	if !bf.IsInt() || acc != big.Exact {
+		err = r.Invalid(bf.Text('g', 20))
+	}
+	if err != nil {
+		d.errorf(a.Expr.Range(), "Invalid "+r.Attr, "%s.%s", err, prefixSpace(hint))
+		return 0, false
+	}
+	return int(i), true
+}
+
+// numberIn decodes a number and checks it with r, the catalog rule a saved
+// plan is checked with too. hint ends the out-of-range detail.
+func (d *decoder) numberIn(a *hclsyntax.Attribute, r catalog.NumberRange, hint string) (float64, bool) {
+	v, ok := d.value(a)
+	if !ok {
+		return 0, false
+	}
+	if v.Type() != cty.Number {
+		d.wrongType(a, r.Attr, "a number", v)
 		return 0, false
 	}
 	bf := v.AsBigFloat()
 	f, _ := bf.Float64()
-	if math.IsInf(f, 0) || f < r.min || f > r.max {
-		d.errorf(a.Expr.Range(), "Invalid "+path,
-			"%s must be %s; got %s.%s", path, r.bounds, bf.Text('g', 20), prefixSpace(r.hint))
+	if r.Check(f) != nil {
+		d.errorf(a.Expr.Range(), "Invalid "+r.Attr, "%s.%s", r.Invalid(bf.Text('g', 20)), prefixSpace(hint))
 		return 0, false
 	}
 	return f, true
+}
+
+// durationRule decodes a duration string and checks it with r, the catalog
+// rule a saved plan is checked with too.
+func (d *decoder) durationRule(a *hclsyntax.Attribute, r catalog.DurationRange) (catalog.Duration, bool) {
+	dur, ok := d.duration(a, r.Attr, 0)
+	if !ok {
+		return 0, false
+	}
+	if err := r.Check(dur); err != nil {
+		d.errorf(a.Expr.Range(), "Invalid "+r.Attr, "%s.", err)
+		return 0, false
+	}
+	return dur, true
 }
 
 // str decodes a string.

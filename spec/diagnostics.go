@@ -51,8 +51,13 @@ func WriteDiagnostics(w io.Writer, diags hcl.Diagnostics, files map[string]*hcl.
 	return err
 }
 
+// maxSnippetWidth is the most characters of a source line that a snippet
+// shows; a longer line is cut around the range, with an ellipsis for what
+// is left out.
+const maxSnippetWidth = 200
+
 // writeSnippet prints the source line where r starts, with a row of carets
-// under r (up to the end of that line).
+// under r (up to the end of that line, or of the part of it shown).
 func writeSnippet(b *bytes.Buffer, src []byte, r hcl.Range) {
 	if r.Start.Byte < 0 || r.Start.Byte > len(src) {
 		return
@@ -62,24 +67,45 @@ func writeSnippet(b *bytes.Buffer, src []byte, r hcl.Range) {
 	if i := bytes.IndexByte(src[r.Start.Byte:], '\n'); i >= 0 {
 		end = r.Start.Byte + i
 	}
-	line := strings.TrimRight(string(src[start:end]), "\r")
-	num := fmt.Sprint(r.Start.Line)
-	gutter := strings.Repeat(" ", len(num))
+	text := strings.TrimRight(string(src[start:end]), "\r")
+	line := []rune(text)
+	col := utf8.RuneCount(src[start:r.Start.Byte])
+	stop := min(max(r.End.Byte, r.Start.Byte), start+len(text))
+	width := 1
+	if stop > r.Start.Byte {
+		width = utf8.RuneCount(src[r.Start.Byte:stop])
+	}
 
+	// The part of the line shown: all of it, or maxSnippetWidth
+	// characters starting a little before the range.
+	from, to := 0, len(line)
+	if len(line) > maxSnippetWidth {
+		const before = 20
+		if col > maxSnippetWidth-before {
+			from = min(col-before, len(line)-maxSnippetWidth)
+		}
+		to = from + maxSnippetWidth
+	}
+	width = max(1, min(width, to-col))
+	var shown, pad strings.Builder
+	if from > 0 {
+		shown.WriteString("…")
+		pad.WriteByte(' ')
+	}
+	shown.WriteString(string(line[from:to]))
+	if to < len(line) {
+		shown.WriteString("…")
+	}
 	// Pad with the line's own tabs so the carets line up with tabbed source.
-	var pad strings.Builder
-	for _, c := range string(src[start:r.Start.Byte]) {
+	for _, c := range line[from:min(col, len(line))] {
 		if c == '\t' {
 			pad.WriteRune('\t')
 		} else {
 			pad.WriteRune(' ')
 		}
 	}
-	stop := min(max(r.End.Byte, r.Start.Byte), start+len(line))
-	width := 1
-	if stop > r.Start.Byte {
-		width = utf8.RuneCount(src[r.Start.Byte:stop])
-	}
-	fmt.Fprintf(b, "\n  %s | %s\n", num, line)
+	num := fmt.Sprint(r.Start.Line)
+	gutter := strings.Repeat(" ", len(num))
+	fmt.Fprintf(b, "\n  %s | %s\n", num, shown.String())
 	fmt.Fprintf(b, "  %s | %s%s\n", gutter, pad.String(), strings.Repeat("^", width))
 }

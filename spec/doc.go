@@ -86,6 +86,21 @@
 // and Config.CounterDiag builds a diagnostic pointing there, for checks
 // made later against a database.
 //
+// # Limits
+//
+// Before a file is parsed its bytes are checked against limits that no
+// real configuration comes near, so that no input can crash or stall the
+// parser: a file is at most MaxFileSize bytes (1 MiB; a larger
+// configuration is split into several files of a directory), brackets,
+// braces, parentheses, interpolations and unary operators nest at most
+// MaxNesting (32) levels deep, a number literal has at most
+// MaxNumberLength (64) characters, a quoted string or heredoc at most
+// MaxStringLength (4096) bytes and an identifier at most
+// MaxIdentifierLength (256) bytes. A file over a limit gets one
+// diagnostic where the limit is passed and is not parsed. Diagnostics
+// quote at most 150 characters of a value and show at most 200
+// characters of a source line.
+//
 // # Entry points
 //
 // Load reads files and directories, Parse reads in-memory sources, and

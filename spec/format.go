@@ -15,8 +15,12 @@ import (
 // returns the syntax errors and no output. Only syntax is checked: a
 // well-formed file with invalid settings (even an argument set twice) is
 // formatted. Formatting is idempotent: formatting the result again returns
-// it unchanged.
+// it unchanged. A file that exceeds one of the limits Parse checks is
+// reported, not parsed.
 func Format(src []byte, filename string) ([]byte, hcl.Diagnostics) {
+	if diag := checkLimits(src, filename); diag != nil {
+		return nil, hcl.Diagnostics{diag}
+	}
 	f, parseDiags := hclsyntax.ParseConfig(src, filename, hcl.InitialPos)
 	var diags hcl.Diagnostics
 	for _, d := range parseDiags {

@@ -79,7 +79,11 @@ func TestFormatTestdata(t *testing.T) {
 		require.NoError(t, err)
 		out, diags := Format(src, p)
 		if diags.HasErrors() {
-			require.Equal(t, "testdata/error-files/syntax-error.hcl", filepath.ToSlash(p), diags.Error())
+			require.Contains(t, []string{
+				"testdata/error-files/syntax-error.hcl",
+				"testdata/error-files/missing-newline-after-argument.hcl",
+				"testdata/error-files/single-line-block-two-arguments.hcl",
+			}, filepath.ToSlash(p), diags.Error())
 			continue
 		}
 		again, _ := Format(out, p)
@@ -163,7 +167,11 @@ func TestWriteHCLRoundTrip(t *testing.T) {
 		want := randomState(rng)
 		src := WriteHCL(want)
 		cfg, diags := Parse(map[string][]byte{"state.hcl": src})
-		require.Empty(t, diags, "state %d:\n%s\n%s", i, diags.Error(), src)
+		if len(want.Queues)+len(want.TaskTypes)+len(want.Counters) == 0 {
+			require.Equal(t, []string{"Configuration declares nothing"}, diagLines(diags), "state %d", i)
+		} else {
+			require.Empty(t, diags, "state %d:\n%s\n%s", i, diags.Error(), src)
+		}
 		require.Equal(t, want, cfg.State(), "state %d:\n%s", i, src)
 
 		formatted, diags := Format(src, "state.hcl")

@@ -63,7 +63,7 @@ func ValidPrefix(p string) bool { return prefixRE.MatchString(p) }
 
 // invalidCounterNameDetail says why name is not a valid counter name.
 func invalidCounterNameDetail(name string) string {
-	d := fmt.Sprintf("%q is not a valid counter name. %s", name, counterNameRule)
+	d := fmt.Sprintf("%s is not a valid counter name. %s", quote(name), counterNameRule)
 	fixed := strings.ToLower(strings.NewReplacer("-", "_", ".", "_", ":", "_", " ", "_").Replace(name))
 	if fixed != name && ValidCounterName(fixed) {
 		d += fmt.Sprintf(" Did you mean %q?", fixed)
@@ -74,8 +74,8 @@ func invalidCounterNameDetail(name string) string {
 // invalidTableDetail says why name, the value of path, is not a valid
 // table name.
 func invalidTableDetail(path, name string) string {
-	d := fmt.Sprintf("%s: %q is not a valid table name. Write name or schema.name, where each part %s, such as \"tasks\" (in schema %s) or \"app.tasks\".",
-		path, name, identRule, DefaultSchema)
+	d := fmt.Sprintf("%s: %s is not a valid table name. Write name or schema.name, where each part %s, such as \"tasks\" (in schema %s) or \"app.tasks\".",
+		path, quote(name), identRule, DefaultSchema)
 	switch {
 	case name == "":
 		d += " The name is empty."
@@ -90,7 +90,7 @@ func invalidTableDetail(path, name string) string {
 // invalidColumnDetail says why name, the value of path, is not a valid
 // column name.
 func invalidColumnDetail(path, name string) string {
-	d := fmt.Sprintf("%s: %q is not a valid column name. A column name %s, such as \"project_id\".", path, name, identRule)
+	d := fmt.Sprintf("%s: %s is not a valid column name. A column name %s, such as \"project_id\".", path, quote(name), identRule)
 	switch {
 	case name == "":
 		d += " The name is empty."
@@ -104,7 +104,7 @@ func invalidColumnDetail(path, name string) string {
 
 // invalidPrefixDetail says why p is not a valid key prefix.
 func invalidPrefixDetail(p string) string {
-	d := fmt.Sprintf("%q is not a valid prefix. A prefix starts with a letter, followed by at most 15 letters or digits (^[A-Za-z][A-Za-z0-9]{0,15}$), such as \"INV\"; it is stored upper-case and keys read PREFIX-N (INV-1042).", p)
+	d := fmt.Sprintf("%s is not a valid prefix. A prefix starts with a letter, followed by at most 15 letters or digits (^[A-Za-z][A-Za-z0-9]{0,15}$), such as \"INV\"; it is stored upper-case and keys read PREFIX-N (INV-1042).", quote(p))
 	if trimmed := strings.TrimRight(p, "-_ "); trimmed != p && ValidPrefix(trimmed) {
 		d += fmt.Sprintf(" The dash is added for you: write prefix = %q.", trimmed)
 	} else if p == "" {
@@ -116,14 +116,14 @@ func invalidPrefixDetail(p string) string {
 // invalidTaskNameDetail says why name is not a valid task name.
 func invalidTaskNameDetail(name string) string {
 	if len(name) > MaxTaskNameLen {
-		return fmt.Sprintf("The task name %q is %d bytes long; a task name is at most %d bytes. Shorten it.", name, len(name), MaxTaskNameLen)
+		return fmt.Sprintf("The task name %s is %d bytes long; a task name is at most %d bytes. Shorten it.", quote(name), len(name), MaxTaskNameLen)
 	}
-	return fmt.Sprintf("%q is not a valid task name. %s", name, taskNameRule)
+	return fmt.Sprintf("%s is not a valid task name. %s", quote(name), taskNameRule)
 }
 
 // invalidQueueNameDetail says why name is not a valid queue name.
 func invalidQueueNameDetail(name string) string {
-	d := fmt.Sprintf("%q is not a valid queue name. %s", name, queueNameRule)
+	d := fmt.Sprintf("%s is not a valid queue name. %s", quote(name), queueNameRule)
 	if lower := strings.ToLower(name); lower != name && ValidQueueName(lower) {
 		d += fmt.Sprintf(" Did you mean %q?", lower)
 	}
@@ -195,7 +195,7 @@ func quotedList(names []string) string {
 	s := append([]string(nil), names...)
 	sort.Strings(s)
 	for i := range s {
-		s[i] = fmt.Sprintf("%q", s[i])
+		s[i] = quote(s[i])
 	}
 	switch len(s) {
 	case 0:

@@ -1,30 +1,27 @@
 package spec
 
 import (
-	"fmt"
-	"time"
-
 	"github.com/hashicorp/hcl/v2"
 	"github.com/hashicorp/hcl/v2/hclsyntax"
 	"github.com/pgseq/pgseq/catalog"
 )
 
-// Bounds of queue settings.
+// Bounds of queue settings: the catalog's, which saved plans obey too.
 const (
-	MinBatchSize = 1
-	MaxBatchSize = 10_000
+	MinBatchSize = catalog.MinBatchSize
+	MaxBatchSize = catalog.MaxBatchSize
 	// MaxRetries bounds max_retries in queue and task blocks.
-	MaxRetries = 1000
+	MaxRetries = catalog.MaxRetries
 	// MinLease is the shortest worker_timeout and leader_lease.
-	MinLease = catalog.Duration(time.Second)
+	MinLease = catalog.MinLease
 )
 
-var retriesRule = wholeRule{min: 0, max: MaxRetries,
-	hint: "It counts retries after the first attempt; 0 sends a failed task straight to the dead letters."}
+// retriesHint ends the detail of an out-of-range max_retries.
+const retriesHint = "It counts retries after the first attempt; 0 sends a failed task straight to the dead letters."
 
 // queue decodes a queue block.
 func (d *decoder) queue(b *hclsyntax.Block, name string, nameRange hcl.Range) {
-	valid := ValidQueueName(name)
+	valid := catalog.ValidQueueName(name)
 	if !valid {
 		d.errorf(nameRange, "Invalid queue name", "%s", invalidQueueNameDetail(name))
 	}
@@ -32,17 +29,16 @@ func (d *decoder) queue(b *hclsyntax.Block, name string, nameRange hcl.Range) {
 	attrs, blocks := d.content(b.Body, "queue",
 		[]string{"batch_size", "max_retries", "worker_timeout", "leader_lease"},
 		[]string{"backoff", "retention"})
-	if v, ok := d.whole(attrs["batch_size"], "batch_size", wholeRule{min: MinBatchSize, max: MaxBatchSize,
-		hint: "It is the most tasks a worker claims at once."}); ok {
+	if v, ok := d.wholeIn(attrs["batch_size"], catalog.BatchSizeRange, "It is the most tasks a worker claims at once."); ok {
 		q.BatchSize = v
 	}
-	if v, ok := d.whole(attrs["max_retries"], "max_retries", retriesRule); ok {
+	if v, ok := d.wholeIn(attrs["max_retries"], catalog.MaxRetriesRange, retriesHint); ok {
 		q.MaxRetries = v
 	}
-	if v, ok := d.duration(attrs["worker_timeout"], "worker_timeout", MinLease); ok {
+	if v, ok := d.durationRule(attrs["worker_timeout"], catalog.WorkerTimeoutRange); ok {
 		q.WorkerTimeout = v
 	}
-	if v, ok := d.duration(attrs["leader_lease"], "leader_lease", MinLease); ok {
+	if v, ok := d.durationRule(attrs["leader_lease"], catalog.LeaderLeaseRange); ok {
 		q.LeaderLease = v
 	}
 	if bb := blocks["backoff"]; bb != nil {
@@ -50,10 +46,10 @@ func (d *decoder) queue(b *hclsyntax.Block, name string, nameRange hcl.Range) {
 	}
 	if rb := blocks["retention"]; rb != nil {
 		ra, _ := d.content(rb.Body, "retention", []string{"completed", "dead_letter"}, nil)
-		if v, ok := d.duration(ra["completed"], "retention.completed", 0); ok {
+		if v, ok := d.durationRule(ra["completed"], catalog.RetentionCompletedRange); ok {
 			q.Retention.Completed = v
 		}
-		if v, ok := d.duration(ra["dead_letter"], "retention.dead_letter", 0); ok {
+		if v, ok := d.durationRule(ra["dead_letter"], catalog.RetentionDeadLetterRange); ok {
 			q.Retention.DeadLetter = v
 		}
 	}
@@ -76,22 +72,22 @@ func (d *decoder) queue(b *hclsyntax.Block, name string, nameRange hcl.Range) {
 func (d *decoder) backoff(body *hclsyntax.Body, bo *catalog.Backoff) {
 	attrs, _ := d.content(body, "backoff", []string{"initial", "max", "factor", "jitter"}, nil)
 	initialOK, maxOK := true, true
-	if v, ok := d.duration(attrs["initial"], "backoff.initial", 0); ok {
+	if v, ok := d.durationRule(attrs["initial"], catalog.BackoffInitialRange); ok {
 		bo.Initial = v
 	} else if attrs["initial"] != nil {
 		initialOK = false
 	}
-	if v, ok := d.duration(attrs["max"], "backoff.max", 0); ok {
+	if v, ok := d.durationRule(attrs["max"], catalog.BackoffMaxRange); ok {
 		bo.Max = v
 	} else if attrs["max"] != nil {
 		maxOK = false
 	}
-	if v, ok := d.number(attrs["factor"], "backoff.factor", numberRule{min: 1, max: catalog.MaxBackoffFactor,
-		bounds: fmt.Sprintf("a number from 1 to %g", catalog.MaxBackoffFactor), hint: "Each retry waits factor times longer than the one before; 1 keeps the delay constant."}); ok {
+	if v, ok := d.numberIn(attrs["factor"], catalog.BackoffFactorRange,
+		"Each retry waits factor times longer than the one before; 1 keeps the delay constant."); ok {
 		bo.Factor = v
 	}
-	if v, ok := d.number(attrs["jitter"], "backoff.jitter", numberRule{min: 0, max: 1,
-		bounds: "a number from 0 to 1", hint: "It is the fraction of random spread around each delay: 0.2 means ±20%."}); ok {
+	if v, ok := d.numberIn(attrs["jitter"], catalog.BackoffJitterRange,
+		"It is the fraction of random spread around each delay: 0.2 means ±20%."); ok {
 		bo.Jitter = v
 	}
 	if initialOK && maxOK && bo.Max < bo.Initial {

@@ -10,11 +10,11 @@ import (
 const DefaultQueueName = "default"
 
 // MaxPriority bounds a task's priority: it lies in [-MaxPriority, MaxPriority].
-const MaxPriority = 1000
+const MaxPriority = catalog.MaxPriority
 
 // task decodes a task block.
 func (d *decoder) task(b *hclsyntax.Block, name string, nameRange hcl.Range) {
-	valid := ValidTaskName(name)
+	valid := catalog.ValidTaskName(name)
 	if !valid {
 		d.errorf(nameRange, "Invalid task name", "%s", invalidTaskNameDetail(name))
 	}
@@ -30,15 +30,14 @@ func (d *decoder) task(b *hclsyntax.Block, name string, nameRange hcl.Range) {
 			queueOK = false
 		}
 	}
-	if v, ok := d.whole(attrs["concurrency"], "concurrency", wholeRule{min: 1, max: catalog.MaxConcurrency,
-		hint: "To let tasks of this type run without a limit, remove the concurrency argument."}); ok {
+	if v, ok := d.wholeIn(attrs["concurrency"], catalog.ConcurrencyRange,
+		"To let tasks of this type run without a limit, remove the concurrency argument."); ok {
 		t.Concurrency = v
 	}
-	if v, ok := d.whole(attrs["max_retries"], "max_retries", retriesRule); ok {
+	if v, ok := d.wholeIn(attrs["max_retries"], catalog.MaxRetriesRange, retriesHint); ok {
 		t.MaxRetries = &v
 	}
-	if v, ok := d.whole(attrs["priority"], "priority", wholeRule{min: -MaxPriority, max: MaxPriority,
-		hint: "Higher priorities run first; the default is 0."}); ok {
+	if v, ok := d.wholeIn(attrs["priority"], catalog.PriorityRange, "Higher priorities run first; the default is 0."); ok {
 		t.Priority = v
 	}
 

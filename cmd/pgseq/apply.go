@@ -23,38 +23,37 @@ func (a *app) applyCommand() *cobra.Command {
 		lockTimeout  time.Duration
 	)
 	cmd := &cobra.Command{
-		Use:   "apply [--auto-approve] [--allow-destroy] PATH... | PLANFILE",
+		Use:   "apply [--auto-approve] [--allow-destroy] PATH... | [--allow-destroy] PLANFILE",
 		Short: "Change the database to match the configuration",
 		Long: `Plans the configuration, shows the plan, asks for "yes" on a terminal, then
 applies it in one transaction under pgseq's apply lock. Without a terminal it
 refuses unless --auto-approve is given.
 
-Given a single PLANFILE written by "pgseq plan --out", applies exactly that
-plan with no prompt, and refuses it (exit 1, database unchanged) when the
+With --auto-approve the plan is made under the apply lock, from the state
+found there, shown, and applied: two applies at once run one after the other,
+the second planned against what the first left. On a terminal the plan shown
+is made first; once approved it is made again under the lock, and if it
+differs (the database changed during the review) nothing is applied and the
+differences are listed.
+
+Given a single PLANFILE written by "pgseq plan --out" (a JSON document; any
+other file is read as configuration), applies exactly that plan with no
+prompt. It is refused (exit 1, database unchanged) when the file does not
+match its checksum or is not a plan pgseq could have made, or when the
 database changed since it was made.
 
-Destructive changes (deleting a queue with unfinished tasks) need
---allow-destroy. pgseq's schema is created or upgraded first when needed.`,
+Destructive changes (deleting a queue with unfinished tasks, deleting or
+moving a counter) need --allow-destroy, for a PLANFILE too. pgseq's schema is
+created or upgraded first when needed.`,
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			ctx := cmd.Context()
 			opts := applier.Options{LockTimeout: lockTimeout, AllowDestroy: allowDestroy, Client: client(), Version: version()}
 
-			if planFile, ok := isPlanFile(args); ok {
-				p, err := readPlanFile(planFile)
-				if err != nil {
-					return err
-				}
-				if cmd.Flags().Changed("schema") && p.Schema != a.schema {
-					return fmt.Errorf("plan file %s was made for schema %q, not %q", planFile, p.Schema, a.schema)
-				}
-				a.schema = p.Schema
-				pool, err := a.connect(ctx, "pgseq apply")
-				if err != nil {
-					return err
-				}
-				defer pool.Close()
-				return a.apply(cmd, pool, p, opts)
+			if path, ok, err := savedPlanPath(args); err != nil {
+				return err
+			} else if ok {
+				return a.applySaved(cmd, path, opts)
 			}
 
 			cfg, err := a.loadConfig(args)
@@ -70,9 +69,17 @@ Destructive changes (deleting a queue with unfinished tasks) need
 				return err
 			}
 			defer pool.Close()
-			p, err := a.makePlan(ctx, pool, cfg)
+			desired := cfg.State()
+
+			if !interactive {
+				opts.Review = func(p *plan.Plan) error { return render.Plan(a.stdout, p) }
+				res, err := applier.ApplyConfig(ctx, pool, a.schema, desired, opts)
+				return a.applied(res, a.counterDiagnostics(err, cfg), false)
+			}
+
+			p, err := applier.Plan(ctx, pool, a.schema, desired)
 			if err != nil {
-				return err
+				return a.counterDiagnostics(err, cfg)
 			}
 			if err := render.Plan(a.stdout, p); err != nil {
 				return err
@@ -88,36 +95,63 @@ Destructive changes (deleting a queue with unfinished tasks) need
 					}
 				}
 			}
-			if interactive {
-				ok, err := a.confirm()
-				if err != nil {
-					return err
-				}
-				if !ok {
-					fmt.Fprintln(a.stdout, "\nApply cancelled; nothing was changed.")
-					return &exitCode{code: exitError}
-				}
+			ok, err := a.confirm()
+			if err != nil {
+				return err
 			}
-			return a.apply(cmd, pool, p, opts)
+			if !ok {
+				fmt.Fprintln(a.stdout, "\nApply cancelled; nothing was changed.")
+				return &exitCode{code: exitError}
+			}
+			res, err := applier.ApplyApproved(ctx, pool, desired, p, opts)
+			return a.applied(res, a.counterDiagnostics(err, cfg), false)
 		},
 	}
 	cmd.Flags().BoolVar(&autoApprove, "auto-approve", false, "apply without asking for confirmation")
-	cmd.Flags().BoolVar(&allowDestroy, "allow-destroy", false, "allow destructive changes (deleting a queue with unfinished tasks)")
+	cmd.Flags().BoolVar(&allowDestroy, "allow-destroy", false, "allow destructive changes (deleting a queue with unfinished tasks, deleting or moving a counter), also those of a PLANFILE")
 	lockTimeoutFlag(cmd, &lockTimeout)
 	return cmd
 }
 
-func (a *app) apply(cmd *cobra.Command, pool applier.DB, p *plan.Plan, opts applier.Options) error {
+// applySaved applies the saved plan at path.
+func (a *app) applySaved(cmd *cobra.Command, path string, opts applier.Options) error {
+	p, err := readPlanFile(path)
+	if err != nil {
+		return err
+	}
+	if cmd.Flags().Changed("schema") && p.Schema != a.schema {
+		return fmt.Errorf("plan file %s was made for schema %q, not %q", path, p.Schema, a.schema)
+	}
+	if err := validSchema(p.Schema); err != nil {
+		return fmt.Errorf("plan file %s: %w", path, err)
+	}
+	a.schema = p.Schema
+	pool, err := a.connect(cmd.Context(), "pgseq apply")
+	if err != nil {
+		return err
+	}
+	defer pool.Close()
 	res, err := applier.Apply(cmd.Context(), pool, p, opts)
+	return a.applied(res, err, true)
+}
+
+// applied reports the outcome of an apply. The plan was shown already,
+// except for a saved plan (saved), whose empty plan is reported here.
+func (a *app) applied(res *applier.Result, err error, saved bool) error {
+	if errors.Is(err, reported) {
+		return err
+	}
 	if err != nil {
 		return fmt.Errorf("%w (nothing was applied)", err)
 	}
-	if p.Empty() {
-		fmt.Fprintln(a.stdout, "No changes. The database matches the configuration.")
+	if res.Plan.Empty() {
+		if saved {
+			fmt.Fprintln(a.stdout, "No changes. The database matches the configuration.")
+		}
 		return nil
 	}
 	if len(res.Migrated) > 0 {
-		fmt.Fprintf(a.stdout, "\nMigrated schema %q to version %d.\n", p.Schema, res.Migrated[len(res.Migrated)-1])
+		fmt.Fprintf(a.stdout, "\nMigrated schema %q to version %d.\n", res.Plan.Schema, res.Migrated[len(res.Migrated)-1])
 	}
 	fmt.Fprintf(a.stdout, "\nApply complete! %d added, %d changed, %d destroyed.\n",
 		res.Summary.Add, res.Summary.Change, res.Summary.Destroy)
@@ -139,19 +173,7 @@ func isTerminal(r any) bool {
 	return ok && term.IsTerminal(int(f.Fd()))
 }
 
-// isPlanFile reports whether args name a single saved plan: one regular
-// file that is not an .hcl file.
-func isPlanFile(args []string) (string, bool) {
-	if len(args) != 1 || strings.HasSuffix(args[0], ".hcl") {
-		return "", false
-	}
-	st, err := os.Stat(args[0])
-	if err != nil || st.IsDir() {
-		return "", false
-	}
-	return args[0], true
-}
-
+// readPlanFile reads and checks the saved plan at path (plan.Read).
 func readPlanFile(path string) (*plan.Plan, error) {
 	f, err := os.Open(path)
 	if err != nil {

@@ -1,15 +1,16 @@
 package main
 
 import (
-	"context"
+	"bufio"
+	"bytes"
+	"errors"
 	"fmt"
+	"io"
+	"os"
 
 	"github.com/hashicorp/hcl/v2"
-	"github.com/jackc/pgx/v5/pgxpool"
 
-	"github.com/pgseq/pgseq/inspect"
-	"github.com/pgseq/pgseq/plan"
-	"github.com/pgseq/pgseq/planner"
+	"github.com/pgseq/pgseq/applier"
 	"github.com/pgseq/pgseq/spec"
 )
 
@@ -32,28 +33,60 @@ func (a *app) loadConfig(paths []string) (*spec.Config, error) {
 	return cfg, nil
 }
 
-// makePlan reads the actual state and plans the configuration against it.
-// Counters that reference missing tables or columns are reported as
-// diagnostics at their source, and nothing is planned.
-func (a *app) makePlan(ctx context.Context, pool *pgxpool.Pool, cfg *spec.Config) (*plan.Plan, error) {
-	desired := cfg.State()
-	problems, err := inspect.CheckCounters(ctx, pool, a.schema, desired.Counters)
+// counterDiagnostics reports an *applier.CounterProblemsError in err as
+// diagnostics at the counters' source in cfg, and returns reported; any
+// other error is returned as it is.
+func (a *app) counterDiagnostics(err error, cfg *spec.Config) error {
+	var cpe *applier.CounterProblemsError
+	if cfg == nil || !errors.As(err, &cpe) {
+		return err
+	}
+	var diags hcl.Diagnostics
+	for _, p := range cpe.Problems {
+		diags = append(diags, cfg.CounterDiag(p.Counter, p.Attr, p.Summary, p.Detail))
+	}
+	if werr := spec.WriteDiagnostics(a.stderr, diags, cfg.Files); werr != nil {
+		return fmt.Errorf("printing diagnostics: %w", werr)
+	}
+	return reported
+}
+
+// savedPlanPath decides, by content, whether args name a saved plan rather
+// than a configuration; plan and apply both ask it, so a path means the
+// same to both whatever its name. A saved plan is a single regular file
+// whose first character other than white space is "{": a JSON document.
+// No configuration starts so (HCL starts with a block or an argument), so a
+// damaged or foreign JSON file is read as a plan and gets the plan reader's
+// errors ("no format_version"…) rather than HCL syntax errors. Anything
+// else — several paths, a directory, a file starting otherwise, a path that
+// does not exist — is a configuration.
+func savedPlanPath(args []string) (string, bool, error) {
+	if len(args) != 1 {
+		return "", false, nil
+	}
+	st, err := os.Stat(args[0])
+	if err != nil || !st.Mode().IsRegular() {
+		return "", false, nil
+	}
+	f, err := os.Open(args[0])
 	if err != nil {
-		return nil, fmt.Errorf("checking counter tables: %w", err)
+		return "", false, fmt.Errorf("reading %s: %w", args[0], err)
 	}
-	if len(problems) > 0 {
-		var diags hcl.Diagnostics
-		for _, p := range problems {
-			diags = append(diags, cfg.CounterDiag(p.Counter, p.Attr, p.Summary, p.Detail))
+	defer f.Close()
+	r := bufio.NewReader(f)
+	for {
+		b, err := r.ReadByte()
+		switch {
+		case err == io.EOF:
+			return "", false, nil
+		case err != nil:
+			return "", false, fmt.Errorf("reading %s: %w", args[0], err)
+		case bytes.IndexByte([]byte(" \t\r\n"), b) >= 0:
+			continue
 		}
-		if err := spec.WriteDiagnostics(a.stderr, diags, cfg.Files); err != nil {
-			return nil, err
+		if b != '{' {
+			return "", false, nil
 		}
-		return nil, reported
+		return args[0], true, nil
 	}
-	actual, _, err := inspect.ReadFor(ctx, pool, a.schema, desired)
-	if err != nil {
-		return nil, fmt.Errorf("reading the database state: %w", err)
-	}
-	return planner.Plan(desired, actual, planner.Options{Schema: a.schema}), nil
 }

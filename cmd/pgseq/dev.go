@@ -9,13 +9,13 @@ import (
 )
 
 func (a *app) devCommand() *cobra.Command {
-	dev := &cobra.Command{
+	dev := groupCommand(&cobra.Command{
 		Use:   "dev",
 		Short: "Manage the built-in local database",
 		Long: `pgseq runs a local PostgreSQL server of its own (from the installed server
 binaries, data in .pgseq/, unix socket only) whenever no database is
 configured. These commands start, stop and describe it.`,
-	}
+	})
 	open := func() (*localdb.DB, error) { return localdb.New(a.localDir) }
 	dev.AddCommand(
 		&cobra.Command{
@@ -54,7 +54,10 @@ configured. These commands start, stop and describe it.`,
 		&cobra.Command{
 			Use:   "status",
 			Short: "Say whether the local database is running, and where",
-			Args:  cobra.NoArgs,
+			Long: `Says whether the local database is running, and where its data, socket, log
+and connection string are. Like pg_ctl status, the exit code is 0 when it is
+running and 3 when it is not.`,
+			Args: cobra.NoArgs,
 			RunE: func(cmd *cobra.Command, args []string) error {
 				db, err := open()
 				if err != nil {
@@ -70,6 +73,9 @@ configured. These commands start, stop and describe it.`,
 				}
 				fmt.Fprintf(a.stdout, "status:   %s\ndata:     %s\nsocket:   %s\nlog:      %s\nversion:  %s\nurl:      %s\n",
 					state, st.DataDir, st.SocketDir, st.LogFile, orNone(st.Version), st.URL)
+				if !st.Running {
+					return &exitCode{code: exitNotRunning}
+				}
 				return nil
 			},
 		},

@@ -10,6 +10,7 @@ import (
 	"github.com/hashicorp/hcl/v2"
 	"github.com/spf13/cobra"
 
+	"github.com/pgseq/pgseq/render"
 	"github.com/pgseq/pgseq/spec"
 )
 
@@ -29,14 +30,18 @@ would change are listed and the exit code is 3 if there are any.`,
 			}
 			var changed []string
 			var diags hcl.Diagnostics
+			// sources holds the files with errors, for the diagnostics'
+			// source lines.
+			sources := map[string]*hcl.File{}
 			for _, f := range files {
-				src, err := os.ReadFile(f)
+				src, err := spec.ReadFile(f)
 				if err != nil {
 					return fmt.Errorf("reading %s: %w", f, err)
 				}
 				out, d := spec.Format(src, f)
 				if d.HasErrors() {
 					diags = append(diags, d...)
+					sources[f] = &hcl.File{Bytes: src}
 					continue
 				}
 				if bytes.Equal(src, out) {
@@ -53,13 +58,13 @@ would change are listed and the exit code is 3 if there are any.`,
 				fmt.Fprintln(a.stdout, f)
 			}
 			if diags.HasErrors() {
-				if err := spec.WriteDiagnostics(a.stderr, diags, nil); err != nil {
+				if err := spec.WriteDiagnostics(a.stderr, diags, sources); err != nil {
 					return err
 				}
 				return reported
 			}
 			if check && len(changed) > 0 {
-				fmt.Fprintf(a.stderr, "%d file(s) not in canonical format; run pgseq fmt to fix\n", len(changed))
+				fmt.Fprintf(a.stderr, "%s not in canonical format; run pgseq fmt to fix\n", render.Plural(len(changed), "file"))
 				return &exitCode{code: exitFormat}
 			}
 			return nil

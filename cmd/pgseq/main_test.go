@@ -248,19 +248,21 @@ func TestBadPlanFiles(t *testing.T) {
 	t.Parallel()
 	c := newCLI(t)
 	dir := t.TempDir()
-	cases := map[string]string{
-		"garbage.plan":       "this is not json",
-		"empty.plan":         "",
-		"wrong-version.json": `{"format_version":"9.0","schema":"x","state_fingerprint":"y","summary":{"add":0,"change":0,"destroy":0},"changes":[]}`,
-		"bad-action.json":    `{"format_version":"1.0","schema":"x","state_fingerprint":"y","summary":{"add":1,"change":0,"destroy":0},"changes":[{"address":"queue \"a\"","type":"queue","name":"a","action":"explode","before":null,"after":null}]}`,
-		"unknown-field.json": `{"format_version":"1.0","schema":"x","state_fingerprint":"y","surprise":1,"summary":{"add":0,"change":0,"destroy":0},"changes":[]}`,
+	// A file is a saved plan when it starts with "{" (savedPlanPath);
+	// anything else is configuration, whatever its name.
+	cases := map[string]struct{ body, want string }{
+		"garbage.plan":       {"this is not json", "error: Invalid block definition"},
+		"truncated.json":     {`{"format_version":"1.0","sch`, "not a pgseq plan"},
+		"wrong-version.json": {`{"format_version":"9.0","schema":"x","state_fingerprint":"y","summary":{"add":0,"change":0,"destroy":0},"changes":[]}`, "not a pgseq plan"},
+		"bad-action.json":    {`{"format_version":"1.0","schema":"x","state_fingerprint":"y","summary":{"add":1,"change":0,"destroy":0},"changes":[{"address":"queue \"a\"","type":"queue","name":"a","action":"explode","before":null,"after":null}]}`, "the plan has no checksum"},
+		"unknown-field.json": {`{"format_version":"1.0","schema":"x","state_fingerprint":"y","surprise":1,"summary":{"add":0,"change":0,"destroy":0},"changes":[]}`, "not a pgseq plan"},
 	}
-	for name, body := range cases {
+	for name, tc := range cases {
 		path := filepath.Join(dir, name)
-		require.NoError(t, os.WriteFile(path, []byte(body), 0o644))
-		r := c.run("apply", path)
+		require.NoError(t, os.WriteFile(path, []byte(tc.body), 0o644))
+		r := c.run("apply", "--auto-approve", path)
 		require.Equal(t, exitError, r.code, name)
-		require.Contains(t, r.stderr, "not a pgseq plan", name)
+		require.Contains(t, r.stderr, tc.want, name)
 		require.Contains(t, r.stderr, path, name)
 	}
 	require.False(t, c.schemaExists())

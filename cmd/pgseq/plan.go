@@ -8,6 +8,8 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/pgseq/pgseq/applier"
+	"github.com/pgseq/pgseq/plan"
 	"github.com/pgseq/pgseq/render"
 )
 
@@ -24,13 +26,20 @@ func (a *app) planCommand() *cobra.Command {
 would make, with live usage (running tasks, unfinished tasks) beside them.
 Nothing is written to the database.
 
-  --out FILE            save the plan; "pgseq apply FILE" applies exactly it, and
-                        refuses it if the database changed in the meantime
+  --out FILE            save the plan; "pgseq apply FILE" applies exactly it (with
+                        --allow-destroy if it has destructive changes), and
+                        refuses it if the database changed in the meantime or
+                        the file was altered (it carries a checksum)
   --json                print the plan as a JSON document (see README)
   --detailed-exitcode   exit 0 when there are no changes, 2 when there are,
                         1 on error`,
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if path, ok, err := savedPlanPath(args); err != nil {
+				return err
+			} else if ok {
+				return fmt.Errorf("%s is a saved plan (a JSON document), not a configuration: apply it with pgseq apply %s; pgseq plan reads .hcl files or a directory of them", path, path)
+			}
 			cfg, err := a.loadConfig(args)
 			if err != nil {
 				return err
@@ -40,9 +49,9 @@ Nothing is written to the database.
 				return err
 			}
 			defer pool.Close()
-			p, err := a.makePlan(cmd.Context(), pool, cfg)
+			p, err := applier.Plan(cmd.Context(), pool, a.schema, cfg.State())
 			if err != nil {
-				return err
+				return a.counterDiagnostics(err, cfg)
 			}
 			if asJSON {
 				if err := p.Write(a.stdout); err != nil {
@@ -56,7 +65,7 @@ Nothing is written to the database.
 					return err
 				}
 				if !asJSON {
-					fmt.Fprintf(a.stdout, "\nSaved the plan to %s. To apply exactly this plan: pgseq apply %s\n", out, out)
+					fmt.Fprintf(a.stdout, "\n%s\n", applyHint(out, p))
 				}
 			}
 			if detailedExitCode && !p.Empty() {
@@ -69,6 +78,17 @@ Nothing is written to the database.
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print the plan as JSON")
 	cmd.Flags().BoolVar(&detailedExitCode, "detailed-exitcode", false, "exit 2 when the plan has changes, 0 when it has none")
 	return cmd
+}
+
+// applyHint tells how to apply the plan saved to path: with --allow-destroy
+// when it has destructive changes, which apply refuses without it.
+func applyHint(path string, p *plan.Plan) string {
+	for _, c := range p.Changes {
+		if c.Destructive {
+			return fmt.Sprintf("Saved the plan to %s. It has destructive changes, which need --allow-destroy. To apply exactly this plan: pgseq apply --allow-destroy %s", path, path)
+		}
+	}
+	return fmt.Sprintf("Saved the plan to %s. To apply exactly this plan: pgseq apply %s", path, path)
 }
 
 func writePlanFile(path string, p interface{ Write(w io.Writer) error }) error {

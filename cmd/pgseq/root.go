@@ -7,14 +7,16 @@ import (
 	"io"
 	"os"
 	"os/user"
-	"regexp"
 	"runtime/debug"
+	"strings"
 	"time"
 
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 
 	"github.com/pgseq/pgseq/applier"
+	"github.com/pgseq/pgseq/catalog"
 	"github.com/pgseq/pgseq/internal/dbconn"
 	"github.com/pgseq/pgseq/internal/localdb"
 	"github.com/pgseq/pgseq/migrations"
@@ -26,6 +28,9 @@ const (
 	exitError   = 1
 	exitChanges = 2 // plan --detailed-exitcode: changes present
 	exitFormat  = 3 // fmt --check: a file would change
+	// exitNotRunning is dev status's code when the local database is not
+	// running, as pg_ctl status has it.
+	exitNotRunning = 3
 )
 
 // exitCode is an error that carries the process exit code. A nil err with a
@@ -49,6 +54,8 @@ var reported = errors.New("reported")
 type app struct {
 	stdin          io.Reader
 	stdout, stderr io.Writer
+	// args are the command-line arguments, for explaining a bad flag.
+	args []string
 
 	databaseURL string
 	schema      string
@@ -56,7 +63,7 @@ type app struct {
 }
 
 func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	a := &app{stdin: stdin, stdout: stdout, stderr: stderr}
+	a := &app{stdin: stdin, stdout: stdout, stderr: stderr, args: args}
 	root := a.rootCommand()
 	root.SetArgs(args)
 	root.SetIn(stdin)
@@ -99,11 +106,9 @@ or the PG* variables), pgseq uses a local database it manages in .pgseq/.`,
 	root.CompletionOptions.DisableDefaultCmd = true
 	pf := root.PersistentFlags()
 	pf.StringVar(&a.databaseURL, "database-url", "", "PostgreSQL connection string (default: $PGSEQ_DATABASE_URL, $DATABASE_URL, PG* variables, else the built-in local database)")
-	pf.StringVar(&a.schema, "schema", migrations.DefaultSchema, "the schema pgseq manages")
+	pf.StringVar(&a.schema, "schema", migrations.DefaultSchema, "the schema pgseq manages (not information_schema or a pg_ name, which PostgreSQL reserves)")
 	pf.StringVar(&a.localDir, "local-dir", ".pgseq", "directory of the built-in local database")
-	root.SetFlagErrorFunc(func(cmd *cobra.Command, err error) error {
-		return fmt.Errorf("%w (see %s --help)", err, cmd.CommandPath())
-	})
+	root.SetFlagErrorFunc(a.flagError)
 	root.AddCommand(
 		a.validateCommand(),
 		a.fmtCommand(),
@@ -118,13 +123,61 @@ or the PG* variables), pgseq uses a local database it manages in .pgseq/.`,
 	return root
 }
 
-var schemaRE = regexp.MustCompile(`^[a-z_][a-z0-9_]{0,62}$`)
-
+// validSchema checks a --schema name: an identifier that needs no quotes,
+// and not one of PostgreSQL's own schemas (information_schema, and the
+// names starting with pg_, which PostgreSQL reserves).
 func validSchema(s string) error {
-	if !schemaRE.MatchString(s) {
+	if catalog.SystemSchema(s) {
+		return fmt.Errorf("invalid --schema %q: information_schema and the names starting with pg_ are PostgreSQL's own schemas; choose another name, such as the default %q", s, migrations.DefaultSchema)
+	}
+	if !catalog.ValidSchemaName(s) {
 		return fmt.Errorf("invalid --schema %q: use lowercase letters, digits and _, starting with a letter or _, at most 63 characters", s)
 	}
 	return nil
+}
+
+// flagError explains a flag that did not parse. A Terraform-style flag
+// with one dash (-auto-approve, -out=FILE) gets the spelling pgseq takes,
+// with two dashes, when the command has that flag.
+func (a *app) flagError(cmd *cobra.Command, err error) error {
+	var notExist *pflag.NotExistError
+	if errors.As(err, &notExist) && notExist.GetSpecifiedShortnames() != "" {
+		// pflag reports the letters left after those it took as
+		// shorthands (-help: "elp", -h being --help): find the argument.
+		given := notExist.GetSpecifiedShortnames()
+		for _, arg := range a.args {
+			if strings.HasPrefix(arg, "-") && !strings.HasPrefix(arg, "--") && strings.HasSuffix(arg, given) {
+				given = arg[1:]
+				break
+			}
+		}
+		name, _, _ := strings.Cut(given, "=")
+		if len(name) > 1 && cmd.Flags().Lookup(name) != nil {
+			return fmt.Errorf("unknown flag -%s: did you mean --%s? (see %s --help)", given, given, cmd.CommandPath())
+		}
+	}
+	return fmt.Errorf("%w (see %s --help)", err, cmd.CommandPath())
+}
+
+// groupCommand makes cmd, which only groups subcommands, fail on an
+// unknown subcommand (cobra would print the help and succeed). Without
+// arguments it prints the help.
+func groupCommand(cmd *cobra.Command) *cobra.Command {
+	cmd.Args = cobra.ArbitraryArgs
+	cmd.RunE = func(cmd *cobra.Command, args []string) error {
+		if len(args) == 0 {
+			return cmd.Help()
+		}
+		msg := fmt.Sprintf("unknown command %q for %q", args[0], cmd.CommandPath())
+		if cmd.SuggestionsMinimumDistance <= 0 {
+			cmd.SuggestionsMinimumDistance = 2 // cobra's default for the root
+		}
+		if s := cmd.SuggestionsFor(args[0]); len(s) > 0 {
+			msg += "\n\nDid you mean this?\n\t" + strings.Join(s, "\n\t")
+		}
+		return errors.New(msg)
+	}
+	return cmd
 }
 
 func version() string {
@@ -166,7 +219,32 @@ func (a *app) connect(ctx context.Context, appName string) (*pgxpool.Pool, error
 	return dbconn.Connect(ctx, conn, appName)
 }
 
-// lockTimeoutFlag registers --lock-timeout on cmd.
+// lockTimeoutFlag registers --lock-timeout on cmd, which must be positive.
 func lockTimeoutFlag(cmd *cobra.Command, d *time.Duration) {
-	cmd.Flags().DurationVar(d, "lock-timeout", applier.DefaultLockTimeout, "how long to wait for any lock (the apply lock, slot rows) before giving up")
+	*d = applier.DefaultLockTimeout
+	cmd.Flags().Var(positiveDuration{d}, "lock-timeout", "how long to wait for any lock (the apply lock, slot rows) before giving up; must be positive")
 }
+
+// positiveDuration is a flag value holding a duration above zero.
+type positiveDuration struct{ d *time.Duration }
+
+func (p positiveDuration) String() string {
+	if p.d == nil {
+		return ""
+	}
+	return p.d.String()
+}
+
+func (p positiveDuration) Set(s string) error {
+	d, err := time.ParseDuration(s)
+	if err != nil {
+		return errors.New("not a duration: write a number with a unit, such as 5s or 500ms")
+	}
+	if d <= 0 {
+		return errors.New("must be positive, such as 5s or 500ms")
+	}
+	*p.d = d
+	return nil
+}
+
+func (p positiveDuration) Type() string { return "duration" }

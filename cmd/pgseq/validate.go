@@ -4,6 +4,8 @@ import (
 	"fmt"
 
 	"github.com/spf13/cobra"
+
+	"github.com/pgseq/pgseq/render"
 )
 
 func (a *app) validateCommand() *cobra.Command {
@@ -20,7 +22,8 @@ with the offending source line. Exit code 1 when the configuration is invalid.`,
 				return err
 			}
 			s := cfg.State()
-			fmt.Fprintf(a.stdout, "The configuration is valid: %d queues, %d task types, %d counters.\n", len(s.Queues), len(s.TaskTypes), len(s.Counters))
+			fmt.Fprintf(a.stdout, "The configuration is valid: %s, %s, %s.\n",
+				render.Plural(len(s.Queues), "queue"), render.Plural(len(s.TaskTypes), "task type"), render.Plural(len(s.Counters), "counter"))
 			return nil
 		},
 	}

@@ -11,6 +11,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/pgseq/pgseq/queue"
+	"github.com/pgseq/pgseq/render"
 )
 
 func (a *app) workerCommand() *cobra.Command {
@@ -64,8 +65,8 @@ restart the worker to pick them up.`,
 			if err != nil {
 				return err
 			}
-			fmt.Fprintf(a.stdout, "Worker %s on queue %q of schema %q: %d task types with no-op handlers, pool size %d. Ctrl-C stops.\n",
-				w.ID(), queueName, a.schema, len(types), poolSize)
+			fmt.Fprintf(a.stdout, "Worker %s on queue %q of schema %q: %s with no-op handlers, pool size %d. Ctrl-C stops.\n",
+				w.ID(), queueName, a.schema, render.Plural(len(types), "task type"), poolSize)
 			if len(types) == 0 {
 				fmt.Fprintf(a.stdout, "Queue %q has no task types yet: declare some and apply, then restart the worker.\n", queueName)
 			}

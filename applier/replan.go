@@ -1,0 +1,193 @@
+package applier
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/pgseq/pgseq/catalog"
+	"github.com/pgseq/pgseq/inspect"
+	"github.com/pgseq/pgseq/plan"
+	"github.com/pgseq/pgseq/planner"
+)
+
+// Plan reads the state of schema in one snapshot (inspect.InSnapshot) and
+// plans desired against it: what pgseq plan shows, and what pgseq apply
+// shows before asking for approval. It writes nothing and takes no lock.
+// Counters whose tables or columns are missing come back as a
+// *CounterProblemsError, and nothing is planned.
+func Plan(ctx context.Context, db inspect.TxBeginner, schema string, desired catalog.State) (*plan.Plan, error) {
+	var p *plan.Plan
+	err := inspect.InSnapshot(ctx, db, func(q inspect.Querier) error {
+		var err error
+		p, err = planConfig(ctx, q, schema, desired)
+		return err
+	})
+	return p, err
+}
+
+// CounterProblemsError says that counters reference tables or columns the
+// database does not have, or cannot number: nothing was planned. The CLI
+// shows each problem at its place in the configuration.
+type CounterProblemsError struct {
+	Problems []inspect.Problem
+}
+
+func (e *CounterProblemsError) Error() string {
+	parts := make([]string, len(e.Problems))
+	for i, p := range e.Problems {
+		parts[i] = fmt.Sprintf("counter %q: %s: %s", p.Counter, p.Summary, p.Detail)
+	}
+	return strings.Join(parts, "\n")
+}
+
+// checkCounters checks the tables and columns of counters (see
+// inspect.CheckCounters).
+func checkCounters(ctx context.Context, q inspect.Querier, schema string, counters []catalog.Counter) error {
+	problems, err := inspect.CheckCounters(ctx, q, schema, counters)
+	if err != nil {
+		return fmt.Errorf("checking counter tables: %w", err)
+	}
+	if len(problems) > 0 {
+		return &CounterProblemsError{Problems: problems}
+	}
+	return nil
+}
+
+// planConfig is the one sequence that plans a configuration: check the
+// counters' tables, read the state, plan. q should be a snapshot.
+func planConfig(ctx context.Context, q inspect.Querier, schema string, desired catalog.State) (*plan.Plan, error) {
+	if err := checkCounters(ctx, q, schema, desired.Counters); err != nil {
+		return nil, err
+	}
+	actual, _, err := inspect.ReadFor(ctx, q, schema, desired)
+	if err != nil {
+		return nil, fmt.Errorf("reading the database state: %w", err)
+	}
+	return planner.Plan(desired, actual, planner.Options{Schema: schema}), nil
+}
+
+// replanSaved checks a saved plan against the state read through q and
+// returns the plan to execute (see Apply).
+func replanSaved(ctx context.Context, q inspect.Querier, saved *plan.Plan) (*plan.Plan, error) {
+	actual, version, err := inspect.Read(ctx, q, saved.Schema)
+	if err != nil {
+		return nil, fmt.Errorf("reading the current state: %w", err)
+	}
+	if got := plan.Fingerprint(actual); got != saved.Fingerprint {
+		return nil, fmt.Errorf("%w: the database changed since the plan was made (another apply, or a manual change); run pgseq plan again", ErrStale)
+	}
+	desired, written := target(actual, saved)
+	if err := checkQueues(desired); err != nil {
+		return nil, fmt.Errorf("%w: %v", ErrPlanMismatch, err)
+	}
+	if err := checkCounters(ctx, q, saved.Schema, written); err != nil {
+		return nil, err
+	}
+	if err := inspect.ReadLiveFor(ctx, q, saved.Schema, version, desired, &actual); err != nil {
+		return nil, fmt.Errorf("reading the current state: %w", err)
+	}
+	now := restrict(planner.Plan(desired, actual, planner.Options{Schema: saved.Schema}), saved)
+	if d := plan.Differences(saved, now); len(d) > 0 {
+		return nil, fmt.Errorf("%w: the plan is not what pgseq plans from this database for the same target:\n  %s\nThe file was edited, or the database drifted since; run pgseq plan again",
+			ErrPlanMismatch, strings.Join(d, "\n  "))
+	}
+	return now, nil
+}
+
+// target returns the state a plan declares over actual: actual's queues,
+// task types and counters, with the plan's creates and updates written over
+// them and its deletes removed (no slots, no live values, as a
+// configuration gives). written lists the counters the plan creates or
+// updates.
+func target(actual catalog.State, p *plan.Plan) (desired catalog.State, written []catalog.Counter) {
+	type key struct{ kind, name string }
+	changes := make(map[key]plan.Change, len(p.Changes))
+	for _, c := range p.Changes {
+		changes[key{c.Kind, c.Name}] = c
+	}
+	seen := map[key]bool{}
+	desired = catalog.State{Queues: []catalog.Queue{}, TaskTypes: []catalog.TaskType{}}
+	for _, q := range actual.Queues {
+		k := key{plan.KindQueue, q.Name}
+		seen[k] = true
+		if c, ok := changes[k]; ok {
+			if after, ok := c.After.(*catalog.Queue); ok {
+				desired.Queues = append(desired.Queues, *after)
+			}
+			continue
+		}
+		desired.Queues = append(desired.Queues, q)
+	}
+	for _, t := range actual.TaskTypes {
+		k := key{plan.KindTask, t.Name}
+		seen[k] = true
+		if c, ok := changes[k]; ok {
+			if after, ok := c.After.(*catalog.TaskType); ok {
+				desired.TaskTypes = append(desired.TaskTypes, *after)
+			}
+			continue
+		}
+		desired.TaskTypes = append(desired.TaskTypes, t)
+	}
+	for _, n := range actual.Counters {
+		k := key{plan.KindCounter, n.Name}
+		seen[k] = true
+		if c, ok := changes[k]; ok {
+			if after, ok := c.After.(*catalog.Counter); ok {
+				desired.Counters = append(desired.Counters, *after)
+				written = append(written, *after)
+			}
+			continue
+		}
+		desired.Counters = append(desired.Counters, n)
+	}
+	// Objects the plan creates (or updates, or deletes, though the state
+	// does not hold them: the plan made from the target then differs).
+	for _, c := range p.Changes {
+		if seen[key{c.Kind, c.Name}] {
+			continue
+		}
+		switch after := c.After.(type) {
+		case *catalog.Queue:
+			desired.Queues = append(desired.Queues, *after)
+		case *catalog.TaskType:
+			desired.TaskTypes = append(desired.TaskTypes, *after)
+		case *catalog.Counter:
+			desired.Counters = append(desired.Counters, *after)
+			written = append(written, *after)
+		}
+	}
+	return desired, written
+}
+
+// checkQueues checks that every task type of desired is on one of its
+// queues, as a configuration must be.
+func checkQueues(desired catalog.State) error {
+	for _, t := range desired.TaskTypes {
+		if _, ok := desired.Queue(t.Queue); !ok {
+			return fmt.Errorf("task %q would be on queue %q, which would not exist", t.Name, t.Queue)
+		}
+	}
+	return nil
+}
+
+// restrict returns p with only the changes of objects that of changes; the
+// others come from live values alone (drift, drained slot groups emptied
+// since): they wait for the next apply.
+func restrict(p *plan.Plan, of *plan.Plan) *plan.Plan {
+	type key struct{ kind, name string }
+	keep := make(map[key]bool, len(of.Changes))
+	for _, c := range of.Changes {
+		keep[key{c.Kind, c.Name}] = true
+	}
+	out := *p
+	out.Changes = []plan.Change{}
+	for _, c := range p.Changes {
+		if keep[key{c.Kind, c.Name}] {
+			out.Changes = append(out.Changes, c)
+		}
+	}
+	out.Count()
+	return &out
+}
