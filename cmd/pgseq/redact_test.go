@@ -335,7 +335,9 @@ func TestAwkwardPasswordsAreNeverStored(t *testing.T) {
 			} {
 				timeout := time.Minute
 				if cmd[0] == "worker" {
-					timeout = 300 * time.Millisecond // then it stops
+					// Then it stops. Long enough to connect and register on
+					// a loaded machine (300 ms was not, in a full run).
+					timeout = 1500 * time.Millisecond
 				}
 				ctx, cancel := context.WithTimeout(context.Background(), timeout)
 				code, out := runPgseq(ctx, append(args, cmd...)...)

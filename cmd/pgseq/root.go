@@ -107,7 +107,7 @@ or the PG* variables), pgseq uses a local database it manages in .pgseq/.`,
 	pf := root.PersistentFlags()
 	pf.StringVar(&a.databaseURL, "database-url", "", "PostgreSQL connection string (default: $PGSEQ_DATABASE_URL, $DATABASE_URL, PG* variables, else the built-in local database)")
 	pf.StringVar(&a.schema, "schema", migrations.DefaultSchema, "the schema pgseq manages (not information_schema or a pg_ name, which PostgreSQL reserves)")
-	pf.StringVar(&a.localDir, "local-dir", ".pgseq", "directory of the built-in local database")
+	pf.StringVar(&a.localDir, "local-dir", defaultLocalDir, "directory of the built-in local database")
 	root.SetFlagErrorFunc(a.flagError)
 	root.AddCommand(
 		a.validateCommand(),
@@ -214,9 +214,33 @@ func (a *app) connect(ctx context.Context, appName string) (*pgxpool.Pool, error
 		if err != nil {
 			return nil, fmt.Errorf("starting the built-in local database: %w", err)
 		}
-		fmt.Fprintf(a.stderr, "pgseq: no database configured; using the built-in local database in %s (pgseq dev stop stops it)\n", a.localDir)
+		fmt.Fprintln(a.stderr, localNotice(a.localDir))
 	}
 	return dbconn.Connect(ctx, conn, appName)
+}
+
+// defaultLocalDir is --local-dir's default.
+const defaultLocalDir = ".pgseq"
+
+// localNotice says on stderr that pgseq uses its built-in database, with
+// the command that stops it — carrying --local-dir when it is not the
+// default, so that the command works as printed.
+func localNotice(localDir string) string {
+	stop := "pgseq dev stop"
+	if localDir != defaultLocalDir {
+		stop = "pgseq --local-dir " + shellQuote(localDir) + " dev stop"
+	}
+	return fmt.Sprintf("pgseq: no database configured; using the built-in local database in %s (%s stops it)", localDir, stop)
+}
+
+// shellQuote quotes s for a POSIX shell when it needs quoting.
+func shellQuote(s string) string {
+	if s != "" && strings.IndexFunc(s, func(r rune) bool {
+		return !(r == '/' || r == '.' || r == '-' || r == '_' || r >= '0' && r <= '9' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z')
+	}) < 0 {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }
 
 // lockTimeoutFlag registers --lock-timeout on cmd, which must be positive.
