@@ -5,6 +5,7 @@ import (
 	"embed"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -285,6 +286,18 @@ func (b *batch) retarget(c plan.Change) {
 	}
 }
 
+// rebalance returns the task types whose slot groups change and remain:
+// their units must be brought in line with the new capacities.
+func (b *batch) rebalance() []string {
+	var out []string
+	for _, t := range b.lockSlots {
+		if !slices.Contains(b.dropSlots, t) {
+			out = append(out, t)
+		}
+	}
+	return out
+}
+
 func collect(p *plan.Plan) (*batch, error) {
 	b := &batch{}
 	for _, c := range p.Changes {
@@ -369,6 +382,9 @@ func execute(ctx context.Context, tx pgx.Tx, p *plan.Plan, opts Options) error {
 		}
 	}
 	if len(b.lockSlots) > 0 {
+		if err := run("locking task types against admissions", "lock_types", b.lockSlots); err != nil {
+			return err
+		}
 		if err := run("locking slot groups", "lock_slots", b.lockSlots); err != nil {
 			return err
 		}
@@ -418,6 +434,11 @@ func execute(ctx context.Context, tx pgx.Tx, p *plan.Plan, opts Options) error {
 	}
 	if len(b.removeType) > 0 {
 		if err := run("removing surplus slot groups", "remove_slots", b.removeType, b.removeGroup); err != nil {
+			return err
+		}
+	}
+	if rebalance := b.rebalance(); len(rebalance) > 0 {
+		if err := run("bringing slot units in line with the new limits", "rebalance_units", rebalance); err != nil {
 			return err
 		}
 	}

@@ -51,12 +51,13 @@ func (r *rt) claimPlans(t *testing.T, batch int) (plans []string, types []string
 }
 
 // seed inserts n pending tasks of a type directly (the fastest way to make a
-// million), the oldest first, then analyzes the table.
-func (r *rt) seed(taskType string, limited bool, n int, age string) {
+// million), the oldest first, at a gate: "open" (claimable) or "waiting"
+// (a limited type's lane, no unit).
+func (r *rt) seed(taskType, gate string, n int, age string) {
 	r.t.Helper()
-	r.exec(`INSERT INTO {{schema}}.tasks (queue, type, limited, run_at)
-	        SELECT 'q', $1, $2, now() - $4::interval + g * interval '1 microsecond'
-	        FROM generate_series(1, $3::int) g`, taskType, limited, n, age)
+	r.exec(`INSERT INTO {{schema}}.tasks (queue, type, gate, run_at)
+	        SELECT 'q', $1, $2::{{schema}}.task_gate, now() - $4::interval + g * interval '1 microsecond'
+	        FROM generate_series(1, $3::int) g`, taskType, gate, n, age)
 }
 
 var (
@@ -101,7 +102,7 @@ func requireBounded(t *testing.T, plans []string, limit int) {
 func TestClaimPlanFastPathWithMillionPending(t *testing.T) {
 	t.Parallel()
 	r := newRT(t, state(queueCfg("q"), task("free", 0)))
-	r.seed("free", false, 1_000_000, "1 day")
+	r.seed("free", "open", 1_000_000, "1 day")
 	r.exec(`ANALYZE {{schema}}.tasks`)
 	r.register("w")
 
@@ -119,18 +120,20 @@ func TestClaimPlanFastPathWithMillionPending(t *testing.T) {
 }
 
 // When the oldest 1,000,000 pending tasks belong to a limited type whose
-// slots are all in use, a claim does not look at them: the limited lane is
-// probed only for types with free slots, and the unlimited lane by index.
+// slots are all in use, a claim does not look at them: they wait in their
+// type's lane, and the claim reads only open tasks (unlimited, or limited
+// and holding a unit), by index.
 func TestClaimPlanSkipsSaturatedLimitedType(t *testing.T) {
 	t.Parallel()
 	r := newRT(t, state(queueCfg("q"), task("blocked", 5), task("free", 0), task("other", 10)))
-	r.seed("blocked", true, 1_000_000, "2 days")
-	// The blocked type's 5 slots are held by 5 running tasks.
-	r.exec(`INSERT INTO {{schema}}.tasks (queue, type, limited, status, worker_id, slot_group)
-	        SELECT 'q', 'blocked', true, 'running', 'elsewhere', g FROM generate_series(1, 5) g`)
+	r.seed("blocked", "waiting", 1_000_000, "2 days")
+	// The blocked type's 5 units are held by 5 running tasks.
+	r.exec(`INSERT INTO {{schema}}.tasks (queue, type, status, worker_id, slot_group)
+	        SELECT 'q', 'blocked', 'running', 'elsewhere', g FROM generate_series(1, 5) g`)
 	r.exec(`UPDATE {{schema}}.concurrency_slots SET used = 1 WHERE task_type = 'blocked'`)
-	r.seed("free", false, 1000, "1 day")
-	r.seed("other", true, 1000, "1 day 1 hour") // older than free: claimed first, up to its limit
+	r.seed("free", "open", 1000, "1 day")
+	r.seed("other", "waiting", 1000, "1 day 1 hour") // older than free: claimed first, up to its limit
+	r.exec(`SELECT {{schema}}.admit_waiting('other')`)
 	r.exec(`ANALYZE {{schema}}.tasks`)
 	r.register("w")
 
@@ -146,8 +149,8 @@ func TestClaimPlanSkipsSaturatedLimitedType(t *testing.T) {
 
 	all := strings.Join(plans, "\n")
 	require.Contains(t, all, "Index Scan using tasks_claimable on tasks")
-	require.Contains(t, all, "Index Scan using tasks_claimable_limited on tasks")
-	requireBounded(t, plans, 200)
+	require.NotContains(t, all, "tasks_waiting", "the claim never reads a lane")
+	requireBounded(t, plans, 100)
 	r.checkSlotAccounting()
 	t.Logf("claim of 100 with the oldest 1,000,000 pending blocked: %s\n%s", took, all)
 }

@@ -84,14 +84,17 @@ func claim(ctx context.Context, db interface {
 }
 
 // checkSlotAccounting requires invariant 2: every slot group's used equals
-// the number of claimed or running tasks holding it.
+// the number of tasks holding one of its units (open pending, claimed or
+// running); that no task holds a unit of a group that does not exist; and
+// invariant 5 at rest: no limited type has a due waiting task while a unit
+// of it is free (unless it is draining).
 func (r *rt) checkSlotAccounting() {
 	r.t.Helper()
 	rows, err := r.pool.Query(bg, r.sql(`
 		SELECT s.task_type, s.slot_group, s.used, count(t.id)
 		FROM {{schema}}.concurrency_slots s
 		LEFT JOIN {{schema}}.tasks t ON t.type = s.task_type AND t.slot_group = s.slot_group
-		     AND t.status IN ('claimed', 'running')
+		     AND t.status IN ('pending', 'claimed', 'running')
 		GROUP BY 1, 2, 3
 		HAVING s.used <> count(t.id)`))
 	require.NoError(r.t, err)
@@ -107,10 +110,26 @@ func (r *rt) checkSlotAccounting() {
 
 	var orphans int
 	r.scalar(&orphans, `SELECT count(*) FROM {{schema}}.tasks t
-		WHERE t.status IN ('claimed', 'running') AND t.slot_group IS NOT NULL
+		WHERE t.status IN ('pending', 'claimed', 'running') AND t.slot_group IS NOT NULL
 		  AND NOT EXISTS (SELECT 1 FROM {{schema}}.concurrency_slots s
 		                  WHERE s.task_type = t.type AND s.slot_group = t.slot_group)`)
-	require.Zero(r.t, orphans, "running tasks holding slot groups that do not exist")
+	require.Zero(r.t, orphans, "tasks holding units of slot groups that do not exist")
+
+	var misgated int
+	r.scalar(&misgated, `SELECT count(*) FROM {{schema}}.tasks t
+		WHERE t.status = 'pending' AND t.slot_group IS NOT NULL AND t.gate <> 'open'`)
+	require.Zero(r.t, misgated, "pending tasks holding a unit must be open")
+
+	var starved []string
+	rows, err = r.pool.Query(bg, r.sql(`
+		SELECT DISTINCT t.type FROM {{schema}}.tasks t
+		WHERE t.status = 'pending' AND t.gate = 'waiting' AND t.run_at <= now()
+		  AND EXISTS (SELECT 1 FROM {{schema}}.concurrency_slots s WHERE s.task_type = t.type AND s.used < s.capacity)
+		  AND NOT EXISTS (SELECT 1 FROM {{schema}}.concurrency_slots s WHERE s.task_type = t.type AND s.used > s.capacity)`))
+	require.NoError(r.t, err)
+	starved, err = pgx.CollectRows(rows, pgx.RowTo[string])
+	require.NoError(r.t, err)
+	require.Empty(r.t, starved, "types with due waiting tasks and free units")
 }
 
 func (r *rt) running(taskType string) int {

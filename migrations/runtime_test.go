@@ -251,9 +251,11 @@ func TestDeadWorkerRecoveryAndZombie(t *testing.T) {
 	require.EqualValues(t, 3, report["recovered"])
 	require.Equal(t, 0, r.running("limited"))
 	r.checkSlotAccounting()
-	var used int
+	var used, zombieHeld int
 	r.scalar(&used, `SELECT sum(used) FROM {{schema}}.concurrency_slots WHERE task_type = 'limited'`)
-	require.Zero(t, used, "recovery released the slots")
+	r.scalar(&zombieHeld, `SELECT count(*) FROM {{schema}}.tasks WHERE worker_id = 'zombie' AND slot_group IS NOT NULL`)
+	require.Zero(t, zombieHeld, "recovery took the dead worker's units")
+	require.Equal(t, 3, used, "and passed them on to pending tasks (checkSlotAccounting: used = holders)")
 	var attempts []int
 	rows, err := r.pool.Query(bg, r.sql(`SELECT attempts FROM {{schema}}.tasks WHERE id = ANY($1) AND status = 'pending'`), ids)
 	require.NoError(t, err)

@@ -17,6 +17,10 @@ type Observer interface {
 	// and the status the runtime gave it: "pending" (will be retried),
 	// "dead_letter", "failed", or "" when the worker no longer owned it.
 	Failed(t *Task, status string, cause error, latency time.Duration)
+	// HandedOff reports n tasks received with a completion: the slot units
+	// of finished tasks of limited types passed straight to waiting tasks
+	// of those types, claimed for this worker in the same call.
+	HandedOff(n int)
 	// Released reports n tasks handed back unexecuted (shutdown).
 	Released(n int, latency time.Duration, err error)
 	// SettingsLoaded reports the queue settings the worker now uses, at
@@ -35,6 +39,9 @@ func (NopObserver) Completed(int, int, time.Duration, error) {}
 
 // Failed implements Observer.
 func (NopObserver) Failed(*Task, string, error, time.Duration) {}
+
+// HandedOff implements Observer.
+func (NopObserver) HandedOff(int) {}
 
 // Released implements Observer.
 func (NopObserver) Released(int, time.Duration, error) {}

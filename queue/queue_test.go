@@ -501,9 +501,10 @@ func TestGracefulShutdownHandsBack(t *testing.T) {
 	require.Equal(t, map[string]int{"completed": 1, "pending": 19}, e.statuses())
 	e.query(`SELECT count(*) FROM {{schema}}.tasks WHERE status = 'pending' AND (attempts <> 0 OR worker_id IS NOT NULL)`, nil, &running)
 	require.Zero(t, running, "handed back: no attempt counted, no owner")
-	var used int
+	var used, holders int
 	e.query(`SELECT coalesce(sum(used), 0) FROM {{schema}}.concurrency_slots`, nil, &used)
-	require.Zero(t, used, "the slots of handed-back tasks are released")
+	e.query(`SELECT count(*) FROM {{schema}}.tasks WHERE slot_group IS NOT NULL AND status = 'pending' AND gate = 'open'`, nil, &holders)
+	require.Equal(t, holders, used, "the units of handed-back tasks passed on: held by pending tasks only")
 	require.Equal(t, 7, obs.released, "6 unstarted and 1 still running after the grace period")
 	require.Equal(t, int64(1), cancelled.Load(), "the late handler's context was cancelled")
 	require.Equal(t, int64(2), started.Load(), "nothing new started during shutdown")

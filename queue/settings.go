@@ -13,6 +13,11 @@ import (
 // the schema name as payload; workers reload their queue's settings then.
 const ConfigChannel = "pgseq_config"
 
+// TasksChannel is the channel the runtime notifies, with the schema name as
+// payload, when a completion passes slot units to tasks it leaves open for
+// any worker: idle workers claim at once instead of at their next poll.
+const TasksChannel = "pgseq_tasks"
+
 // Settings are the queue settings a worker runs with: its queue's, as
 // declared and applied, with the worker's own overrides.
 type Settings struct {
@@ -87,7 +92,9 @@ func (w *Worker) reload(ctx context.Context) error {
 }
 
 // listen keeps a dedicated connection listening on ConfigChannel and
-// reloads the settings when an apply notifies this schema, until ctx ends.
+// TasksChannel: it reloads the settings when an apply notifies this schema,
+// and wakes an idle fetcher when tasks were opened for any worker, until ctx
+// ends.
 func (w *Worker) listen(ctx context.Context) {
 	delay := time.Second
 	for {
@@ -109,8 +116,10 @@ func (w *Worker) listenOnce(ctx context.Context) error {
 		return fmt.Errorf("connecting: %w", err)
 	}
 	defer conn.Close(context.WithoutCancel(ctx)) //nolint:errcheck // closing a listener
-	if _, err := conn.Exec(ctx, "LISTEN "+pgx.Identifier{ConfigChannel}.Sanitize()); err != nil {
-		return fmt.Errorf("LISTEN %s: %w", ConfigChannel, err)
+	for _, ch := range []string{ConfigChannel, TasksChannel} {
+		if _, err := conn.Exec(ctx, "LISTEN "+pgx.Identifier{ch}.Sanitize()); err != nil {
+			return fmt.Errorf("LISTEN %s: %w", ch, err)
+		}
 	}
 	// An apply may have committed before the LISTEN did.
 	if err := w.reload(ctx); err != nil {
@@ -124,6 +133,10 @@ func (w *Worker) listenOnce(ctx context.Context) error {
 			return fmt.Errorf("waiting for notifications: %w", err)
 		}
 		if n.Payload != w.schema {
+			continue
+		}
+		if n.Channel == TasksChannel {
+			signal(w.wake)
 			continue
 		}
 		if err := w.reload(ctx); err != nil {

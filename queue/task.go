@@ -20,6 +20,10 @@ type Task struct {
 	// runtime recorded it at claim time.
 	Attempts int
 
+	// holdsUnit is true for a task of a limited type: it holds one of its
+	// type's slot units until it is completed or failed.
+	holdsUnit bool
+
 	// abandoned is set, under the session's lock, when the task is no
 	// longer the worker's to finish (released, or the worker was declared
 	// dead): its handler's result is discarded.

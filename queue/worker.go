@@ -102,6 +102,8 @@ type Worker struct {
 	id        atomic.Pointer[string]
 	running   atomic.Bool
 	listening atomic.Bool
+	// wake is signalled when the runtime notifies TasksChannel.
+	wake chan struct{}
 }
 
 // NewWorker checks cfg, fills in its defaults and returns a worker.
@@ -133,7 +135,8 @@ func NewWorker(cfg Config) (*Worker, error) {
 	if cfg.WorkerID == "" {
 		cfg.WorkerID = defaultWorkerID()
 	}
-	w := &Worker{cfg: cfg, schema: cfg.Schema, sql: newStatements(cfg.Schema), obs: cfg.Observer, log: cfg.Logger}
+	w := &Worker{cfg: cfg, schema: cfg.Schema, sql: newStatements(cfg.Schema), obs: cfg.Observer, log: cfg.Logger,
+		wake: make(chan struct{}, 1)}
 	if w.obs == nil {
 		w.obs = NopObserver{}
 	}
@@ -273,6 +276,7 @@ func (w *Worker) session(ctx context.Context, id string, first bool) (sessionEnd
 	s.start()
 	restart := !s.fetch()
 	s.shutdown()
+	restart = restart || s.lost.Load()
 	switch {
 	case s.dead.Load():
 		return sessionDead, nil
@@ -301,6 +305,10 @@ type session struct {
 	bg context.Context
 
 	dead atomic.Bool
+	// lost is set when a completion that could hand tasks over failed with
+	// an unknown outcome: the session ends and the worker carries on under
+	// a new id.
+	lost atomic.Bool
 
 	jobs   chan *Task
 	queued atomic.Int64  // tasks in jobs
@@ -319,6 +327,15 @@ type session struct {
 	// slow completions throttle claims instead of piling up tasks.
 	backlog  int
 	flushNow chan struct{} // signalled on the first and the FlushSize-th finished task
+	// handlerTime is the handlers' mean run time (moving average), for
+	// limitedCap.
+	handlerTime movingAverage
+	// urgent asks the completer to complete what is done now (see finish).
+	urgent bool
+	// closing is set when shutdown begins: from then on tasks handed over
+	// by completions go to handBack, released with the unstarted ones.
+	closing  bool
+	handBack []int64
 
 	leader atomic.Bool
 
@@ -442,6 +459,7 @@ func (s *session) idle() bool {
 		return false
 	case <-t.C:
 	case <-s.freed:
+	case <-s.w.wake:
 	}
 	return true
 }
@@ -450,14 +468,14 @@ func (s *session) claim(batch int) ([]*Task, error) {
 	ctx, cancel := s.call()
 	defer cancel()
 	start := time.Now()
-	rows, err := s.w.cfg.Pool.Query(ctx, s.w.sql.claim, s.w.cfg.Queue, s.id, batch)
+	rows, err := s.w.cfg.Pool.Query(ctx, s.w.sql.claim, s.w.cfg.Queue, s.id, batch, s.limitedCap(batch))
 	var tasks []*Task
 	if err == nil {
 		tasks = make([]*Task, 0, batch)
 		for rows.Next() {
 			t := &Task{}
 			var payload []byte
-			if err = rows.Scan(&t.ID, &t.Type, &payload, &t.Attempts); err != nil {
+			if err = rows.Scan(&t.ID, &t.Type, &payload, &t.Attempts, &t.holdsUnit); err != nil {
 				break
 			}
 			if payload != nil {
@@ -491,10 +509,17 @@ func (s *session) work() {
 		s.running[t.ID] = t
 		s.mu.Unlock()
 
-		if err := s.run(t); err != nil {
+		start := time.Now()
+		err := s.run(t)
+		took := time.Since(start)
+		s.handlerTime.observe(took)
+		if err != nil {
 			s.fail(t, err)
 		} else {
-			s.finish(t)
+			// A slow task holding a unit is completed at once: the unit
+			// passes on sooner, and batching saves little where tasks
+			// finish slowly.
+			s.finish(t, t.holdsUnit && took > s.w.cfg.FlushInterval)
 		}
 	}
 }
@@ -513,8 +538,9 @@ func (s *session) run(t *Task) (err error) {
 	return h(s.hctx, t)
 }
 
-// finish queues t for the next batched completion.
-func (s *session) finish(t *Task) {
+// finish queues t for the next batched completion; urgent completes it
+// without waiting for FlushInterval.
+func (s *session) finish(t *Task, urgent bool) {
 	s.mu.Lock()
 	delete(s.running, t.ID)
 	if t.abandoned {
@@ -527,8 +553,11 @@ func (s *session) finish(t *Task) {
 	if n == 1 {
 		s.firstDone = time.Now()
 	}
+	if urgent {
+		s.urgent = true
+	}
 	s.mu.Unlock()
-	if n == 1 || n == s.w.flushSize() {
+	if n == 1 || n == s.w.flushSize() || urgent {
 		signal(s.flushNow)
 	}
 }
@@ -573,9 +602,19 @@ func (s *session) fail(t *Task, cause error) {
 // maxErrorLen bounds the error text stored with a failed task.
 const maxErrorLen = 8 << 10
 
+// completers is how many completion calls a session runs at once. With
+// complete_and_take a completion also claims the limited tasks its units
+// pass to, so it carries what the fetcher's claims carry for unlimited
+// tasks: two calls in flight keep two server processes busy, as claims and
+// completions do for unlimited tasks.
+const completers = 2
+
 // complete flushes finished tasks in batches: as soon as FlushSize are
-// waiting, or FlushInterval after the first finished, until quit is closed.
+// waiting, or FlushInterval after the first finished, with up to completers
+// calls in flight, until quit is closed.
 func (s *session) complete() {
+	slots := make(chan struct{}, completers)
+	var inflight sync.WaitGroup
 	timer := time.NewTimer(time.Hour)
 	timer.Stop()
 	for {
@@ -583,6 +622,7 @@ func (s *session) complete() {
 		case <-s.flushNow:
 		case <-timer.C:
 		case <-s.quit:
+			inflight.Wait()
 			for failures := 0; failures < 3; {
 				s.mu.Lock()
 				n := len(s.done)
@@ -599,21 +639,42 @@ func (s *session) complete() {
 		}
 		for {
 			s.mu.Lock()
-			n, first := len(s.done), s.firstDone
+			n, first, urgent := len(s.done), s.firstDone, s.urgent
 			s.mu.Unlock()
 			if n == 0 {
 				break
 			}
 			wait := s.w.cfg.FlushInterval - time.Since(first)
-			if n < s.w.flushSize() && wait > 0 {
+			if n < s.w.flushSize() && wait > 0 && !urgent {
 				timer.Reset(wait)
 				break
 			}
-			if !s.flush() {
-				// The completion failed: wait for the next signal or tick.
-				timer.Reset(100 * time.Millisecond)
+			acquired := false
+			select {
+			case slots <- struct{}{}:
+				acquired = true
+			default:
+			}
+			if !acquired {
+				// Both calls are in flight: the first to end signals
+				// flushNow and this loop runs again.
 				break
 			}
+			ids, ok := s.takeDone()
+			if !ok {
+				<-slots
+				break
+			}
+			inflight.Add(1)
+			go func() {
+				defer inflight.Done()
+				if !s.flushIDs(ids) {
+					// The completion failed: try again shortly.
+					time.Sleep(100 * time.Millisecond)
+				}
+				<-slots
+				signal(s.flushNow)
+			}()
 		}
 	}
 }
@@ -622,29 +683,54 @@ func (s *session) complete() {
 // was nothing to do or the call succeeded; on failure the tasks stay queued
 // for the next flush.
 func (s *session) flush() bool {
-	limit := s.w.flushSize()
+	ids, ok := s.takeDone()
+	if !ok {
+		return true
+	}
+	return s.flushIDs(ids)
+}
+
+// takeDone takes up to FlushSize finished tasks to complete in one call; false
+// when there are none (or the worker was declared dead: they are dropped).
+// At most FlushSize per call: a call's cost grows with its array, and one
+// slow call must not make the next one bigger still.
+func (s *session) takeDone() ([]int64, bool) {
 	s.mu.Lock()
+	defer s.mu.Unlock()
 	if len(s.done) == 0 || s.dead.Load() {
 		s.backlog -= len(s.done)
 		s.done = s.done[:0]
-		s.mu.Unlock()
-		return true
+		return nil, false
 	}
-	// At most FlushSize per call: a call's cost grows with its array, and
-	// one slow call must not make the next one bigger still.
-	n := min(len(s.done), limit)
+	n := min(len(s.done), s.w.flushSize())
+	s.urgent = false
 	ids := append(s.spare[:0], s.done[:n]...)
 	s.spare = nil
 	s.done = append(s.done[:0], s.done[n:]...)
-	s.mu.Unlock()
+	return ids, true
+}
 
+// flushIDs completes ids in one call; on failure they go back to done.
+func (s *session) flushIDs(ids []int64) bool {
 	ctx, cancel := s.call()
 	defer cancel()
 	start := time.Now()
-	var accepted int
-	err := s.w.cfg.Pool.QueryRow(ctx, s.w.sql.complete, ids, s.id).Scan(&accepted)
+	accepted, handed, handedOff, err := s.completeCall(ctx, ids)
 	s.w.obs.Completed(len(ids), accepted, time.Since(start), err)
+	if len(handed) > 0 {
+		s.w.obs.HandedOff(len(handed))
+		s.accept(handed)
+	}
 
+	if err != nil && handedOff && outcomeUnknown(err) {
+		// Like a claim whose outcome is unknown: tasks may have been handed
+		// to this worker unseen. End the session; under a new id the leader
+		// recovers whatever the old one holds.
+		s.w.log.Error("completing tasks failed after the request was sent; tasks may have been handed over unseen",
+			"worker", s.id, "error", err)
+		s.lost.Store(true)
+		s.cancel()
+	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if err != nil {
@@ -665,6 +751,113 @@ func (s *session) flush() bool {
 	signal(s.room)
 	return true
 }
+
+// completeCall completes ids. While the session is not closing it takes
+// over the waiting tasks that the finished tasks' slot units pass to
+// (complete_and_take): they come back claimed for this worker. Closing, it
+// takes nothing (plain complete), so nothing is claimed that would have to
+// be handed back.
+// takeOver reports whether the call could hand tasks over.
+func (s *session) completeCall(ctx context.Context, ids []int64) (accepted int, handed []*Task, takeOver bool, err error) {
+	s.mu.Lock()
+	closing := s.closing
+	s.mu.Unlock()
+	if closing {
+		err = s.w.cfg.Pool.QueryRow(ctx, s.w.sql.complete, ids, s.id).Scan(&accepted)
+		return accepted, nil, false, err
+	}
+	rows, err := s.w.cfg.Pool.Query(ctx, s.w.sql.completeAndTake, ids, s.id, s.limitedCap(len(ids)))
+	if err != nil {
+		return 0, nil, true, err
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var id *int64
+		var typ *string
+		var payload []byte
+		var attempts *int
+		if err := rows.Scan(&accepted, &id, &typ, &payload, &attempts); err != nil {
+			return 0, nil, true, err
+		}
+		if id != nil {
+			handed = append(handed, &Task{ID: *id, Type: *typ, Payload: payload, Attempts: *attempts, holdsUnit: true})
+		}
+	}
+	if err := rows.Err(); err != nil {
+		return 0, nil, true, err
+	}
+	return accepted, handed, true, nil
+}
+
+// accept queues tasks that a completion handed to this worker. Once the
+// session is closing (or the queue is full) they are kept to be handed back
+// at shutdown instead: no send on jobs after shutdown drained it.
+func (s *session) accept(tasks []*Task) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, t := range tasks {
+		if s.closing {
+			s.handBack = append(s.handBack, t.ID)
+			continue
+		}
+		s.queued.Add(1)
+		select {
+		case s.jobs <- t:
+		default:
+			s.queued.Add(-1)
+			s.handBack = append(s.handBack, t.ID)
+		}
+	}
+}
+
+// limitedHorizon bounds how long a task holding a slot unit should wait in
+// this worker's queue before a handler starts it: a unit held by a task
+// that waits is a unit another worker could be running.
+const limitedHorizon = 2 * time.Millisecond
+
+// limitedCap is how many tasks holding slot units this worker takes in one
+// claim or completion: what its idle handlers can start now, plus what its
+// handlers get through within limitedHorizon at their mean run time, less
+// what already waits in its queue. nil (no cap) when that is at least want:
+// with fast handlers a worker takes whole batches, with slow ones (a limit
+// that binds) it leaves units to workers that can start them.
+func (s *session) limitedCap(want int) *int {
+	mean := s.handlerTime.get()
+	if mean <= 0 {
+		return nil
+	}
+	s.mu.Lock()
+	running := len(s.running)
+	s.mu.Unlock()
+	pool := s.w.cfg.PoolSize
+	n := pool - running - int(s.queued.Load()) + int(float64(pool)*float64(limitedHorizon)/float64(mean))
+	if n >= want {
+		return nil
+	}
+	n = max(n, 0)
+	return &n
+}
+
+// movingAverage is an exponentially weighted moving average of durations,
+// safe for concurrent use.
+type movingAverage struct {
+	ns atomic.Int64
+}
+
+func (m *movingAverage) observe(d time.Duration) {
+	for {
+		old := m.ns.Load()
+		next := int64(d)
+		if old != 0 {
+			next = old + (int64(d)-old)/8
+		}
+		if m.ns.CompareAndSwap(old, next) {
+			return
+		}
+	}
+}
+
+func (m *movingAverage) get() time.Duration { return time.Duration(m.ns.Load()) }
 
 // signal wakes the receiver of a one-slot channel, if not already woken.
 func signal(c chan struct{}) {
@@ -770,6 +963,9 @@ func (s *session) maintain() {
 func (s *session) shutdown() {
 	w := s.w
 	s.cancel()
+	s.mu.Lock()
+	s.closing = true
+	s.mu.Unlock()
 	var release []int64
 drain:
 	for {
@@ -809,6 +1005,7 @@ drain:
 	close(s.quit)
 	s.completer.Wait()
 	s.loops.Wait()
+	release = append(release, s.handBack...)
 
 	if s.dead.Load() {
 		return

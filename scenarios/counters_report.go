@@ -24,17 +24,17 @@ func (r *CountersReport) WriteMarkdown(w io.Writer) error {
 	fmt.Fprintf(&b, "# Counters benchmark\n\n")
 	fmt.Fprintf(&b, "Inserts into tables numbered per scope, each insert its own durable transaction (autocommit `INSERT … VALUES`, "+
 		"`fsync` and `synchronous_commit` as the server has them), by in-process clients, each on a connection of its own unless the case says otherwise. "+
-		"Every case runs %.1f s per round; %d rounds after an unreported warm-up run of every case, cases interleaved "+
+		"Every case runs %.1f s per round; %s after an unreported warm-up run of every case, cases interleaved "+
 		"(the order reversed every other round). Every run starts from a CHECKPOINT, and the rows it inserted are deleted "+
 		"and the table vacuumed after it, so each run starts from the same rows. Tables: `(id bigserial primary key, "+
 		"project_id bigint, index bigint, title text)` with the unique index on `(project_id, index)` that pgseq creates; "+
 		"the plain table numbers `index` with a `bigserial` and has the same unique index.\n\n",
-		s.RunSeconds, s.Rounds)
+		s.RunSeconds, plural(s.Rounds, "round"))
 	fmt.Fprintf(&b, "Reproduce: `go test -run '^$' -bench Counters ./counter` (writes `results/counters.json` and `results/counters.md`).\n\n")
 	e := r.Environment
-	fmt.Fprintf(&b, "Run %s, %.0f s in all (setup and preloading %.0f s). %s on the same machine; %d CPUs (%s); %s, GOMAXPROCS %d. "+
+	fmt.Fprintf(&b, "Run %s, %.0f s in all (setup and preloading %.0f s). %s on the same machine; %s (%s); %s, GOMAXPROCS %d. "+
 		"Host load average (1 min) %.2f before, %.2f after. Server settings: %s.\n\n",
-		r.StartedAt.Format(time.RFC3339), r.Seconds, r.SetupSeconds, firstWords(e.Postgres, 2), e.NumCPU, orUnknown(e.CPUModel),
+		r.StartedAt.Format(time.RFC3339), r.Seconds, r.SetupSeconds, firstWords(e.Postgres, 2), plural(e.NumCPU, "CPU"), orUnknown(e.CPUModel),
 		e.GoVersion, e.GOMAXPROCS, r.LoadBefore, r.LoadAfter, settingsLine(e.PostgresSettings))
 
 	fmt.Fprintf(&b, "## Comparisons\n\n")
@@ -112,9 +112,9 @@ func (r *CountersReport) attachedNotes() string {
 		"With 1,000 scopes and 8 clients two inserts rarely meet on a scope, so the difference is the work the trigger adds "+
 		"to every insert: a PL/pgSQL call, the scope's advisory lock, and an upsert of its counter row (a primary-key probe, a "+
 		"HOT update, one more WAL record). Attached: %s inserts/s against %s plain (ratio %s). Commits are cheap on this machine, so both runs are "+
-		"bound by its %d CPUs and the added work shows in full; where a commit waits longer for its WAL flush, the same "+
+		"bound by its %s and the added work shows in full; where a commit waits longer for its WAL flush, the same "+
 		"added work is a smaller share of each insert (not measured here).\n",
-		thousands(attached.Median), thousands(plain.Median), ratioText(c), r.Environment.NumCPU)
+		thousands(attached.Median), thousands(plain.Median), ratioText(c), plural(r.Environment.NumCPU, "CPU"))
 }
 
 // hotScopeNotes explains, with the measured figures, what limits one hot
@@ -155,11 +155,11 @@ func (r *CountersReport) hotScopeNotes() string {
 	}
 	fmt.Fprintf(&b, "What is left with a first-come first-served queue is the hand-over itself: the next waiter has to be woken "+
 		"and scheduled, and the holder must not be preempted while it holds the scope. With 64 backends and their 64 "+
-		"clients on %d CPUs, the runnable processes (clients sending their next insert, backends starting it before they "+
+		"clients on %s, the runnable processes (clients sending their next insert, backends starting it before they "+
 		"queue) compete with the one holding the scope, so the time it is held per insert grows. Ways past the ceiling: "+
 		"keep the connections that insert into one hot scope few, so the queue forms in the application%s; take several "+
 		"numbers per transaction (a multi-row INSERT, or `next_values`); or spread the load over more scopes. A plain "+
-		"sequence is faster but not gapless.\n", r.Environment.NumCPU, poolNote(r))
+		"sequence is faster but not gapless.\n", plural(r.Environment.NumCPU, "CPU"), poolNote(r))
 	return b.String()
 }
 

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"os"
 	"runtime"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -37,19 +38,45 @@ const (
 	Enabled Variant = "enabled"
 	// Mixed: 100 task types, one of them limited to 10.
 	Mixed Variant = "mixed"
+	// Many: 1,000 task types on one queue, each limited to 1,000 (50,000
+	// slot groups): claim cost must not grow with the number of limited
+	// types.
+	Many Variant = "many"
+	// High: source 002's concurrency-high, one task type limited to 500;
+	// meant for many workers and large batches (run it beside the baseline
+	// with the same workers).
+	High Variant = "high"
+	// Binding: one task type limited to 10 whose handlers sleep 20 ms, so
+	// the limit binds: at most 10 run at once and the ideal is 500 tasks/s.
+	// Reported as the share of that ideal and the running count sampled
+	// through the run, not as a ratio.
+	Binding Variant = "binding"
 )
 
-// Variants are the drain variants in the order rounds run them.
-var Variants = []Variant{Baseline, Enabled, Mixed}
+// Variants are every drain variant, in the order rounds run them.
+var Variants = []Variant{Baseline, Enabled, Mixed, Many, High, Binding}
+
+// DefaultVariants run when none are named: the throughput comparisons that
+// share the default worker setup.
+var DefaultVariants = []Variant{Baseline, Enabled, Mixed, Many}
+
+// BindingLimit and BindingHandlerDelay make the binding variant: its ideal
+// throughput is BindingLimit / BindingHandlerDelay tasks/s.
+const (
+	BindingLimit        = 10
+	BindingHandlerDelay = 20 * time.Millisecond
+)
 
 // ParseVariant returns the variant named s.
 func ParseVariant(s string) (Variant, error) {
-	for _, v := range Variants {
+	names := make([]string, len(Variants))
+	for i, v := range Variants {
 		if string(v) == s {
 			return v, nil
 		}
+		names[i] = string(v)
 	}
-	return "", fmt.Errorf("unknown drain variant %q (known: baseline, enabled, mixed)", s)
+	return "", fmt.Errorf("unknown drain variant %q (known: %s)", s, strings.Join(names, ", "))
 }
 
 // Description says what the variant configures.
@@ -61,6 +88,12 @@ func (v Variant) Description() string {
 		return "100 task types, each limited to 10"
 	case Mixed:
 		return "100 task types, 1 of them limited to 10"
+	case Many:
+		return "1,000 task types, each limited to 1,000"
+	case High:
+		return "1 task type limited to 500"
+	case Binding:
+		return fmt.Sprintf("1 task type limited to %d, handlers sleep %s", BindingLimit, BindingHandlerDelay)
 	}
 	return string(v)
 }
@@ -70,17 +103,50 @@ const benchQueue = "bench"
 
 // types returns the variant's task types.
 func (v Variant) types() []catalog.TaskType {
-	if v == Baseline {
-		return []catalog.TaskType{{Name: "noop", Queue: benchQueue}}
+	one := func(limit int) []catalog.TaskType {
+		return []catalog.TaskType{{Name: "noop", Queue: benchQueue, Concurrency: limit}}
 	}
-	out := make([]catalog.TaskType, 100)
-	for i := range out {
-		out[i] = catalog.TaskType{Name: fmt.Sprintf("noop.%03d", i), Queue: benchQueue}
-		if v == Enabled || i == 0 {
-			out[i].Concurrency = 10
+	spread := func(n, limit int, limited func(i int) bool) []catalog.TaskType {
+		out := make([]catalog.TaskType, n)
+		for i := range out {
+			out[i] = catalog.TaskType{Name: fmt.Sprintf("noop.%04d", i), Queue: benchQueue}
+			if limited(i) {
+				out[i].Concurrency = limit
+			}
+		}
+		return out
+	}
+	switch v {
+	case Enabled:
+		return spread(100, 10, func(int) bool { return true })
+	case Mixed:
+		return spread(100, 10, func(i int) bool { return i == 0 })
+	case Many:
+		return spread(1000, 1000, func(int) bool { return true })
+	case High:
+		return one(500)
+	case Binding:
+		return one(BindingLimit)
+	}
+	return one(0)
+}
+
+// limit is the variant's per-type limit (0: none).
+func (v Variant) limit() int {
+	for _, t := range v.types() {
+		if t.Concurrency > 0 {
+			return t.Concurrency
 		}
 	}
-	return out
+	return 0
+}
+
+// handlerDelay is how long the variant's handlers take.
+func (v Variant) handlerDelay() time.Duration {
+	if v == Binding {
+		return BindingHandlerDelay
+	}
+	return 0
 }
 
 // Config returns the variant's configuration, with batchSize as the queue's
@@ -143,7 +209,7 @@ func (o *DrainOptions) defaults() error {
 		o.Rounds = 3
 	}
 	if len(o.Variants) == 0 {
-		o.Variants = Variants
+		o.Variants = DefaultVariants
 	}
 	if o.Workers <= 0 {
 		o.Workers = 1
@@ -254,6 +320,17 @@ type Run struct {
 	// active on the server at once during the drain (sampled every
 	// 100 ms): anything above 0 competed with the benchmark.
 	OtherSessions int `json:"other_sessions_max"`
+	// Limit is the variant's per-type limit (0: none). RunningMax and
+	// RunningMean are the most tasks of one type seen running at once and
+	// the mean over RunningSamples samples taken through the drain (every
+	// 10 ms for the binding variant, 50 ms otherwise).
+	Limit          int     `json:"limit,omitempty"`
+	RunningMax     int     `json:"running_max"`
+	RunningMean    float64 `json:"running_mean"`
+	RunningSamples int     `json:"running_samples"`
+	// Functions is the server-side time of the runtime's functions during
+	// the run (pg_stat_user_functions; needs a superuser, else empty).
+	Functions []FunctionStat `json:"functions,omitempty"`
 
 	claims, completes []time.Duration
 }
@@ -288,12 +365,16 @@ func RunDrain(ctx context.Context, opts DrainOptions) (*DrainReport, error) {
 	cfg := opts.Pool.Config()
 	cfg.MaxConns = int32(opts.Workers*4 + 2)
 	cfg.MinConns = 0
-	workerPool, err := pgxpool.NewWithConfig(ctx, cfg)
-	if err != nil {
-		return nil, fmt.Errorf("opening the workers' pool: %w", err)
+	// Server-side time per runtime function (pg_stat_user_functions) needs
+	// track_functions, which only a superuser may set.
+	var super bool
+	if err := opts.Pool.QueryRow(ctx, `SELECT rolsuper FROM pg_roles WHERE rolname = current_user`).Scan(&super); err != nil {
+		return nil, fmt.Errorf("checking the role: %w", err)
 	}
-	defer workerPool.Close()
-	d := &drainer{opts: opts, admin: opts.Pool, workers: workerPool,
+	if super {
+		cfg.ConnConfig.RuntimeParams["track_functions"] = "pl"
+	}
+	d := &drainer{opts: opts, admin: opts.Pool, workersConfig: cfg, trackFunctions: super,
 		appName: cfg.ConnConfig.RuntimeParams["application_name"]}
 
 	if opts.Warmup > 0 {
@@ -316,9 +397,12 @@ func RunDrain(ctx context.Context, opts DrainOptions) (*DrainReport, error) {
 }
 
 type drainer struct {
-	opts    DrainOptions
-	admin   *pgxpool.Pool
-	workers *pgxpool.Pool
+	opts  DrainOptions
+	admin *pgxpool.Pool
+	// workersConfig makes each run's workers' pool: a pool per run, closed
+	// after it, so its backends report their function statistics.
+	workersConfig  *pgxpool.Config
+	trackFunctions bool
 	// appName is the benchmark's application_name; sessions with
 	// another one are other load.
 	appName string
@@ -369,8 +453,24 @@ func (d *drainer) run(ctx context.Context, v Variant, round, tasks int) (Run, er
 	// runs just vary more.
 	_, _ = d.admin.Exec(ctx, "CHECKPOINT")
 
+	workerPool, err := pgxpool.NewWithConfig(ctx, d.workersConfig)
+	if err != nil {
+		return r, fmt.Errorf("opening the workers' pool: %w", err)
+	}
+	defer workerPool.Close()
+
 	obs := &drainObserver{target: int64(tasks), done: make(chan struct{})}
-	handler := func(context.Context, *queue.Task) error { return nil }
+	delay := v.handlerDelay()
+	handler := func(ctx context.Context, _ *queue.Task) error {
+		if delay > 0 {
+			select {
+			case <-time.After(delay):
+			case <-ctx.Done():
+				return ctx.Err()
+			}
+		}
+		return nil
+	}
 	handlers := make(map[string]queue.Handler, len(types))
 	for _, t := range types {
 		handlers[t.Name] = handler
@@ -378,7 +478,7 @@ func (d *drainer) run(ctx context.Context, v Variant, round, tasks int) (Run, er
 	workers := make([]*queue.Worker, d.opts.Workers)
 	for i := range workers {
 		w, err := queue.NewWorker(queue.Config{
-			Pool: d.workers, Schema: schema, Queue: benchQueue,
+			Pool: workerPool, Schema: schema, Queue: benchQueue,
 			WorkerID: fmt.Sprintf("bench-%s-%d-%d", v, round, i+1),
 			PoolSize: d.opts.PoolSize, FlushSize: d.opts.FlushSize, FlushInterval: d.opts.FlushInterval,
 			Handlers: handlers, Observer: obs, Version: "pgseq bench",
@@ -395,6 +495,7 @@ func (d *drainer) run(ctx context.Context, v Variant, round, tasks int) (Run, er
 	errs := make(chan error, len(workers))
 	var wg sync.WaitGroup
 	postmaster := d.postmaster(ctx)
+	sampler := d.sampleRunning(runCtx, schema, v)
 	cpu0, split0 := processCPU(), sampleCPU(postmaster)
 	start := time.Now()
 	for _, w := range workers {
@@ -408,8 +509,16 @@ func (d *drainer) run(ctx context.Context, v Variant, round, tasks int) (Run, er
 	cpu1, split1 := processCPU(), sampleCPU(postmaster)
 	stop()
 	wg.Wait()
+	running := sampler.finish()
 	if err != nil {
 		return r, err
+	}
+	r.Limit, r.RunningMax, r.RunningMean, r.RunningSamples = v.limit(), running.max, running.mean(), running.n
+	workerPool.Close() // its backends report their function statistics as they exit
+	if d.trackFunctions {
+		if r.Functions, err = d.functionStats(ctx, schema); err != nil {
+			return r, err
+		}
 	}
 
 	elapsed := obs.finishedAt.Sub(start)
@@ -439,7 +548,7 @@ func (d *drainer) run(ctx context.Context, v Variant, round, tasks int) (Run, er
 		return r, fmt.Errorf("checking the drain: %w", err)
 	}
 	if left != 0 {
-		return r, fmt.Errorf("%d tasks are not completed after the drain", left)
+		return r, fmt.Errorf("%s left uncompleted after the drain", plural(left, "task"))
 	}
 	ev.Run = &r
 	report(PhaseDone, tasks)
@@ -468,7 +577,7 @@ func (d *drainer) wait(ctx context.Context, obs *drainObserver, errs <-chan erro
 			if n != last {
 				last, lastAt = n, time.Now()
 			} else if time.Since(lastAt) > d.opts.StallTimeout {
-				return others, fmt.Errorf("stalled: %d of %d tasks completed, none in %s", n, obs.target, d.opts.StallTimeout)
+				return others, fmt.Errorf("stalled: %d of %s completed, none in %s", n, plural(int(obs.target), "task"), d.opts.StallTimeout)
 			}
 			var active int
 			if err := d.admin.QueryRow(ctx, otherSessions, d.appName).Scan(&active); err == nil {
@@ -476,6 +585,104 @@ func (d *drainer) wait(ctx context.Context, obs *drainObserver, errs <-chan erro
 			}
 		}
 	}
+}
+
+// FunctionStat is the server-side time of one runtime function over a run.
+type FunctionStat struct {
+	Name  string `json:"name"`
+	Calls int64  `json:"calls"`
+	// TotalMS includes the functions it calls; SelfMS does not.
+	TotalMS float64 `json:"total_ms"`
+	SelfMS  float64 `json:"self_ms"`
+}
+
+// MeanMS is the mean time per call, called functions included.
+func (f FunctionStat) MeanMS() float64 {
+	if f.Calls == 0 {
+		return 0
+	}
+	return f.TotalMS / float64(f.Calls)
+}
+
+// reportedFunctions are the runtime functions whose server time a run
+// reports: the claim, the completion, and the slot-unit steps inside them
+// (hand_off runs inside complete; take_units inside enqueue).
+var reportedFunctions = []string{"claim", "complete", "complete_and_take", "hand_off", "offer_units", "give_back", "take_units", "admit_waiting"}
+
+// functionStats reads the runtime functions' statistics of a run's schema,
+// waiting up to 5 s for the exited backends' reports to arrive.
+func (d *drainer) functionStats(ctx context.Context, schema string) ([]FunctionStat, error) {
+	const q = `SELECT funcname::text, calls, total_time, self_time FROM pg_stat_user_functions
+	           WHERE schemaname = $1 AND funcname = ANY($2) ORDER BY array_position($2, funcname::text)`
+	deadline := time.Now().Add(5 * time.Second)
+	for {
+		rows, err := d.admin.Query(ctx, q, schema, reportedFunctions)
+		if err != nil {
+			return nil, fmt.Errorf("reading function statistics: %w", err)
+		}
+		var out []FunctionStat
+		var f FunctionStat
+		if _, err := pgx.ForEachRow(rows, []any{&f.Name, &f.Calls, &f.TotalMS, &f.SelfMS}, func() error {
+			out = append(out, f)
+			return nil
+		}); err != nil {
+			return nil, fmt.Errorf("reading function statistics: %w", err)
+		}
+		complete := slices.ContainsFunc(out, func(f FunctionStat) bool { return f.Name == "complete" || f.Name == "complete_and_take" })
+		if complete || time.Now().After(deadline) {
+			return out, nil
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+}
+
+// runningSampler counts, through a drain, the running tasks of the busiest
+// task type.
+type runningSampler struct {
+	done chan struct{}
+	max  int
+	sum  int
+	n    int
+}
+
+func (s *runningSampler) mean() float64 {
+	if s.n == 0 {
+		return 0
+	}
+	return float64(s.sum) / float64(s.n)
+}
+
+// sampleRunning samples until ctx ends; finish returns the samples.
+func (d *drainer) sampleRunning(ctx context.Context, schema string, v Variant) *runningSampler {
+	s := &runningSampler{done: make(chan struct{})}
+	every := 50 * time.Millisecond
+	if v == Binding {
+		every = 10 * time.Millisecond
+	}
+	q := migrations.Render(`SELECT coalesce(max(n), 0) FROM (SELECT count(*) AS n FROM {{schema}}.tasks
+		WHERE status IN ('claimed', 'running') GROUP BY type) x`, schema)
+	go func() {
+		defer close(s.done)
+		tick := time.NewTicker(every)
+		defer tick.Stop()
+		for {
+			select {
+			case <-ctx.Done():
+				return
+			case <-tick.C:
+				var n int
+				if err := d.admin.QueryRow(ctx, q).Scan(&n); err == nil {
+					s.max, s.sum, s.n = max(s.max, n), s.sum+n, s.n+1
+				}
+			}
+		}
+	}()
+	return s
+}
+
+func (s *runningSampler) finish() *runningSampler {
+	<-s.done
+	return s
 }
 
 // postmaster returns the pid of the server's postmaster when the server

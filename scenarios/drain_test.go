@@ -23,6 +23,7 @@ func TestDrainSmall(t *testing.T) {
 	ev := &events{phases: map[scenarios.Phase]int{}}
 	rep, err := scenarios.RunDrain(context.Background(), scenarios.DrainOptions{
 		Pool: pool, Tasks: 2000, Rounds: 2, Workers: 2, PoolSize: 2, BatchSize: 50,
+		Variants:     []scenarios.Variant{scenarios.Baseline, scenarios.Enabled, scenarios.Mixed},
 		SchemaPrefix: prefix, Warmup: 200, Progress: ev,
 	})
 	require.NoError(t, err)
@@ -37,6 +38,10 @@ func TestDrainSmall(t *testing.T) {
 		require.Positive(t, r.Claim.Count)
 		require.Positive(t, r.Complete.Count)
 		require.Zero(t, r.Failed)
+		if r.Variant != scenarios.Baseline {
+			require.Equal(t, 10, r.Limit)
+			require.LessOrEqual(t, r.RunningMax, 10, "no type ran more than its limit")
+		}
 	}
 	require.Len(t, rep.Variants, 3)
 	require.Nil(t, rep.Variants[0].VsBaseline)
@@ -79,4 +84,32 @@ func BenchmarkDrain(b *testing.B) {
 		tps += rep.Runs[0].TasksPerSec
 	}
 	b.ReportMetric(tps/float64(b.N), "tasks/s")
+}
+
+// TestDrainBindingSmall: with handlers that sleep, the limit of 10 binds:
+// the sampled running count never exceeds it, the report judges it, and the
+// server time of the slot step (hand_off) is reported.
+func TestDrainBindingSmall(t *testing.T) {
+	t.Parallel()
+	pool := pgtest.Pool(t)
+	rep, err := scenarios.RunDrain(context.Background(), scenarios.DrainOptions{
+		Pool: pool, Tasks: 200, Rounds: 1, Workers: 4, PoolSize: 4, BatchSize: 20,
+		Variants: []scenarios.Variant{scenarios.Binding}, SchemaPrefix: pgtest.Schema(t), Warmup: -1,
+	})
+	require.NoError(t, err)
+	require.Len(t, rep.Runs, 1)
+	run := rep.Runs[0]
+	require.Equal(t, scenarios.BindingLimit, run.Limit)
+	require.Positive(t, run.RunningSamples)
+	require.Positive(t, run.RunningMax)
+	require.LessOrEqual(t, run.RunningMax, scenarios.BindingLimit)
+	var names []string
+	for _, c := range rep.Checks {
+		names = append(names, c.Name)
+	}
+	require.Contains(t, names, "binding: running never above the limit")
+	require.Contains(t, names, "binding: throughput")
+	var md bytes.Buffer
+	require.NoError(t, rep.WriteMarkdown(&md))
+	require.Contains(t, md.String(), "`hand_off`", "server time of the slot step (the test role is a superuser)")
 }

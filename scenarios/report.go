@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 	"time"
 )
@@ -62,12 +63,17 @@ type Check struct {
 	Met      bool   `json:"met"`
 }
 
-// Targets of the drain scenario.
+// Targets of the drain scenario: source 002's acceptance criteria (all
+// types limited: < 15% slower; one limited among many: < 5% overhead; slot
+// work < 1 ms), and pgseq's own for many limited types and a binding limit.
 const (
 	TargetTasksPerSec = 20_000 // baseline, end to end
-	TargetEnabled     = 0.95   // enabled / baseline: at most 5% slower
-	TargetMixed       = 0.99   // mixed / baseline: at most 1% slower
+	TargetEnabled     = 0.85   // enabled / baseline: at most 15% slower (aim: 0.95)
+	TargetMixed       = 0.95   // mixed / baseline: at most 5% slower (aim: 0.99)
+	TargetMany        = 0.80   // many / baseline: 1,000 limited types
+	TargetBinding     = 0.90   // binding: share of the ideal limit/handler time
 	TargetP99         = time.Millisecond
+	TargetSlotMS      = 1.0 // server time of the slot step per call (hand_off)
 )
 
 func (r *DrainReport) summarise() {
@@ -111,14 +117,13 @@ func (r *DrainReport) summarise() {
 				Measured: fmt.Sprintf("%s tasks/s (median)", thousands(s.MedianTasksPerSec)),
 				Met:      s.MedianTasksPerSec >= TargetTasksPerSec,
 			})
-		case Enabled, Mixed:
+		case Binding:
+			r.Checks = append(r.Checks, r.bindingChecks()...)
+		case Enabled, Mixed, Many:
 			if s.VsBaseline == nil {
 				continue
 			}
-			target := TargetEnabled
-			if s.Variant == Mixed {
-				target = TargetMixed
-			}
+			target := map[Variant]float64{Enabled: TargetEnabled, Mixed: TargetMixed, Many: TargetMany}[s.Variant]
 			r.Checks = append(r.Checks, Check{
 				Name:     string(s.Variant) + " vs baseline",
 				Target:   fmt.Sprintf("ratio ≥ %.2f (≤ %.0f%% slower)", target, (1-target)*100),
@@ -137,7 +142,68 @@ func (r *DrainReport) summarise() {
 				Measured: fmt.Sprintf("%s (p50 %s)", micros(s.Complete.P99), micros(s.Complete.P50)),
 				Met:      s.Complete.Count > 0 && s.Complete.P99 < p99,
 			})
+		for _, f := range r.functionSummary(s.Variant) {
+			if f.Name != "hand_off" || f.Calls == 0 {
+				continue
+			}
+			r.Checks = append(r.Checks, Check{
+				Name:     string(s.Variant) + " slot release (hand_off, server time per call)",
+				Target:   fmt.Sprintf("< %.0f ms", TargetSlotMS),
+				Measured: fmt.Sprintf("%s mean over %s calls", micros(f.MeanMS()*1000), thousands(float64(f.Calls))),
+				Met:      f.MeanMS() < TargetSlotMS,
+			})
+		}
 	}
+}
+
+// bindingChecks judge the binding variant's runs: the limit never exceeded
+// in any sample, and the throughput as a share of the ideal.
+func (r *DrainReport) bindingChecks() []Check {
+	ideal := float64(BindingLimit) / BindingHandlerDelay.Seconds()
+	var shares []float64
+	maxRunning, samples := 0, 0
+	for _, run := range r.Runs {
+		if run.Variant != Binding {
+			continue
+		}
+		shares = append(shares, run.TasksPerSec/ideal)
+		maxRunning = max(maxRunning, run.RunningMax)
+		samples += run.RunningSamples
+	}
+	share := median(shares)
+	return []Check{
+		{
+			Name: "binding: running never above the limit", Target: fmt.Sprintf("≤ %d in every sample", BindingLimit),
+			Measured: fmt.Sprintf("max %d in %s samples", maxRunning, thousands(float64(samples))),
+			Met:      maxRunning <= BindingLimit && samples > 0,
+		},
+		{
+			Name: "binding: throughput", Target: fmt.Sprintf("≥ %.0f%% of the ideal %s tasks/s", TargetBinding*100, thousands(ideal)),
+			Measured: fmt.Sprintf("%.1f%% (median of %d)", share*100, len(shares)),
+			Met:      share >= TargetBinding,
+		},
+	}
+}
+
+// functionSummary pools the server-side statistics of a variant's runs.
+func (r *DrainReport) functionSummary(v Variant) []FunctionStat {
+	var out []FunctionStat
+	for _, run := range r.Runs {
+		if run.Variant != v {
+			continue
+		}
+		for _, f := range run.Functions {
+			i := slices.IndexFunc(out, func(g FunctionStat) bool { return g.Name == f.Name })
+			if i < 0 {
+				out = append(out, FunctionStat{Name: f.Name})
+				i = len(out) - 1
+			}
+			out[i].Calls += f.Calls
+			out[i].TotalMS += f.TotalMS
+			out[i].SelfMS += f.SelfMS
+		}
+	}
+	return out
 }
 
 // WriteJSON writes the report as indented JSON.
@@ -152,22 +218,18 @@ func (r *DrainReport) WriteMarkdown(w io.Writer) error {
 	var b strings.Builder
 	s := r.Settings
 	fmt.Fprintf(&b, "# Drain benchmark\n\n")
-	workers := "workers"
-	if s.Workers == 1 {
-		workers = "worker"
-	}
-	fmt.Fprintf(&b, "%s no-op tasks per run, one queue, drained end to end (claim → handler → complete, durable commits) by %d in-process %s "+
-		"(pool size %d, batch size %d, completions flushed every %s tasks or %.1f ms). %d rounds, variants interleaved (%s) "+
+	fmt.Fprintf(&b, "%s per run, one queue, drained end to end (claim → handler → complete, durable commits) by %s "+
+		"(pool size %d, batch size %d, completions flushed every %s or %.1f ms). %s, variants interleaved (%s) "+
 		"after an unreported %s-task warm-up; each run in a fresh schema, seeded with `enqueue_batch` in chunks of %s, "+
 		"then ANALYZE and CHECKPOINT before the clock starts.\n\n",
-		thousands(float64(s.Tasks)), s.Workers, workers, s.PoolSize, s.BatchSize, thousands(float64(s.FlushSize)), s.FlushIntervalMS,
-		s.Rounds, joinVariants(s.Variants), thousands(float64(s.Warmup)), thousands(seedChunk))
+		plural(s.Tasks, "no-op task"), plural(s.Workers, "in-process worker"), s.PoolSize, s.BatchSize, plural(s.FlushSize, "task"), s.FlushIntervalMS,
+		plural(s.Rounds, "round"), joinVariants(s.Variants), thousands(float64(s.Warmup)), thousands(seedChunk))
 	fmt.Fprintf(&b, "Reproduce: `pgseq bench drain --tasks %d --rounds %d --variants %s --workers %d --pool-size %d --batch-size %d --flush-size %d --flush-interval %s`\n\n",
 		s.Tasks, s.Rounds, joinVariantsComma(s.Variants), s.Workers, s.PoolSize, s.BatchSize, s.FlushSize,
 		time.Duration(s.FlushIntervalMS*float64(time.Millisecond)))
 	e := r.Environment
-	fmt.Fprintf(&b, "Run %s, %.0f s in all. %s on the same machine; %d CPUs (%s); %s, GOMAXPROCS %d. Server settings: %s.\n\n",
-		r.StartedAt.Format(time.RFC3339), r.Seconds, firstWords(e.Postgres, 2), e.NumCPU, orUnknown(e.CPUModel), e.GoVersion, e.GOMAXPROCS,
+	fmt.Fprintf(&b, "Run %s, %.0f s in all. %s on the same machine; %s (%s); %s, GOMAXPROCS %d. Server settings: %s.\n\n",
+		r.StartedAt.Format(time.RFC3339), r.Seconds, firstWords(e.Postgres, 2), plural(e.NumCPU, "CPU"), orUnknown(e.CPUModel), e.GoVersion, e.GOMAXPROCS,
 		settingsLine(e.PostgresSettings))
 
 	fmt.Fprintf(&b, "## Throughput\n\n")
@@ -204,6 +266,22 @@ func (r *DrainReport) WriteMarkdown(w io.Writer) error {
 			micros(v.Complete.P50), micros(v.Complete.P99), micros(v.Complete.Max), thousands(float64(v.Complete.Count)))
 	}
 
+	fmt.Fprintf(&b, "\n## Server time of the runtime functions\n\n"+
+		"Mean time per call inside PostgreSQL (`pg_stat_user_functions`, all rounds pooled; `total` includes the functions a function calls). "+
+		"The claim reads no slot row: its cost is the fast path's for every variant. `hand_off` is the slot step of `complete` "+
+		"(the units of the finished tasks pass to waiting tasks or go back); `take_units` the slot step of `enqueue`.\n\n")
+	fmt.Fprintf(&b, "| variant | function | calls | mean per call (total) | mean per call (self) |\n|---|---|---:|---:|---:|\n")
+	for _, v := range r.Variants {
+		for _, f := range r.functionSummary(v.Variant) {
+			self := 0.0
+			if f.Calls > 0 {
+				self = f.SelfMS / float64(f.Calls)
+			}
+			fmt.Fprintf(&b, "| %s | `%s` | %s | %s | %s |\n", v.Variant, f.Name, thousands(float64(f.Calls)),
+				micros(f.MeanMS()*1000), micros(self*1000))
+		}
+	}
+
 	fmt.Fprintf(&b, "\n## Targets\n\n| check | target | measured | met |\n|---|---|---|---|\n")
 	for _, c := range r.Checks {
 		met := "no"
@@ -214,13 +292,17 @@ func (r *DrainReport) WriteMarkdown(w io.Writer) error {
 	}
 
 	fmt.Fprintf(&b, "\n## Runs\n\n`last 1%%`: time the last 1%% of the tasks took. `short claims`: claims that returned fewer tasks than asked for (a limit bound). "+
-		"`host CPU busy`: all CPUs, this process and PostgreSQL included; `server CPU`: the PostgreSQL server's share of all CPUs; `other CPU`: everything else on the host but this process and the server (competing load). `other sessions`: the most sessions of other applications seen active on the server at once (sampled every 100 ms) — load that competed with the run.\n\n| round | variant | tasks/s | drain s | last 1%% s | seed s | tasks/claim | short claims | empty claims | tasks/complete | Go CPU s | host CPU busy | server CPU | other CPU | other sessions |\n")
-	fmt.Fprintf(&b, "|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n")
+		"`host CPU busy`: all CPUs, this process and PostgreSQL included; `server CPU`: the PostgreSQL server's share of all CPUs; `other CPU`: everything else on the host but this process and the server (competing load). `other sessions`: the most sessions of other applications seen active on the server at once (sampled every 100 ms) — load that competed with the run. `running max/mean (limit)`: the most tasks of one type seen running at once, and the mean, sampled through the drain.\n\n| round | variant | tasks/s | drain s | last 1%% s | seed s | tasks/claim | short claims | empty claims | tasks/complete | running max/mean (limit) | Go CPU s | host CPU busy | server CPU | other CPU | other sessions |\n")
+	fmt.Fprintf(&b, "|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---|---:|---:|---:|---:|---:|\n")
 	for _, run := range r.Runs {
 		busy := pctOrUnknown(run.HostCPUBusy)
-		fmt.Fprintf(&b, "| %d | %s | %s | %.2f | %.2f | %.2f | %.1f | %d | %d | %.1f | %.2f | %s | %s | %s | %d |\n", run.Round, run.Variant,
+		limit := "none"
+		if run.Limit > 0 {
+			limit = thousands(float64(run.Limit))
+		}
+		fmt.Fprintf(&b, "| %d | %s | %s | %.2f | %.2f | %.2f | %.1f | %d | %d | %.1f | %d / %.1f (%s) | %.2f | %s | %s | %s | %d |\n", run.Round, run.Variant,
 			thousands(run.TasksPerSec), run.Seconds, run.TailSeconds, run.SeedSeconds, run.MeanClaimSize, run.ShortClaims, run.EmptyClaims,
-			run.MeanCompleteSize, run.GoCPU, busy, pctOrUnknown(run.ServerCPU), pctOrUnknown(run.OtherCPU), run.OtherSessions)
+			run.MeanCompleteSize, run.RunningMax, run.RunningMean, limit, run.GoCPU, busy, pctOrUnknown(run.ServerCPU), pctOrUnknown(run.OtherCPU), run.OtherSessions)
 	}
 	_, err := io.WriteString(w, b.String())
 	return err
@@ -285,6 +367,15 @@ func micros(us float64) string {
 		return fmt.Sprintf("%.2f ms", us/1000)
 	}
 	return fmt.Sprintf("%.0f µs", us)
+}
+
+// plural returns n, with thousands separators, and noun, with an s added
+// unless n is 1: "1 round", "200,000 tasks".
+func plural(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return thousands(float64(n)) + " " + noun + "s"
 }
 
 // thousands formats x rounded, with thousands separators: 23,456.

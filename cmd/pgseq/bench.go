@@ -14,16 +14,17 @@ import (
 	"github.com/vbauerster/mpb/v8"
 	"github.com/vbauerster/mpb/v8/decor"
 
+	"github.com/pgseq/pgseq/render"
 	"github.com/pgseq/pgseq/scenarios"
 )
 
 func (a *app) benchCommand() *cobra.Command {
-	cmd := &cobra.Command{
+	cmd := groupCommand(&cobra.Command{
 		Use:   "bench",
 		Short: "Run benchmark scenarios against the database",
 		Long: `Runs benchmark scenarios in throw-away schemas of the configured database
 (the built-in local database by default) and writes their results.`,
-	}
+	})
 	cmd.AddCommand(a.benchDrainCommand())
 	cmd.AddCommand(a.benchCountersCommand())
 	return cmd
@@ -37,19 +38,33 @@ func (a *app) benchDrainCommand() *cobra.Command {
 		cpuProfile string
 	)
 	cmd := &cobra.Command{
-		Use:   "drain [--tasks 200000] [--rounds 3]",
-		Short: "Drain no-op tasks end to end: baseline, all types limited, one type limited",
+		Use:   "drain [--tasks 200000] [--rounds 3] [--variants baseline,enabled,mixed,many]",
+		Short: "Drain no-op tasks end to end: no limit against limited task types",
 		Long: `Seeds no-op tasks into a fresh schema and drains them with in-process
-workers (claim → handler → complete), for three configurations run
+workers (claim → handler → complete), one configuration per variant, run
 interleaved round after round:
 
   baseline  1 queue, 1 task type, no limit
   enabled   100 task types, each limited to 10 (a limit that does not bind)
   mixed     100 task types, 1 of them limited to 10
+  many      1,000 task types, each limited to 1,000
+  high      1 task type limited to 500 (source 002's concurrency-high: run it
+            beside the baseline with many workers and large batches)
+  binding   1 task type limited to 10, handlers sleep 20 ms: reported as the
+            share of the ideal 500 tasks/s and the running count sampled
+            through the run
+
+The default runs baseline, enabled, mixed and many. For example:
+
+  pgseq bench drain --tasks 200000 --rounds 5
+  pgseq bench drain --variants baseline,high --workers 8 --tasks 100000 --batch-size 500
+  pgseq bench drain --variants binding --workers 4 --tasks 5000 --rounds 3
 
 Reports tasks/s and each variant's median ratio to the baseline of the same
-round with a confidence interval, and the claim and complete round trips'
-latencies (p50/p99). Writes drain.json and drain.md to --out.
+round with a confidence interval, the claim and complete round trips'
+latencies (p50/p99), the server time of the runtime functions (with a
+superuser), and the targets met and missed. Writes drain.json and drain.md
+to --out.
 
 Commits are durable: the benchmark does not change fsync or
 synchronous_commit. It creates and drops schemas named <schema>_bench_*.`,
@@ -113,7 +128,7 @@ synchronous_commit. It creates and drops schemas named <schema>_bench_*.`,
 	f := cmd.Flags()
 	f.IntVar(&opts.Tasks, "tasks", 200_000, "no-op tasks per run")
 	f.IntVar(&opts.Rounds, "rounds", 3, "rounds of every variant, interleaved")
-	f.StringVar(&variants, "variants", "baseline,enabled,mixed", "variants to run each round, in order")
+	f.StringVar(&variants, "variants", "baseline,enabled,mixed,many", "variants to run each round, in order: baseline, enabled, mixed, many, high, binding")
 	f.IntVar(&opts.Workers, "workers", 1, "workers draining at once (in this process)")
 	f.IntVar(&opts.PoolSize, "pool-size", 4, "handlers per worker")
 	f.IntVar(&opts.BatchSize, "batch-size", 200, "the queue's batch_size: tasks per claim")
@@ -159,7 +174,7 @@ type lineProgress struct {
 func (p *lineProgress) Update(ev scenarios.Event) {
 	switch {
 	case ev.Phase == scenarios.PhaseDrain && ev.Done == 0:
-		fmt.Fprintf(p.w, "%s  seeded %s tasks; draining\n", runLabel(ev, p.rounds), thousandsInt(int64(ev.Total)))
+		fmt.Fprintf(p.w, "%s  seeded %s; draining\n", runLabel(ev, p.rounds), pluralThousands(ev.Total, "task"))
 	case ev.Phase == scenarios.PhaseDone:
 		fmt.Fprintf(p.w, "%s  %s\n", runLabel(ev, p.rounds), runResult(ev.Run))
 	}
@@ -229,8 +244,8 @@ func (b *barProgress) wait() {
 
 func printDrainSummary(w io.Writer, rep *scenarios.DrainReport) {
 	s := rep.Settings
-	fmt.Fprintf(w, "\nDrain: %s tasks per run, %d rounds, %d workers × pool %d, batch %d\n\n",
-		thousandsInt(int64(s.Tasks)), s.Rounds, s.Workers, s.PoolSize, s.BatchSize)
+	fmt.Fprintf(w, "\nDrain: %s per run, %s, %s × pool %d, batch %d\n\n",
+		pluralThousands(s.Tasks, "task"), render.Plural(s.Rounds, "round"), render.Plural(s.Workers, "worker"), s.PoolSize, s.BatchSize)
 	fmt.Fprintf(w, "%-9s %12s %8s %-26s %21s %21s\n", "variant", "tasks/s", "ratio", "CI of the median", "claim p50/p99", "complete p50/p99")
 	for _, v := range rep.Variants {
 		ratio, ci := "1", ""
@@ -274,6 +289,13 @@ func thousandsInt(n int64) string {
 		b.WriteRune(c)
 	}
 	return b.String()
+}
+
+// pluralThousands is render.Plural with n written with thousands
+// separators: "1 task", "200,000 tasks".
+func pluralThousands(n int, noun string) string {
+	_, noun, _ = strings.Cut(render.Plural(n, noun), " ")
+	return thousandsInt(int64(n)) + " " + noun
 }
 
 // report is a benchmark result that writes itself as JSON and Markdown.

@@ -10,6 +10,7 @@ import (
 	"github.com/vbauerster/mpb/v8"
 	"github.com/vbauerster/mpb/v8/decor"
 
+	"github.com/pgseq/pgseq/render"
 	"github.com/pgseq/pgseq/scenarios"
 )
 
@@ -122,7 +123,7 @@ func (cp *counterProgress) wait() {
 
 func printCountersSummary(w io.Writer, rep *scenarios.CountersReport) {
 	s := rep.Settings
-	fmt.Fprintf(w, "\nCounters: %d rounds of %.1f s per case, host load %.2f before, %.2f after\n\n", s.Rounds, s.RunSeconds, rep.LoadBefore, rep.LoadAfter)
+	fmt.Fprintf(w, "\nCounters: %s of %.1f s per case, host load %.2f before, %.2f after\n\n", render.Plural(s.Rounds, "round"), s.RunSeconds, rep.LoadBefore, rep.LoadAfter)
 	fmt.Fprintf(w, "%-22s %12s %12s %12s\n", "case", "inserts/s", "p50", "p99")
 	for _, c := range rep.Cases {
 		fmt.Fprintf(w, "%-22s %12s %12s %12s\n", c.Case, thousandsInt(int64(c.Median+0.5)), us(c.Latency.P50), us(c.Latency.P99))
