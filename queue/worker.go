@@ -317,11 +317,14 @@ type session struct {
 	// have been released, so an idle fetcher claims again at once.
 	freed chan struct{}
 
-	mu        sync.Mutex
-	running   map[int64]*Task // handlers in progress
-	done      []int64         // finished, to complete
-	spare     []int64         // the other completion buffer
-	firstDone time.Time       // when done became non-empty
+	mu      sync.Mutex
+	running map[int64]*Task // handlers in progress
+	done    []int64         // finished, to complete
+	// holding has the ids in done whose tasks hold a slot unit: a
+	// completion hands those units over (complete_and_take).
+	holding   map[int64]struct{}
+	spare     []int64   // the other completion buffer
+	firstDone time.Time // when done became non-empty
 	// backlog counts finished tasks not completed yet: in done or in a
 	// completion call. The fetcher waits while it is over maxBacklog, so
 	// slow completions throttle claims instead of piling up tasks.
@@ -358,6 +361,7 @@ func newSession(ctx context.Context, w *Worker, id string) *session {
 		room:     make(chan struct{}, 1),
 		freed:    make(chan struct{}, 1),
 		running:  make(map[int64]*Task, w.cfg.PoolSize),
+		holding:  make(map[int64]struct{}),
 		flushNow: make(chan struct{}, 1),
 		quit:     make(chan struct{}),
 	}
@@ -548,6 +552,9 @@ func (s *session) finish(t *Task, urgent bool) {
 		return
 	}
 	s.done = append(s.done, t.ID)
+	if t.holdsUnit {
+		s.holding[t.ID] = struct{}{}
+	}
 	s.backlog++
 	n := len(s.done)
 	if n == 1 {
@@ -649,6 +656,12 @@ func (s *session) complete() {
 				timer.Reset(wait)
 				break
 			}
+			if len(slots) > 0 && !s.doneHolds() {
+				// A second call in flight pays only where completions also
+				// claim (tasks holding units); unlimited tasks are claimed
+				// by the fetcher meanwhile.
+				break
+			}
 			acquired := false
 			select {
 			case slots <- struct{}{}:
@@ -710,6 +723,31 @@ func (s *session) takeDone() ([]int64, bool) {
 	return ids, true
 }
 
+// doneHolds reports whether a finished task waiting to be completed holds
+// a slot unit.
+func (s *session) doneHolds() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return len(s.holding) > 0
+}
+
+// takeHolders removes ids from holding and reports whether any was there.
+func (s *session) takeHolders(ids []int64) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if len(s.holding) == 0 {
+		return false
+	}
+	found := false
+	for _, id := range ids {
+		if _, ok := s.holding[id]; ok {
+			delete(s.holding, id)
+			found = true
+		}
+	}
+	return found
+}
+
 // flushIDs completes ids in one call; on failure they go back to done.
 func (s *session) flushIDs(ids []int64) bool {
 	ctx, cancel := s.call()
@@ -752,17 +790,18 @@ func (s *session) flushIDs(ids []int64) bool {
 	return true
 }
 
-// completeCall completes ids. While the session is not closing it takes
-// over the waiting tasks that the finished tasks' slot units pass to
-// (complete_and_take): they come back claimed for this worker. Closing, it
-// takes nothing (plain complete), so nothing is claimed that would have to
-// be handed back.
+// completeCall completes ids. When some of them hold slot units and the
+// session is not closing, it takes over the waiting tasks those units pass
+// to (complete_and_take): they come back claimed for this worker. Else it
+// completes only (plain complete): unlimited tasks have no units to pass,
+// and a closing session must claim nothing it would hand back.
 // takeOver reports whether the call could hand tasks over.
 func (s *session) completeCall(ctx context.Context, ids []int64) (accepted int, handed []*Task, takeOver bool, err error) {
+	holders := s.takeHolders(ids)
 	s.mu.Lock()
 	closing := s.closing
 	s.mu.Unlock()
-	if closing {
+	if closing || !holders {
 		err = s.w.cfg.Pool.QueryRow(ctx, s.w.sql.complete, ids, s.id).Scan(&accepted)
 		return accepted, nil, false, err
 	}

@@ -141,6 +141,19 @@ func (v Variant) limit() int {
 	return 0
 }
 
+// limitedTasks is how many of n tasks, spread evenly over the variant's
+// types, are of limited types.
+func (v Variant) limitedTasks(n int) int {
+	types := v.types()
+	limited := 0
+	for _, t := range types {
+		if t.Concurrency > 0 {
+			limited++
+		}
+	}
+	return n * limited / len(types)
+}
+
 // handlerDelay is how long the variant's handlers take.
 func (v Variant) handlerDelay() time.Duration {
 	if v == Binding {
@@ -324,7 +337,10 @@ type Run struct {
 	// RunningMean are the most tasks of one type seen running at once and
 	// the mean over RunningSamples samples taken through the drain (every
 	// 10 ms for the binding variant, 50 ms otherwise).
-	Limit          int     `json:"limit,omitempty"`
+	Limit int `json:"limit,omitempty"`
+	// LimitedTasks is how many of the run's tasks were of limited types:
+	// each gave a slot unit back (hand_off) when it finished.
+	LimitedTasks   int     `json:"limited_tasks"`
 	RunningMax     int     `json:"running_max"`
 	RunningMean    float64 `json:"running_mean"`
 	RunningSamples int     `json:"running_samples"`
@@ -374,7 +390,12 @@ func RunDrain(ctx context.Context, opts DrainOptions) (*DrainReport, error) {
 	if super {
 		cfg.ConnConfig.RuntimeParams["track_functions"] = "pl"
 	}
-	d := &drainer{opts: opts, admin: opts.Pool, workersConfig: cfg, trackFunctions: super,
+	workerPool, err := pgxpool.NewWithConfig(ctx, cfg)
+	if err != nil {
+		return nil, fmt.Errorf("opening the workers' pool: %w", err)
+	}
+	defer workerPool.Close()
+	d := &drainer{opts: opts, admin: opts.Pool, workers: workerPool, trackFunctions: super,
 		appName: cfg.ConnConfig.RuntimeParams["application_name"]}
 
 	if opts.Warmup > 0 {
@@ -399,9 +420,10 @@ func RunDrain(ctx context.Context, opts DrainOptions) (*DrainReport, error) {
 type drainer struct {
 	opts  DrainOptions
 	admin *pgxpool.Pool
-	// workersConfig makes each run's workers' pool: a pool per run, closed
-	// after it, so its backends report their function statistics.
-	workersConfig  *pgxpool.Config
+	// workers is the workers' pool, shared by the runs so that every run
+	// finds its server processes warm (plans and caches), as the warm-up
+	// left them.
+	workers        *pgxpool.Pool
 	trackFunctions bool
 	// appName is the benchmark's application_name; sessions with
 	// another one are other load.
@@ -453,12 +475,6 @@ func (d *drainer) run(ctx context.Context, v Variant, round, tasks int) (Run, er
 	// runs just vary more.
 	_, _ = d.admin.Exec(ctx, "CHECKPOINT")
 
-	workerPool, err := pgxpool.NewWithConfig(ctx, d.workersConfig)
-	if err != nil {
-		return r, fmt.Errorf("opening the workers' pool: %w", err)
-	}
-	defer workerPool.Close()
-
 	obs := &drainObserver{target: int64(tasks), done: make(chan struct{})}
 	delay := v.handlerDelay()
 	handler := func(ctx context.Context, _ *queue.Task) error {
@@ -478,7 +494,7 @@ func (d *drainer) run(ctx context.Context, v Variant, round, tasks int) (Run, er
 	workers := make([]*queue.Worker, d.opts.Workers)
 	for i := range workers {
 		w, err := queue.NewWorker(queue.Config{
-			Pool: workerPool, Schema: schema, Queue: benchQueue,
+			Pool: d.workers, Schema: schema, Queue: benchQueue,
 			WorkerID: fmt.Sprintf("bench-%s-%d-%d", v, round, i+1),
 			PoolSize: d.opts.PoolSize, FlushSize: d.opts.FlushSize, FlushInterval: d.opts.FlushInterval,
 			Handlers: handlers, Observer: obs, Version: "pgseq bench",
@@ -514,7 +530,7 @@ func (d *drainer) run(ctx context.Context, v Variant, round, tasks int) (Run, er
 		return r, err
 	}
 	r.Limit, r.RunningMax, r.RunningMean, r.RunningSamples = v.limit(), running.max, running.mean(), running.n
-	workerPool.Close() // its backends report their function statistics as they exit
+	r.LimitedTasks = v.limitedTasks(tasks)
 	if d.trackFunctions {
 		if r.Functions, err = d.functionStats(ctx, schema); err != nil {
 			return r, err
@@ -609,9 +625,17 @@ func (f FunctionStat) MeanMS() float64 {
 // (hand_off runs inside complete; take_units inside enqueue).
 var reportedFunctions = []string{"claim", "complete", "complete_and_take", "hand_off", "offer_units", "give_back", "take_units", "admit_waiting"}
 
-// functionStats reads the runtime functions' statistics of a run's schema,
-// waiting up to 5 s for the exited backends' reports to arrive.
+// functionStats reads the runtime functions' statistics of a run's schema
+// (a fresh schema per run: they count this run only). A server process
+// reports its pending statistics when it goes idle at least a second after
+// its last report, so each of the workers' connections runs one statement
+// after a pause first.
 func (d *drainer) functionStats(ctx context.Context, schema string) ([]FunctionStat, error) {
+	time.Sleep(1100 * time.Millisecond)
+	for _, c := range d.workers.AcquireAllIdle(ctx) {
+		_, _ = c.Exec(ctx, "SELECT 1")
+		c.Release()
+	}
 	const q = `SELECT funcname::text, calls, total_time, self_time FROM pg_stat_user_functions
 	           WHERE schemaname = $1 AND funcname = ANY($2) ORDER BY array_position($2, funcname::text)`
 	deadline := time.Now().Add(5 * time.Second)

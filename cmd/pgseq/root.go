@@ -73,6 +73,11 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	if err == nil {
 		return exitOK
 	}
+	if ctx.Err() != nil && errors.Is(err, context.Canceled) {
+		// Ctrl-C or SIGTERM: say so, not "context canceled".
+		fmt.Fprintln(stderr, "Error: interrupted; nothing was applied (the transaction in progress, if any, was rolled back)")
+		return exitError
+	}
 	var ec *exitCode
 	if errors.As(err, &ec) {
 		if ec.err != nil && !errors.Is(ec.err, reported) {

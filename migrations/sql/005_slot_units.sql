@@ -248,6 +248,8 @@ CREATE FUNCTION {{schema}}.offer_units(types text[], groups integer[], taker tex
                                        OUT left_types text[], OUT left_groups integer[], OUT taken bigint[],
                                        OUT opened integer)
 LANGUAGE plpgsql AS $$
+DECLARE
+    v_passed text[];  -- type:k of the units passed on
 BEGIN
     IF coalesce(cardinality(types), 0) = 0 THEN
         RETURN;
@@ -286,13 +288,20 @@ BEGIN
         WHERE t.id = n.id
         RETURNING t.id, n.type, n.k, n.take
     )
-    SELECT (SELECT array_agg(r.type ORDER BY r.type, r.k) FROM released r
-            WHERE NOT EXISTS (SELECT 1 FROM passed p WHERE p.type = r.type AND p.k = r.k)),
-           (SELECT array_agg(r.grp ORDER BY r.type, r.k) FROM released r
-            WHERE NOT EXISTS (SELECT 1 FROM passed p WHERE p.type = r.type AND p.k = r.k)),
-           (SELECT array_agg(p.id) FROM passed p WHERE p.take),
-           (SELECT count(*)::integer FROM passed p WHERE NOT p.take)
-      INTO left_types, left_groups, taken, opened;
+    SELECT array_agg(p.id) FILTER (WHERE p.take),
+           count(*) FILTER (WHERE NOT p.take)::integer,
+           array_agg(p.type || ':' || p.k) FILTER (WHERE true)
+      INTO taken, opened, v_passed
+    FROM passed p;
+
+    -- The units nobody was waiting for (none, in a backlog).
+    IF coalesce(cardinality(v_passed), 0) < cardinality(types) THEN
+        SELECT array_agg(r.type ORDER BY r.type, r.k), array_agg(r.grp ORDER BY r.type, r.k)
+          INTO left_types, left_groups
+        FROM (SELECT u.type, u.grp, row_number() OVER (PARTITION BY u.type ORDER BY u.grp) AS k
+              FROM unnest(types, groups) AS u(type, grp)) r
+        WHERE NOT ((r.type || ':' || r.k) = ANY (coalesce(v_passed, '{}')));
+    END IF;
 END;
 $$;
 
