@@ -2,22 +2,14 @@ package spec
 
 import (
 	"fmt"
-	"regexp"
 	"sort"
 	"strings"
+
+	"github.com/pgseq/pgseq/catalog"
 )
 
 // MaxTaskNameLen is the longest task type name, in bytes.
-const MaxTaskNameLen = 128
-
-var (
-	queueNameRE = regexp.MustCompile(`^[a-z][a-z0-9_-]{0,62}$`)
-	taskNameRE  = regexp.MustCompile(`^[A-Za-z][A-Za-z0-9_.-]*(:[A-Za-z0-9_.-]+)*$`)
-	// counterNameRE keeps counter names usable inside SQL object names.
-	counterNameRE = regexp.MustCompile(`^[a-z_][a-z0-9_]{0,62}$`)
-	identRE       = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_$]{0,62}$`)
-	prefixRE      = regexp.MustCompile(`^[A-Za-z][A-Za-z0-9]{0,15}$`)
-)
+const MaxTaskNameLen = catalog.MaxTaskNameLen
 
 // queueNameRule and taskNameRule explain the naming rules in diagnostics.
 const (
@@ -27,21 +19,19 @@ const (
 	taskNameRule    = `A task name starts with a letter, followed by letters, digits, '_', '.' or '-'; colons separate further non-empty parts of the same characters (^[A-Za-z][A-Za-z0-9_.-]*(:[A-Za-z0-9_.-]+)*$), such as "email:send" or "media:render.4k". It is at most 128 bytes long.`
 )
 
-// ValidQueueName reports whether name may name a queue.
-func ValidQueueName(name string) bool { return queueNameRE.MatchString(name) }
+// ValidQueueName reports whether name may name a queue (catalog's rule).
+func ValidQueueName(name string) bool { return catalog.ValidQueueName(name) }
 
-// ValidTaskName reports whether name may name a task type.
-func ValidTaskName(name string) bool {
-	return len(name) <= MaxTaskNameLen && taskNameRE.MatchString(name)
-}
+// ValidTaskName reports whether name may name a task type (catalog's rule).
+func ValidTaskName(name string) bool { return catalog.ValidTaskName(name) }
 
-// ValidCounterName reports whether name may name a counter.
-func ValidCounterName(name string) bool { return counterNameRE.MatchString(name) }
+// ValidCounterName reports whether name may name a counter (catalog's rule).
+func ValidCounterName(name string) bool { return catalog.ValidCounterName(name) }
 
 // ValidIdentifier reports whether name may name a column, a table or a
 // schema: an SQL identifier that needs no quotes, at most 63 bytes.
 // Names are used exactly as written (case matters).
-func ValidIdentifier(name string) bool { return identRE.MatchString(name) }
+func ValidIdentifier(name string) bool { return catalog.ValidIdentifier(name) }
 
 // QualifyTable returns a table name as schema.name, adding DefaultSchema to
 // a bare name. ok is false when name is neither a valid identifier nor two
@@ -59,7 +49,7 @@ func QualifyTable(name string) (qualified string, ok bool) {
 
 // ValidPrefix reports whether p may be a counter's key prefix: a letter
 // followed by at most 15 letters or digits. Prefixes are stored upper-cased.
-func ValidPrefix(p string) bool { return prefixRE.MatchString(p) }
+func ValidPrefix(p string) bool { return catalog.ValidPrefix(p) }
 
 // invalidCounterNameDetail says why name is not a valid counter name.
 func invalidCounterNameDetail(name string) string {

@@ -704,22 +704,21 @@ $$;
 -- ---------------------------------------------------------------------------
 -- Finishing: every holder that leaves claimed/running hands its unit off.
 
--- complete marks tasks done, only those the worker still owns (claimed or
--- running by it): a stale or zombie worker completes nothing (I3). Their
--- units pass to waiting tasks. Returns how many were completed.
-CREATE OR REPLACE FUNCTION {{schema}}.complete(task_ids bigint[], worker_id text) RETURNS integer
+-- finish_owned marks the tasks done that the worker still owns (claimed or
+-- running by it): a stale or zombie worker completes nothing (I3). It
+-- returns how many, and the units they held (one element per unit) for the
+-- caller to hand off, with the types' locks taken: complete and
+-- complete_and_take differ only in who takes the units.
+CREATE FUNCTION {{schema}}.finish_owned(task_ids bigint[], worker_id text,
+                                        OUT n integer, OUT unit_types text[], OUT unit_groups integer[])
 LANGUAGE plpgsql AS $$
 #variable_conflict use_column
-DECLARE
-    r_types  text[];
-    r_groups integer[];
-    n        integer;
 BEGIN
     WITH owned AS (
         SELECT t.id, t.slot_group
         FROM unnest(task_ids) AS u(id)
         JOIN {{schema}}.tasks t ON t.id = u.id
-        WHERE t.worker_id = complete.worker_id AND t.status IN ('claimed', 'running')
+        WHERE t.worker_id = finish_owned.worker_id AND t.status IN ('claimed', 'running')
         ORDER BY t.id
         FOR UPDATE OF t
     ), done AS (
@@ -731,13 +730,24 @@ BEGIN
     SELECT count(*)::integer,
            array_agg(d.type) FILTER (WHERE d.slot_group IS NOT NULL),
            array_agg(d.slot_group) FILTER (WHERE d.slot_group IS NOT NULL)
-      INTO n, r_types, r_groups
+      INTO n, unit_types, unit_groups
     FROM done d;
-    IF r_types IS NOT NULL THEN
-        PERFORM {{schema}}.lock_types(r_types);
-        PERFORM {{schema}}.hand_off(r_types, r_groups);
+    IF unit_types IS NOT NULL THEN
+        PERFORM {{schema}}.lock_types(unit_types);
     END IF;
-    RETURN n;
+END;
+$$;
+
+-- complete marks tasks done, only those the worker still owns; their units
+-- pass to waiting tasks, which become open. Returns how many were completed.
+CREATE OR REPLACE FUNCTION {{schema}}.complete(task_ids bigint[], worker_id text) RETURNS integer
+LANGUAGE plpgsql AS $$
+DECLARE
+    f record;
+BEGIN
+    f := {{schema}}.finish_owned(task_ids, worker_id);
+    PERFORM {{schema}}.hand_off(f.unit_types, f.unit_groups);
+    RETURN f.n;
 END;
 $$;
 
@@ -755,46 +765,26 @@ RETURNS TABLE (completed integer, id bigint, type text, payload jsonb, attempts 
 LANGUAGE plpgsql AS $$
 #variable_conflict use_column
 DECLARE
-    r_types  text[];
-    r_groups integer[];
-    n        integer;
-    v_taken  bigint[];
+    f       record;
+    v_taken bigint[];
 BEGIN
-    WITH owned AS (
-        SELECT t.id, t.slot_group
-        FROM unnest(task_ids) AS u(id)
-        JOIN {{schema}}.tasks t ON t.id = u.id
-        WHERE t.worker_id = complete_and_take.worker_id AND t.status IN ('claimed', 'running')
-        ORDER BY t.id
-        FOR UPDATE OF t
-    ), done AS (
-        UPDATE {{schema}}.tasks t
-        SET status = 'completed', completed_at = now(), updated_at = now(), slot_group = NULL
-        FROM owned WHERE t.id = owned.id
-        RETURNING t.type, owned.slot_group
-    )
-    SELECT count(*)::integer,
-           array_agg(d.type) FILTER (WHERE d.slot_group IS NOT NULL),
-           array_agg(d.slot_group) FILTER (WHERE d.slot_group IS NOT NULL)
-      INTO n, r_types, r_groups
-    FROM done d;
-    IF r_types IS NOT NULL THEN
-        PERFORM {{schema}}.lock_types(r_types);
+    f := {{schema}}.finish_owned(task_ids, complete_and_take.worker_id);
+    IF f.unit_types IS NOT NULL THEN
         -- A worker declared dead takes nothing (its tasks were recovered,
         -- so it completed none above anyway).
         PERFORM 1 FROM {{schema}}.workers w WHERE w.id = complete_and_take.worker_id AND w.dead_at IS NULL;
         IF FOUND THEN
-            v_taken := {{schema}}.hand_off(r_types, r_groups, complete_and_take.worker_id, max_take);
+            v_taken := {{schema}}.hand_off(f.unit_types, f.unit_groups, complete_and_take.worker_id, max_take);
         ELSE
-            PERFORM {{schema}}.hand_off(r_types, r_groups);
+            PERFORM {{schema}}.hand_off(f.unit_types, f.unit_groups);
         END IF;
     END IF;
     IF v_taken IS NULL OR cardinality(v_taken) = 0 THEN
-        RETURN QUERY SELECT n, NULL::bigint, NULL::text, NULL::jsonb, NULL::integer;
+        RETURN QUERY SELECT f.n, NULL::bigint, NULL::text, NULL::jsonb, NULL::integer;
         RETURN;
     END IF;
     RETURN QUERY
-    SELECT n, t.id, t.type, t.payload, t.attempts
+    SELECT f.n, t.id, t.type, t.payload, t.attempts
     FROM {{schema}}.tasks t WHERE t.id = ANY (v_taken)
     ORDER BY t.priority DESC, t.run_at, t.id;
 END;
