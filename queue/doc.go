@@ -20,12 +20,18 @@
 // returns an error or panics (the queue's retry and backoff settings apply),
 // heartbeats, takes part in leader election and runs maintenance while it
 // leads, and reloads its queue's settings when pgseq apply notifies the
-// pgseq_config channel. Limits are enforced by the claim in the database, so
-// a new limit applies to the next claim without any reload.
+// pgseq_config channel. Limits are enforced in the database (a limited task
+// is claimable only while it holds one of its type's slot units), so a new
+// limit applies at once without any reload. When finished tasks held units,
+// the worker completes them with complete_and_take, which hands it the
+// waiting tasks those units pass to, claimed in the same write; it takes only
+// what its handlers can start soon (the rest stay open for other workers,
+// woken by NOTIFY pgseq_tasks), and completes slow limited tasks at once.
 //
 // Every database call of the loop runs to completion whatever Run's context
 // does, so the worker always knows what it holds. When the connection fails
-// after a claim was sent (it may have committed unseen), the worker shuts
+// after a claim (or a taking completion) was sent (it may have committed
+// unseen), the worker shuts
 // its session down gracefully and carries on under a new id; the leader
 // recovers whatever the old id held once its heartbeat is older than the
 // queue's worker_timeout. A worker whose heartbeat says it was declared dead
