@@ -238,6 +238,10 @@ BEGIN
 END;
 $$;
 
+-- taken_task is a task handed to a worker by a hand-off: what the worker
+-- needs to run it.
+CREATE TYPE {{schema}}.taken_task AS (id bigint, type text, payload jsonb, attempts integer);
+
 -- offer_units passes released units (one element per unit) to the next due
 -- waiting tasks of their types, in claim order: those become open with the
 -- same slot group, and `used` does not change. With a taker (a worker),
@@ -245,7 +249,7 @@ $$;
 -- ids are returned in taken. It returns in left_* the units nobody was
 -- waiting for (waiting tasks locked by another admission are skipped).
 CREATE FUNCTION {{schema}}.offer_units(types text[], groups integer[], taker text DEFAULT NULL, max_take integer DEFAULT NULL,
-                                       OUT left_types text[], OUT left_groups integer[], OUT taken bigint[],
+                                       OUT left_types text[], OUT left_groups integer[], OUT taken {{schema}}.taken_task[],
                                        OUT opened integer)
 LANGUAGE plpgsql AS $$
 DECLARE
@@ -286,9 +290,10 @@ BEGIN
             started_at = CASE WHEN n.take THEN now() END
         FROM next n JOIN released r ON r.type = n.type AND r.k = n.k
         WHERE t.id = n.id
-        RETURNING t.id, n.type, n.k, n.take
+        RETURNING t.id, n.type, n.k, n.take, t.payload, t.attempts, t.priority, t.run_at
     )
-    SELECT array_agg(p.id) FILTER (WHERE p.take),
+    SELECT array_agg(ROW(p.id, p.type, p.payload, p.attempts)::{{schema}}.taken_task
+                     ORDER BY p.priority DESC, p.run_at, p.id) FILTER (WHERE p.take),
            count(*) FILTER (WHERE NOT p.take)::integer,
            array_agg(p.type || ':' || p.k) FILTER (WHERE true)
       INTO taken, opened, v_passed
@@ -326,7 +331,7 @@ $$;
 -- (I4): its units go back, and once it has drained its free units go to its
 -- lane. The caller holds the types' locks.
 CREATE FUNCTION {{schema}}.hand_off(types text[], groups integer[], taker text DEFAULT NULL, max_take integer DEFAULT NULL,
-                                    OUT taken bigint[])
+                                    OUT taken {{schema}}.taken_task[])
 LANGUAGE plpgsql AS $$
 DECLARE
     v_draining text[];
@@ -335,7 +340,7 @@ DECLARE
     o_groups   integer[];
     b_types    text[];
     b_groups   integer[];
-    v_taken    bigint[];
+    v_taken    {{schema}}.taken_task[];
     v_opened   integer;
     v_more     integer;
     v_type     text;
@@ -766,7 +771,7 @@ LANGUAGE plpgsql AS $$
 #variable_conflict use_column
 DECLARE
     f       record;
-    v_taken bigint[];
+    v_taken {{schema}}.taken_task[];
 BEGIN
     f := {{schema}}.finish_owned(task_ids, complete_and_take.worker_id);
     IF f.unit_types IS NOT NULL THEN
@@ -783,10 +788,9 @@ BEGIN
         RETURN QUERY SELECT f.n, NULL::bigint, NULL::text, NULL::jsonb, NULL::integer;
         RETURN;
     END IF;
+    -- In claim order (the order offer_units took them in).
     RETURN QUERY
-    SELECT f.n, t.id, t.type, t.payload, t.attempts
-    FROM {{schema}}.tasks t WHERE t.id = ANY (v_taken)
-    ORDER BY t.priority DESC, t.run_at, t.id;
+    SELECT f.n, x.id, x.type, x.payload, x.attempts FROM unnest(v_taken) AS x;
 END;
 $$;
 
