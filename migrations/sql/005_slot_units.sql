@@ -238,6 +238,27 @@ BEGIN
 END;
 $$;
 
+-- admit_types gives the free units of several types to their lanes and
+-- returns how many tasks it admitted: the admission locks of all the types
+-- first, in key order (one by one, two callers could deadlock), then
+-- admit_waiting per type. The caller holds the types' locks.
+CREATE FUNCTION {{schema}}.admit_types(types text[]) RETURNS integer
+LANGUAGE plpgsql AS $$
+DECLARE
+    v_type text;
+    n      integer := 0;
+BEGIN
+    IF types IS NULL THEN
+        RETURN 0;
+    END IF;
+    PERFORM {{schema}}.lock_admission(types);
+    FOREACH v_type IN ARRAY types LOOP
+        n := n + {{schema}}.admit_waiting(v_type);
+    END LOOP;
+    RETURN n;
+END;
+$$;
+
 -- taken_task is a task handed to a worker by a hand-off: what the worker
 -- needs to run it.
 CREATE TYPE {{schema}}.taken_task AS (id bigint, type text, payload jsonb, attempts integer);
@@ -415,7 +436,6 @@ CREATE FUNCTION {{schema}}.admit_due(queue text, max_tasks integer) RETURNS void
 LANGUAGE plpgsql AS $$
 DECLARE
     v_types text[];
-    v_type  text;
 BEGIN
     WITH due AS (
         SELECT t.id FROM {{schema}}.tasks t
@@ -430,10 +450,7 @@ BEGIN
     )
     SELECT array_agg(DISTINCT j.type) INTO v_types
     FROM joined j WHERE {{schema}}.try_lock_type(j.type);
-    PERFORM {{schema}}.lock_admission(v_types);
-    FOREACH v_type IN ARRAY coalesce(v_types, '{}') LOOP
-        PERFORM {{schema}}.admit_waiting(v_type);
-    END LOOP;
+    PERFORM {{schema}}.admit_types(v_types);
 END;
 $$;
 
@@ -892,18 +909,15 @@ $$;
 -- a type with free units admits the ones that held none.
 CREATE FUNCTION {{schema}}.requeue_limited(types text[], unit_types text[], unit_groups integer[]) RETURNS void
 LANGUAGE plpgsql AS $$
-DECLARE
-    v_type text;
 BEGIN
     IF types IS NULL THEN
         RETURN;
     END IF;
     PERFORM {{schema}}.lock_types(types);
+    -- Exclusive before hand_off takes it shared: never an upgrade.
     PERFORM {{schema}}.lock_admission(types);
     PERFORM {{schema}}.hand_off(unit_types, unit_groups);
-    FOREACH v_type IN ARRAY types LOOP
-        PERFORM {{schema}}.admit_waiting(v_type);
-    END LOOP;
+    PERFORM {{schema}}.admit_types(types);
 END;
 $$;
 
@@ -976,8 +990,6 @@ CREATE FUNCTION {{schema}}.repair_admission() RETURNS integer
 LANGUAGE plpgsql AS $$
 DECLARE
     v_types text[];
-    v_type  text;
-    n       integer := 0;
 BEGIN
     WITH RECURSIVE lanes AS (
         (SELECT t.type FROM {{schema}}.tasks t
@@ -994,11 +1006,7 @@ BEGIN
     WHERE EXISTS (SELECT 1 FROM {{schema}}.concurrency_slots s
                   WHERE s.task_type = l.type AND s.used < s.capacity)
       AND {{schema}}.try_lock_type(l.type);
-    PERFORM {{schema}}.lock_admission(v_types);
-    FOREACH v_type IN ARRAY coalesce(v_types, '{}') LOOP
-        n := n + {{schema}}.admit_waiting(v_type);
-    END LOOP;
-    RETURN n;
+    RETURN {{schema}}.admit_types(v_types);
 END;
 $$;
 
@@ -1011,8 +1019,6 @@ $$;
 -- rows locked.
 CREATE FUNCTION {{schema}}.rebalance_units(types text[]) RETURNS void
 LANGUAGE plpgsql AS $$
-DECLARE
-    v_type text;
 BEGIN
     -- 1. Take back units of over-capacity groups from open pending holders.
     WITH over AS (
@@ -1050,10 +1056,7 @@ BEGIN
     WHERE tt.name = ANY (types);
 
     -- 3. Free units to the lanes.
-    PERFORM {{schema}}.lock_admission(types);
-    FOREACH v_type IN ARRAY types LOOP
-        PERFORM {{schema}}.admit_waiting(v_type);
-    END LOOP;
+    PERFORM {{schema}}.admit_types(types);
 END;
 $$;
 
