@@ -12,7 +12,6 @@ import (
 	"strings"
 	"testing"
 	"time"
-	"unicode"
 
 	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgxpool"
@@ -42,21 +41,6 @@ var awkwardPasswords = []string{
 	"Kq7v=Wm3z",
 	"Kq7vü€Wm3z", // NFC, unchanged by SASLprep
 	`Kq7v @:/#%'"\?&=ü Wm3z`,
-}
-
-// leaked returns what of password shows in out: the password itself, or a
-// run of 4 or more of its letters and digits.
-func leaked(out, password string) []string {
-	var found []string
-	if strings.Contains(out, password) {
-		found = append(found, password)
-	}
-	for _, w := range strings.FieldsFunc(password, func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) }) {
-		if len([]rune(w)) >= 4 && strings.Contains(out, w) {
-			found = append(found, w)
-		}
-	}
-	return found
 }
 
 // server is where a connection string points.
@@ -261,7 +245,7 @@ func TestAwkwardPasswordsAreNeverPrinted(t *testing.T) {
 						cancel()
 						what := fmt.Sprintf("password %q, %s, %s: pgseq %s\n%s", pw, tc.name, connString, strings.Join(cmd, " "), out)
 						require.Equal(t, exitError, code, what)
-						require.Empty(t, leaked(out, pw), what)
+						require.Empty(t, dbconntest.Leaked(out, pw), what)
 						if form.exact {
 							// "Error: connecting to <target with user and
 							// host>: <cause>", nothing about TLS before it.
@@ -344,7 +328,7 @@ func TestAwkwardPasswordsAreNeverStored(t *testing.T) {
 				cancel()
 				what := fmt.Sprintf("password %q, %s: pgseq %s\n%s", pw, connString, strings.Join(cmd, " "), out)
 				require.Equal(t, exitOK, code, what)
-				require.Empty(t, leaked(out, pw), what)
+				require.Empty(t, dbconntest.Leaked(out, pw), what)
 			}
 			applies += 2
 		})
@@ -359,10 +343,10 @@ func TestAwkwardPasswordsAreNeverStored(t *testing.T) {
 	stored := dumpSchema(t, pool, schema)
 	require.Contains(t, stored, srv.user, "the dump has the history rows")
 	for i, pw := range awkwardPasswords {
-		require.Empty(t, leaked(stored, pw), "password %q stored:\n%s", pw, stored)
+		require.Empty(t, dbconntest.Leaked(stored, pw), "password %q stored:\n%s", pw, stored)
 		plan, err := os.ReadFile(filepath.Join(plans, fmt.Sprintf("plan-%d.json", i)))
 		require.NoError(t, err)
-		require.Empty(t, leaked(string(plan), pw), "password %q in a saved plan:\n%s", pw, plan)
+		require.Empty(t, dbconntest.Leaked(string(plan), pw), "password %q in a saved plan:\n%s", pw, plan)
 	}
 }
 

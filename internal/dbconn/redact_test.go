@@ -3,32 +3,13 @@ package dbconn
 import (
 	"fmt"
 	"net"
-	"strings"
 	"testing"
 	"time"
-	"unicode"
 
 	"github.com/stretchr/testify/require"
 
 	"github.com/pgseq/pgseq/internal/dbconn/dbconntest"
 )
-
-// leaked returns what of password shows in out: the password itself, or a
-// run of 4 or more letters and digits of it. The test passwords are made of
-// such runs that appear nowhere else (Kq7v, Wm3z), so any of them in out is
-// part of the password.
-func leaked(out, password string) []string {
-	var found []string
-	if strings.Contains(out, password) {
-		found = append(found, password)
-	}
-	for _, w := range strings.FieldsFunc(password, func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) }) {
-		if len([]rune(w)) >= 4 && strings.Contains(out, w) {
-			found = append(found, w)
-		}
-	}
-	return found
-}
 
 // closedPort returns a loopback address nothing listens on.
 func closedPort(t *testing.T) string {
@@ -137,7 +118,7 @@ func TestResolveMalformedWithoutPassword(t *testing.T) {
 				_, err := Resolve(flag, func(k string) string { return env[k] })
 				require.Error(t, err)
 				require.Contains(t, err.Error(), "invalid connection string in "+from+" (")
-				require.Empty(t, leaked(err.Error(), "Kq7v Wm3z"), err.Error())
+				require.Empty(t, dbconntest.Leaked(err.Error(), "Kq7v Wm3z"), err.Error())
 				require.NotContains(t, err.Error(), "\n")
 			})
 		}
@@ -167,8 +148,8 @@ func TestConnectMalformedWithoutPassword(t *testing.T) {
 				_, err := Connect(t.Context(), cs, "pgseq test")
 				require.Error(t, err)
 				require.Less(t, time.Since(start), 3*time.Second, "fails fast")
-				require.Empty(t, leaked(err.Error(), pw), err.Error())
-				require.Empty(t, leaked(Redact(err.Error()), pw), err.Error())
+				require.Empty(t, dbconntest.Leaked(err.Error(), pw), err.Error())
+				require.Empty(t, dbconntest.Leaked(Redact(err.Error()), pw), err.Error())
 			})
 		}
 	}
@@ -182,7 +163,7 @@ func TestConnectMalformedWithoutPassword(t *testing.T) {
 			t.Parallel()
 			_, err := Connect(t.Context(), cs, "pgseq test")
 			require.Error(t, err)
-			require.Empty(t, leaked(err.Error(), "Kq7v Wm3z"), err.Error())
+			require.Empty(t, dbconntest.Leaked(err.Error(), "Kq7v Wm3z"), err.Error())
 		})
 	}
 }
@@ -218,7 +199,7 @@ func TestConnectWrongPasswordLeadsWithTheCause(t *testing.T) {
 			_, err := Connect(t.Context(), tt.connString, "pgseq test")
 			require.Error(t, err)
 			require.Equal(t, tt.want, err.Error())
-			require.Empty(t, leaked(err.Error(), pw))
+			require.Empty(t, dbconntest.Leaked(err.Error(), pw))
 		})
 	}
 	require.Contains(t, srv.Passwords(), pw, "the server got the password")

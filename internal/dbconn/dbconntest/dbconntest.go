@@ -7,8 +7,10 @@ import (
 	"errors"
 	"net"
 	"strconv"
+	"strings"
 	"sync"
 	"testing"
+	"unicode"
 
 	"github.com/jackc/pgx/v5/pgproto3"
 )
@@ -119,4 +121,21 @@ func (s *AuthFailServer) login(conn net.Conn) error {
 		Message:             `password authentication failed for user "` + user + `"`,
 	})
 	return backend.Flush() // and hang up, as PostgreSQL does after a FATAL error
+}
+
+// Leaked returns what of password shows in out: the password itself, or a
+// run of 4 or more of its letters and digits. Test passwords made of such
+// runs that appear nowhere else (Kq7v, Wm3z) make any of them in out a
+// piece of the password.
+func Leaked(out, password string) []string {
+	var found []string
+	if strings.Contains(out, password) {
+		found = append(found, password)
+	}
+	for _, w := range strings.FieldsFunc(password, func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) }) {
+		if len([]rune(w)) >= 4 && strings.Contains(out, w) {
+			found = append(found, w)
+		}
+	}
+	return found
 }
