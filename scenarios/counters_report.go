@@ -29,12 +29,12 @@ func (r *CountersReport) WriteMarkdown(w io.Writer) error {
 		"and the table vacuumed after it, so each run starts from the same rows. Tables: `(id bigserial primary key, "+
 		"project_id bigint, index bigint, title text)` with the unique index on `(project_id, index)` that pgseq creates; "+
 		"the plain table numbers `index` with a `bigserial` and has the same unique index.\n\n",
-		s.RunSeconds, plural(s.Rounds, "round"))
+		s.RunSeconds, Plural(s.Rounds, "round"))
 	fmt.Fprintf(&b, "Reproduce: `go test -run '^$' -bench Counters ./counter` (writes `results/counters.json` and `results/counters.md`).\n\n")
 	e := r.Environment
 	fmt.Fprintf(&b, "Run %s, %.0f s in all (setup and preloading %.0f s). %s on the same machine; %s (%s); %s, GOMAXPROCS %d. "+
 		"Host load average (1 min) %.2f before, %.2f after. Server settings: %s.\n\n",
-		r.StartedAt.Format(time.RFC3339), r.Seconds, r.SetupSeconds, firstWords(e.Postgres, 2), plural(e.NumCPU, "CPU"), orUnknown(e.CPUModel),
+		r.StartedAt.Format(time.RFC3339), r.Seconds, r.SetupSeconds, firstWords(e.Postgres, 2), Plural(e.NumCPU, "CPU"), orUnknown(e.CPUModel),
 		e.GoVersion, e.GOMAXPROCS, r.LoadBefore, r.LoadAfter, settingsLine(e.PostgresSettings))
 
 	fmt.Fprintf(&b, "## Comparisons\n\n")
@@ -114,7 +114,7 @@ func (r *CountersReport) attachedNotes() string {
 		"HOT update, one more WAL record). Attached: %s inserts/s against %s plain (ratio %s). Commits are cheap on this machine, so both runs are "+
 		"bound by its %s and the added work shows in full; where a commit waits longer for its WAL flush, the same "+
 		"added work is a smaller share of each insert (not measured here).\n",
-		thousands(attached.Median), thousands(plain.Median), ratioText(c), plural(r.Environment.NumCPU, "CPU"))
+		thousands(attached.Median), thousands(plain.Median), ratioText(c), Plural(r.Environment.NumCPU, "CPU"))
 }
 
 // hotScopeNotes explains, with the measured figures, what limits one hot
@@ -159,7 +159,7 @@ func (r *CountersReport) hotScopeNotes() string {
 		"queue) compete with the one holding the scope, so the time it is held per insert grows. Ways past the ceiling: "+
 		"keep the connections that insert into one hot scope few, so the queue forms in the application%s; take several "+
 		"numbers per transaction (a multi-row INSERT, or `next_values`); or spread the load over more scopes. A plain "+
-		"sequence is faster but not gapless.\n", plural(r.Environment.NumCPU, "CPU"), poolNote(r))
+		"sequence is faster but not gapless.\n", Plural(r.Environment.NumCPU, "CPU"), poolNote(r))
 	return b.String()
 }
 

@@ -564,7 +564,7 @@ func (d *drainer) run(ctx context.Context, v Variant, round, tasks int) (Run, er
 		return r, fmt.Errorf("checking the drain: %w", err)
 	}
 	if left != 0 {
-		return r, fmt.Errorf("%s left uncompleted after the drain", plural(left, "task"))
+		return r, fmt.Errorf("%s left uncompleted after the drain", Plural(left, "task"))
 	}
 	ev.Run = &r
 	report(PhaseDone, tasks)
@@ -593,7 +593,7 @@ func (d *drainer) wait(ctx context.Context, obs *drainObserver, errs <-chan erro
 			if n != last {
 				last, lastAt = n, time.Now()
 			} else if time.Since(lastAt) > d.opts.StallTimeout {
-				return others, fmt.Errorf("stalled: %d of %s completed, none in %s", n, plural(int(obs.target), "task"), d.opts.StallTimeout)
+				return others, fmt.Errorf("stalled: %d of %s completed, none in %s", n, Plural(int(obs.target), "task"), d.opts.StallTimeout)
 			}
 			var active int
 			if err := d.admin.QueryRow(ctx, otherSessions, d.appName).Scan(&active); err == nil {

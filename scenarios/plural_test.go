@@ -19,7 +19,7 @@ func TestPlural(t *testing.T) {
 		{1, "CPU", "1 CPU"},
 		{200_000, "no-op task", "200,000 no-op tasks"},
 	} {
-		require.Equal(t, tc.want, plural(tc.n, tc.noun))
+		require.Equal(t, tc.want, Plural(tc.n, tc.noun))
 	}
 }
 

@@ -230,14 +230,14 @@ func (r *DrainReport) WriteMarkdown(w io.Writer) error {
 		"(pool size %d, batch size %d, completions flushed every %s or %.1f ms). %s, variants interleaved (%s) "+
 		"after an unreported %s-task warm-up; each run in a fresh schema, seeded with `enqueue_batch` in chunks of %s, "+
 		"then ANALYZE and CHECKPOINT before the clock starts.\n\n",
-		plural(s.Tasks, "no-op task"), plural(s.Workers, "in-process worker"), s.PoolSize, s.BatchSize, plural(s.FlushSize, "task"), s.FlushIntervalMS,
-		plural(s.Rounds, "round"), joinVariants(s.Variants), thousands(float64(s.Warmup)), thousands(seedChunk))
+		Plural(s.Tasks, "no-op task"), Plural(s.Workers, "in-process worker"), s.PoolSize, s.BatchSize, Plural(s.FlushSize, "task"), s.FlushIntervalMS,
+		Plural(s.Rounds, "round"), joinVariants(s.Variants), thousands(float64(s.Warmup)), thousands(seedChunk))
 	fmt.Fprintf(&b, "Reproduce: `pgseq bench drain --tasks %d --rounds %d --variants %s --workers %d --pool-size %d --batch-size %d --flush-size %d --flush-interval %s`\n\n",
 		s.Tasks, s.Rounds, joinVariantsComma(s.Variants), s.Workers, s.PoolSize, s.BatchSize, s.FlushSize,
 		time.Duration(s.FlushIntervalMS*float64(time.Millisecond)))
 	e := r.Environment
 	fmt.Fprintf(&b, "Run %s, %.0f s in all. %s on the same machine; %s (%s); %s, GOMAXPROCS %d. Server settings: %s.\n\n",
-		r.StartedAt.Format(time.RFC3339), r.Seconds, firstWords(e.Postgres, 2), plural(e.NumCPU, "CPU"), orUnknown(e.CPUModel), e.GoVersion, e.GOMAXPROCS,
+		r.StartedAt.Format(time.RFC3339), r.Seconds, firstWords(e.Postgres, 2), Plural(e.NumCPU, "CPU"), orUnknown(e.CPUModel), e.GoVersion, e.GOMAXPROCS,
 		settingsLine(e.PostgresSettings))
 
 	fmt.Fprintf(&b, "## Throughput\n\n")
@@ -377,9 +377,10 @@ func micros(us float64) string {
 	return fmt.Sprintf("%.0f µs", us)
 }
 
-// plural returns n, with thousands separators, and noun, with an s added
-// unless n is 1: "1 round", "200,000 tasks".
-func plural(n int, noun string) string {
+// Plural returns n, with thousands separators, and noun, with an s added
+// unless n is 1: "1 round", "200,000 tasks". The benchmark commands use it
+// too.
+func Plural(n int, noun string) string {
 	if n == 1 {
 		return "1 " + noun
 	}

@@ -174,7 +174,7 @@ type lineProgress struct {
 func (p *lineProgress) Update(ev scenarios.Event) {
 	switch {
 	case ev.Phase == scenarios.PhaseDrain && ev.Done == 0:
-		fmt.Fprintf(p.w, "%s  seeded %s; draining\n", runLabel(ev, p.rounds), pluralThousands(ev.Total, "task"))
+		fmt.Fprintf(p.w, "%s  seeded %s; draining\n", runLabel(ev, p.rounds), scenarios.Plural(ev.Total, "task"))
 	case ev.Phase == scenarios.PhaseDone:
 		fmt.Fprintf(p.w, "%s  %s\n", runLabel(ev, p.rounds), runResult(ev.Run))
 	}
@@ -245,7 +245,7 @@ func (b *barProgress) wait() {
 func printDrainSummary(w io.Writer, rep *scenarios.DrainReport) {
 	s := rep.Settings
 	fmt.Fprintf(w, "\nDrain: %s per run, %s, %s × pool %d, batch %d\n\n",
-		pluralThousands(s.Tasks, "task"), render.Plural(s.Rounds, "round"), render.Plural(s.Workers, "worker"), s.PoolSize, s.BatchSize)
+		scenarios.Plural(s.Tasks, "task"), render.Plural(s.Rounds, "round"), render.Plural(s.Workers, "worker"), s.PoolSize, s.BatchSize)
 	fmt.Fprintf(w, "%-9s %12s %8s %-26s %21s %21s\n", "variant", "tasks/s", "ratio", "CI of the median", "claim p50/p99", "complete p50/p99")
 	for _, v := range rep.Variants {
 		ratio, ci := "1", ""
@@ -289,13 +289,6 @@ func thousandsInt(n int64) string {
 		b.WriteRune(c)
 	}
 	return b.String()
-}
-
-// pluralThousands is render.Plural with n written with thousands
-// separators: "1 task", "200,000 tasks".
-func pluralThousands(n int, noun string) string {
-	_, noun, _ = strings.Cut(render.Plural(n, noun), " ")
-	return thousandsInt(int64(n)) + " " + noun
 }
 
 // report is a benchmark result that writes itself as JSON and Markdown.

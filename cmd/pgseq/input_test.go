@@ -11,6 +11,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/pgseq/pgseq/internal/pgtest"
+	"github.com/pgseq/pgseq/scenarios"
 )
 
 // Inputs that used to crash the parser (a Go stack overflow, exit 2) or
@@ -190,6 +191,6 @@ func TestEmptyConfigurationWarns(t *testing.T) {
 
 func TestPluralThousands(t *testing.T) {
 	t.Parallel()
-	require.Equal(t, "1 task", pluralThousands(1, "task"))
-	require.Equal(t, "200,000 tasks", pluralThousands(200_000, "task"))
+	require.Equal(t, "1 task", scenarios.Plural(1, "task"))
+	require.Equal(t, "200,000 tasks", scenarios.Plural(200_000, "task"))
 }
