@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"math/rand/v2"
 	"os"
 	"slices"
@@ -13,6 +14,7 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/pgseq/pgseq/catalog"
@@ -26,8 +28,13 @@ import (
 // its own durable transaction. Cases run interleaved, round after round,
 // and comparisons are per-round ratios summarised with a confidence
 // interval (CountersReport).
+//
+// RunCounters is a fixed list of cases (counterTables, counterCases) run by
+// the counters engine (counterRunner), which RunCounterScenarios also runs
+// declared scenarios on.
 
-// CounterCase names one measured configuration of the counters scenario.
+// CounterCase names one measured configuration of the counters workload:
+// one of RunCounters' cases, or a scenario's name (RunCounterScenarios).
 type CounterCase string
 
 // The counters scenario's cases, in run order.
@@ -54,34 +61,36 @@ const (
 	hotRows           = 10_000 // rows already in the hot scope
 )
 
-// counterCase is how a case runs.
-type counterCase struct {
-	name    CounterCase
-	desc    string
-	table   string
-	clients int
-	// scopes are chosen at random from 1..scopes for each insert, or with
-	// dedicated, client i always inserts into scope i+1.
-	scopes    int
-	dedicated bool
-	// conns, when set, is the number of connections the clients share (an
-	// application pool); otherwise each client has its own.
-	conns int
+// counterTables are the fixed scenario's tables. The hot scope has history
+// too: with an empty table, advisory_lock's max() would be planned (and the
+// plan cached per connection) as a sequential scan, which the run's own
+// inserts then make O(rows).
+var counterTables = []counterTable{
+	{"plain", StrategyPlain, 0, 0},
+	{"attached", StrategyCounterTable, 0, 0},
+	{"hot", StrategyCounterTable, 1, hotRows},
+	{"hot_adv", StrategyAdvisoryLock, 1, hotRows},
+	{"ct_small", StrategyCounterTable, sizeScopes, smallRowsPerScope},
+	{"adv_small", StrategyAdvisoryLock, sizeScopes, smallRowsPerScope},
+	{"ct_large", StrategyCounterTable, sizeScopes, largeRowsPerScope},
+	{"adv_large", StrategyAdvisoryLock, sizeScopes, largeRowsPerScope},
 }
 
+// counterCases are the fixed scenario's cases, in run order; RunCounters
+// sets their rounds and duration.
 var counterCases = []counterCase{
-	{CasePlain, "plain bigserial numbering, 8 clients, 1,000 scopes", "plain", 8, manyScopes, false, 0},
-	{CaseAttached, "attached counter (counter_table), 8 clients, 1,000 scopes", "attached", 8, manyScopes, false, 0},
-	{CaseHot1, "attached counter_table, one hot scope, 1 client", "hot", 1, 1, false, 0},
-	{CaseHot8, "attached counter_table, one hot scope, 8 clients", "hot", 8, 1, false, 0},
-	{CaseHot64, "attached counter_table, one hot scope, 64 clients", "hot", 64, 1, false, 0},
-	{CaseHot64Pool8, "attached counter_table, one hot scope, 64 clients sharing 8 connections", "hot", 64, 1, false, 8},
-	{CaseHotLock8, "attached advisory_lock, one hot scope, 8 clients", "hot_adv", 8, 1, false, 0},
-	{CaseHotLock64, "attached advisory_lock, one hot scope, 64 clients", "hot_adv", 64, 1, false, 0},
-	{CaseTableSmall, "counter_table, 1,000 rows per scope, 8 clients on 8 scopes", "ct_small", 8, sizeScopes, true, 0},
-	{CaseLockSmall, "advisory_lock, 1,000 rows per scope, 8 clients on 8 scopes", "adv_small", 8, sizeScopes, true, 0},
-	{CaseTableLarge, "counter_table, 100,000 rows per scope, 8 clients on 8 scopes", "ct_large", 8, sizeScopes, true, 0},
-	{CaseLockLarge, "advisory_lock, 100,000 rows per scope, 8 clients on 8 scopes", "adv_large", 8, sizeScopes, true, 0},
+	{name: CasePlain, desc: "plain bigserial numbering, 8 clients, 1,000 scopes", table: "plain", clients: 8, scopes: manyScopes},
+	{name: CaseAttached, desc: "attached counter (counter_table), 8 clients, 1,000 scopes", table: "attached", clients: 8, scopes: manyScopes},
+	{name: CaseHot1, desc: "attached counter_table, one hot scope, 1 client", table: "hot", clients: 1, scopes: 1},
+	{name: CaseHot8, desc: "attached counter_table, one hot scope, 8 clients", table: "hot", clients: 8, scopes: 1},
+	{name: CaseHot64, desc: "attached counter_table, one hot scope, 64 clients", table: "hot", clients: 64, scopes: 1},
+	{name: CaseHot64Pool8, desc: "attached counter_table, one hot scope, 64 clients sharing 8 connections", table: "hot", clients: 64, scopes: 1, conns: 8},
+	{name: CaseHotLock8, desc: "attached advisory_lock, one hot scope, 8 clients", table: "hot_adv", clients: 8, scopes: 1},
+	{name: CaseHotLock64, desc: "attached advisory_lock, one hot scope, 64 clients", table: "hot_adv", clients: 64, scopes: 1},
+	{name: CaseTableSmall, desc: "counter_table, 1,000 rows per scope, 8 clients on 8 scopes", table: "ct_small", clients: 8, scopes: sizeScopes, dedicated: true},
+	{name: CaseLockSmall, desc: "advisory_lock, 1,000 rows per scope, 8 clients on 8 scopes", table: "adv_small", clients: 8, scopes: sizeScopes, dedicated: true},
+	{name: CaseTableLarge, desc: "counter_table, 100,000 rows per scope, 8 clients on 8 scopes", table: "ct_large", clients: 8, scopes: sizeScopes, dedicated: true},
+	{name: CaseLockLarge, desc: "advisory_lock, 100,000 rows per scope, 8 clients on 8 scopes", table: "adv_large", clients: 8, scopes: sizeScopes, dedicated: true},
 }
 
 // CounterCases returns the scenario's cases, in run order.
@@ -152,10 +161,14 @@ type CounterRun struct {
 	// Inserts committed during the run, in Seconds.
 	Inserts int     `json:"inserts"`
 	Seconds float64 `json:"seconds"`
+	// Retries are the inserts the optimistic strategy ran again after a
+	// unique violation (another client took the number first); zero for
+	// the other strategies.
+	Retries int `json:"retries,omitempty"`
 	// InsertsPerSec is Inserts/Seconds.
 	InsertsPerSec float64 `json:"inserts_per_sec"`
 	// Latency is each insert's round trip (commit included) as its client
-	// saw it.
+	// saw it, from waiting for a connection to the commit of its last try.
 	Latency Latency `json:"latency"`
 	// HostCPUBusy is the fraction of all CPUs busy (-1 when unknown).
 	HostCPUBusy float64 `json:"host_cpu_busy"`
@@ -228,6 +241,8 @@ type CountersReport struct {
 // RunCounters runs the counters scenario: setup, an unreported warm-up run
 // of every case, then Rounds rounds of every case (the order reversed every
 // other round, so slow drift does not favour one side of a comparison).
+// It is the fixed list of cases run by the same engine as
+// RunCounterScenarios, summarised as a CountersReport.
 func RunCounters(ctx context.Context, opts CountersOptions) (*CountersReport, error) {
 	if opts.Pool == nil {
 		return nil, errors.New("RunCounters: CountersOptions.Pool is required")
@@ -262,50 +277,26 @@ func RunCounters(ctx context.Context, opts CountersOptions) (*CountersReport, er
 	}
 	rep.Environment = env
 
-	cfg := opts.Pool.Config()
-	cfg.MaxConns = 65
-	cfg.MinConns = 0
-	clients, err := pgxpool.NewWithConfig(ctx, cfg)
-	if err != nil {
-		return nil, fmt.Errorf("opening the clients' pool: %w", err)
+	cases := slices.Clone(counterCases)
+	for i := range cases {
+		cases[i].rounds, cases[i].duration = opts.Rounds, opts.Duration
 	}
-	defer clients.Close()
-
-	cr := &counterRunner{admin: opts.Pool, clients: clients, duration: opts.Duration, firstID: map[string]int64{}}
-	cr.schema = opts.SchemaPrefix + "_" + randomHex(4)
-	cr.app = cr.schema + "_app"
-	defer func() {
-		drop := context.WithoutCancel(ctx)
-		for _, s := range []string{cr.app, cr.schema} {
-			_, _ = opts.Pool.Exec(drop, "DROP SCHEMA IF EXISTS "+pgx.Identifier{s}.Sanitize()+" CASCADE")
-		}
-	}()
+	cr, err := newCounterRunner(ctx, opts.Pool, opts.SchemaPrefix, cases)
+	if err != nil {
+		return nil, err
+	}
+	defer cr.close(ctx)
 	progress(CounterProgress{Step: "creating and preloading tables"})
 	setup := time.Now()
-	if err := cr.setup(ctx); err != nil {
+	if err := cr.setup(ctx, counterTables); err != nil {
 		return nil, fmt.Errorf("setting up: %w", err)
 	}
 	rep.SetupSeconds = time.Since(setup).Seconds()
-
-	progress(CounterProgress{Step: "warm-up"})
-	for _, c := range counterCases {
-		if _, err := cr.run(ctx, c, 0, opts.Duration/4); err != nil {
-			return nil, fmt.Errorf("warm-up, %s: %w", c.name, err)
-		}
+	if rep.Runs, err = cr.runRounds(ctx, cases, progress); err != nil {
+		return nil, err
 	}
-	for round := 1; round <= opts.Rounds; round++ {
-		order := slices.Clone(counterCases)
-		if round%2 == 0 {
-			slices.Reverse(order)
-		}
-		for _, c := range order {
-			r, err := cr.run(ctx, c, round, opts.Duration)
-			if err != nil {
-				return nil, fmt.Errorf("round %d, %s: %w", round, c.name, err)
-			}
-			rep.Runs = append(rep.Runs, r)
-			progress(CounterProgress{Step: fmt.Sprintf("round %d/%d", round, opts.Rounds), Run: &r})
-		}
+	if err := cr.verifyTables(ctx); err != nil {
+		return nil, err
 	}
 	rep.summarise()
 	rep.Seconds = time.Since(started).Seconds()
@@ -330,21 +321,139 @@ func loadAverage() float64 {
 	return x
 }
 
+// The strategies of the counters workload (CounterSpec.Strategy).
+const (
+	// StrategyCounterTable and StrategyAdvisoryLock number the rows with a
+	// pgseq counter attached to the table with that strategy.
+	StrategyCounterTable = catalog.StrategyCounterTable
+	StrategyAdvisoryLock = catalog.StrategyAdvisoryLock
+	// StrategyOptimistic numbers without pgseq (source 000's third option):
+	// each insert computes MAX(number) + 1 for its scope, a UNIQUE (scope,
+	// number) constraint rejects the loser of a race, and the client retries
+	// on that unique violation (CounterRun.Retries).
+	StrategyOptimistic = "optimistic"
+	// StrategyPlain numbers with a bigserial: fast, not gapless, not per
+	// scope. The reference the others are measured against.
+	StrategyPlain = "plain"
+)
+
+// knownCounterStrategy reports whether s is one of the counters workload's
+// strategies.
+func knownCounterStrategy(s string) bool {
+	switch s {
+	case StrategyCounterTable, StrategyAdvisoryLock, StrategyOptimistic, StrategyPlain:
+		return true
+	}
+	return false
+}
+
+// counterTable is a table of the counters workload: (id bigserial primary
+// key, project_id bigint, index bigint, title text), its rows numbered in
+// index per project_id (the scope) by strategy. Before the runs it holds
+// rowsPerScope rows in each of the scopes 1..scopes, numbered
+// 1..rowsPerScope (plain: by its bigserial).
+type counterTable struct {
+	// name is the table's name in the app schema, and its counter's.
+	name         string
+	strategy     string
+	scopes       int
+	rowsPerScope int
+}
+
+// numbered reports whether the table's numbers are gapless per scope (and
+// checked to be).
+func (t counterTable) numbered() bool { return t.strategy != StrategyPlain }
+
+// counterCase is how a case (or a declared scenario) runs.
+type counterCase struct {
+	name  CounterCase
+	desc  string
+	table string
+	// clients insert concurrently, each insert its own transaction.
+	clients int
+	// scopes are chosen at random from 1..scopes for each insert, or with
+	// dedicated, client i always inserts into scope i+1.
+	scopes    int
+	dedicated bool
+	// conns, when set, is the number of connections the clients share (an
+	// application pool); otherwise each client has its own.
+	conns int
+	// rounds is the number of measured rounds, duration how long each run
+	// inserts (the warm-up run a quarter of it).
+	rounds   int
+	duration time.Duration
+}
+
+// connections is the number of connections the case's clients use.
+func (c counterCase) connections() int {
+	if c.conns > 0 {
+		return min(c.conns, c.clients)
+	}
+	return c.clients
+}
+
+// counterRunner is the counters workload's engine: it creates the tables
+// (setup), runs the cases on them (run, runRounds), checking after every
+// run that the numbering stayed gapless, and drops its schemas (close).
 type counterRunner struct {
 	admin, clients *pgxpool.Pool
-	schema, app    string
-	duration       time.Duration
+	// schema is pgseq's schema, app the tables'.
+	schema, app string
+	tables      map[string]counterTable
 	// firstID is, per table, the first id the runs insert: rows from it on
 	// are deleted after every run, so every run starts from the same rows.
 	firstID map[string]int64
+	// issued is, per numbered table and scope, the last number issued: a
+	// run's numbers must continue from it without a gap. The rows a run
+	// inserted are deleted after it; MAX-based strategies then issue their
+	// numbers again, counter_table never does (issued moves on).
+	issued map[string]map[int64]int64
+}
+
+// newCounterRunner opens the clients' pool (one connection per client of
+// the largest case, plus one) with admin's settings, and names the
+// schemas <prefix>_<random> (pgseq) and <prefix>_<random>_app (tables).
+// The caller must close it.
+func newCounterRunner(ctx context.Context, admin *pgxpool.Pool, schemaPrefix string, cases []counterCase) (*counterRunner, error) {
+	conns := 1
+	for _, c := range cases {
+		conns = max(conns, c.connections())
+	}
+	cfg := admin.Config()
+	cfg.MaxConns = int32(conns + 1)
+	cfg.MinConns = 0
+	clients, err := pgxpool.NewWithConfig(ctx, cfg)
+	if err != nil {
+		return nil, fmt.Errorf("opening the clients' pool: %w", err)
+	}
+	cr := &counterRunner{
+		admin: admin, clients: clients, schema: schemaPrefix + "_" + randomHex(4),
+		tables: map[string]counterTable{}, firstID: map[string]int64{}, issued: map[string]map[int64]int64{},
+	}
+	cr.app = cr.schema + "_app"
+	return cr, nil
+}
+
+// close drops the runner's schemas (even when ctx is cancelled) and closes
+// the clients' pool.
+func (cr *counterRunner) close(ctx context.Context) {
+	drop := context.WithoutCancel(ctx)
+	for _, s := range []string{cr.app, cr.schema} {
+		_, _ = cr.admin.Exec(drop, "DROP SCHEMA IF EXISTS "+pgx.Identifier{s}.Sanitize()+" CASCADE")
+	}
+	cr.clients.Close()
 }
 
 func (cr *counterRunner) table(name string) string { return pgx.Identifier{cr.app, name}.Sanitize() }
 
-// setup creates the tables, preloads the rows-per-scope ones, and applies
-// their counters (which backfills the counter rows and creates the unique
-// indexes).
-func (cr *counterRunner) setup(ctx context.Context) error {
+// scopeNumberConstraint names an optimistic table's UNIQUE (project_id,
+// index) constraint: the one violation its clients retry.
+func scopeNumberConstraint(table string) string { return table + "_scope_number" }
+
+// setup creates the tables, preloads them, and applies the counters of the
+// counter_table and advisory_lock ones through pgseq's planner and applier
+// (which backfills the counter rows and creates the unique indexes).
+func (cr *counterRunner) setup(ctx context.Context, tables []counterTable) error {
 	exec := func(sql string, args ...any) error {
 		if _, err := cr.admin.Exec(ctx, sql, args...); err != nil {
 			return fmt.Errorf("%.60s…: %w", sql, err)
@@ -354,80 +463,127 @@ func (cr *counterRunner) setup(ctx context.Context) error {
 	if err := exec("CREATE SCHEMA " + pgx.Identifier{cr.app}.Sanitize()); err != nil {
 		return err
 	}
-	if err := exec(`CREATE TABLE ` + cr.table("plain") + ` (id bigserial PRIMARY KEY, project_id bigint NOT NULL,
-		index bigserial NOT NULL, title text, UNIQUE (project_id, index))`); err != nil {
-		return err
-	}
 	var counters []catalog.Counter
-	attach := func(name, table, strategy string) {
-		counters = append(counters, catalog.Counter{
-			Name: name, Table: cr.app + "." + table, Column: "index", Scope: []string{"project_id"},
-			Start: 1, LockTimeout: catalog.DefaultCounterLockTimeout, Strategy: strategy,
-		})
-	}
-	// The hot scope has history too: with an empty table, advisory_lock's
-	// max() would be planned (and the plan cached per connection) as a
-	// sequential scan, which the run's own inserts then make O(rows).
-	for _, t := range []struct {
-		name, strategy string
-		scopes, rows   int
-	}{
-		{"attached", catalog.StrategyCounterTable, 0, 0},
-		{"hot", catalog.StrategyCounterTable, 1, hotRows},
-		{"hot_adv", catalog.StrategyAdvisoryLock, 1, hotRows},
-		{"ct_small", catalog.StrategyCounterTable, sizeScopes, smallRowsPerScope},
-		{"adv_small", catalog.StrategyAdvisoryLock, sizeScopes, smallRowsPerScope},
-		{"ct_large", catalog.StrategyCounterTable, sizeScopes, largeRowsPerScope},
-		{"adv_large", catalog.StrategyAdvisoryLock, sizeScopes, largeRowsPerScope},
-	} {
-		if err := exec(`CREATE TABLE ` + cr.table(t.name) + ` (id bigserial PRIMARY KEY, project_id bigint NOT NULL, index bigint, title text)`); err != nil {
+	for _, t := range tables {
+		if _, dup := cr.tables[t.name]; dup {
+			return fmt.Errorf("table %s is declared twice", t.name)
+		}
+		cr.tables[t.name] = t
+		var ddl, preload string
+		switch t.strategy {
+		case StrategyPlain:
+			ddl = `(id bigserial PRIMARY KEY, project_id bigint NOT NULL, index bigserial NOT NULL, title text, UNIQUE (project_id, index))`
+			preload = `INSERT INTO ` + cr.table(t.name) + ` (project_id, title)
+				SELECT s, 'seed' FROM generate_series(1, $1::int) s, generate_series(1, $2::int) i`
+		case StrategyOptimistic:
+			ddl = `(id bigserial PRIMARY KEY, project_id bigint NOT NULL, index bigint NOT NULL, title text, CONSTRAINT ` +
+				pgx.Identifier{scopeNumberConstraint(t.name)}.Sanitize() + ` UNIQUE (project_id, index))`
+		case StrategyCounterTable, StrategyAdvisoryLock:
+			ddl = `(id bigserial PRIMARY KEY, project_id bigint NOT NULL, index bigint, title text)`
+			counters = append(counters, catalog.Counter{
+				Name: t.name, Table: cr.app + "." + t.name, Column: "index", Scope: []string{"project_id"},
+				Start: 1, LockTimeout: catalog.DefaultCounterLockTimeout, Strategy: t.strategy,
+			})
+		default:
+			return fmt.Errorf("table %s: unknown strategy %q", t.name, t.strategy)
+		}
+		if preload == "" {
+			preload = `INSERT INTO ` + cr.table(t.name) + ` (project_id, index, title)
+				SELECT s, i, 'seed' FROM generate_series(1, $1::int) s, generate_series(1, $2::int) i`
+		}
+		if err := exec(`CREATE TABLE ` + cr.table(t.name) + ` ` + ddl); err != nil {
 			return err
 		}
-		if t.rows > 0 {
-			if err := exec(`INSERT INTO `+cr.table(t.name)+` (project_id, index, title)
-				SELECT s, i, 'seed' FROM generate_series(1, $1::int) s, generate_series(1, $2::int) i`, t.scopes, t.rows); err != nil {
+		if t.scopes > 0 && t.rowsPerScope > 0 {
+			if err := exec(preload, t.scopes, t.rowsPerScope); err != nil {
 				return err
 			}
 		}
-		attach(t.name, t.name, t.strategy)
+		if t.numbered() {
+			cr.issued[t.name] = map[int64]int64{}
+			for s := 1; s <= t.scopes && t.rowsPerScope > 0; s++ {
+				cr.issued[t.name][int64(s)] = int64(t.rowsPerScope)
+			}
+		}
 	}
 	state := catalog.State{Queues: []catalog.Queue{catalog.DefaultQueue("default")}, Counters: counters}
 	if err := applyConfig(ctx, cr.admin, cr.schema, state); err != nil {
 		return err
 	}
-	for _, name := range []string{"plain", "attached", "hot", "hot_adv", "ct_small", "adv_small", "ct_large", "adv_large"} {
+	for _, t := range tables {
 		// Runs vacuum their table themselves; autovacuum would only add
 		// noise to whichever run it overlaps.
-		if err := exec("ALTER TABLE " + cr.table(name) + " SET (autovacuum_enabled = off)"); err != nil {
+		if err := exec("ALTER TABLE " + cr.table(t.name) + " SET (autovacuum_enabled = off)"); err != nil {
 			return err
 		}
-		if err := exec("VACUUM ANALYZE " + cr.table(name)); err != nil {
+		if err := exec("VACUUM ANALYZE " + cr.table(t.name)); err != nil {
 			return err
 		}
 		var next int64
-		if err := cr.admin.QueryRow(ctx, `SELECT coalesce(max(id), 0) + 1 FROM `+cr.table(name)).Scan(&next); err != nil {
+		if err := cr.admin.QueryRow(ctx, `SELECT coalesce(max(id), 0) + 1 FROM `+cr.table(t.name)).Scan(&next); err != nil {
 			return err
 		}
-		cr.firstID[name] = next
+		cr.firstID[t.name] = next
 	}
 	return nil
 }
 
+// runRounds runs an unreported warm-up run of every case (a quarter of its
+// duration), then round after round every case that has rounds left, the
+// order reversed every other round. It returns the measured runs in the
+// order they ran.
+func (cr *counterRunner) runRounds(ctx context.Context, cases []counterCase, progress func(CounterProgress)) ([]CounterRun, error) {
+	progress(CounterProgress{Step: "warm-up"})
+	rounds := 0
+	for _, c := range cases {
+		if _, err := cr.run(ctx, c, 0, c.duration/4); err != nil {
+			return nil, fmt.Errorf("warm-up, %s: %w", c.name, err)
+		}
+		rounds = max(rounds, c.rounds)
+	}
+	var runs []CounterRun
+	for round := 1; round <= rounds; round++ {
+		order := slices.Clone(cases)
+		if round%2 == 0 {
+			slices.Reverse(order)
+		}
+		for _, c := range order {
+			if round > c.rounds {
+				continue
+			}
+			r, err := cr.run(ctx, c, round, c.duration)
+			if err != nil {
+				return nil, fmt.Errorf("round %d, %s: %w", round, c.name, err)
+			}
+			runs = append(runs, r)
+			progress(CounterProgress{Step: fmt.Sprintf("round %d/%d", round, rounds), Run: &r})
+		}
+	}
+	return runs, nil
+}
+
 // run inserts from c.clients clients for d and returns the measurement;
-// then it deletes the rows it inserted and vacuums the table.
+// then it checks the numbers the run issued, deletes the rows it inserted
+// and vacuums the table.
 func (cr *counterRunner) run(ctx context.Context, c counterCase, round int, d time.Duration) (CounterRun, error) {
 	r := CounterRun{Round: round, Case: c.name}
+	t, ok := cr.tables[c.table]
+	if !ok {
+		return r, fmt.Errorf("case %s: no table %s", c.name, c.table)
+	}
 	// Start every run from a checkpoint, so one run does not pay for the
 	// previous one's dirty pages. Needs superuser or pg_checkpoint; without,
 	// runs just vary more.
 	_, _ = cr.admin.Exec(ctx, "CHECKPOINT")
-	insert := `INSERT INTO ` + cr.table(c.table) + ` (project_id, title) VALUES ($1, 'bench')`
-	// Open the connections first: the clock measures inserts only.
-	nconns := c.clients
-	if c.conns > 0 {
-		nconns = min(c.conns, c.clients)
+	insert := `INSERT INTO ` + cr.table(t.name) + ` (project_id, title) VALUES ($1, 'bench')`
+	retryOn := ""
+	if t.strategy == StrategyOptimistic {
+		insert = `INSERT INTO ` + cr.table(t.name) + ` (project_id, index, title)
+			SELECT $1, coalesce(max(index), 0) + 1, 'bench' FROM ` + cr.table(t.name) + ` WHERE project_id = $1`
+		retryOn = scopeNumberConstraint(t.name)
 	}
-	conns := make([]*pgxpool.Conn, nconns)
+	// Open the connections first: the clock measures inserts only.
+	conns := make([]*pgxpool.Conn, c.connections())
 	defer func() {
 		for _, conn := range conns {
 			if conn != nil {
@@ -445,7 +601,7 @@ func (cr *counterRunner) run(ctx context.Context, c counterCase, round int, d ti
 
 	// Clients take a connection for each insert (their latency includes
 	// waiting for one); with a connection each, always their own.
-	free := make(chan *pgxpool.Conn, nconns)
+	free := make(chan *pgxpool.Conn, len(conns))
 	for _, conn := range conns {
 		free <- conn
 	}
@@ -453,6 +609,7 @@ func (cr *counterRunner) run(ctx context.Context, c counterCase, round int, d ti
 		wg        sync.WaitGroup
 		mu        sync.Mutex
 		latencies []time.Duration
+		retries   int
 		errs      []error
 		start     = make(chan struct{})
 	)
@@ -461,6 +618,7 @@ func (cr *counterRunner) run(ctx context.Context, c counterCase, round int, d ti
 		go func() {
 			defer wg.Done()
 			own := make([]time.Duration, 0, 4096)
+			ownRetries := 0
 			<-start
 			deadline := time.Now().Add(d)
 			var err error
@@ -471,8 +629,10 @@ func (cr *counterRunner) run(ctx context.Context, c counterCase, round int, d ti
 				}
 				t0 := time.Now()
 				conn := <-free
-				_, err = conn.Exec(ctx, insert, scope)
+				var n int
+				n, err = insertRow(ctx, conn, insert, scope, retryOn)
 				free <- conn
+				ownRetries += n
 				if err != nil {
 					break
 				}
@@ -480,6 +640,7 @@ func (cr *counterRunner) run(ctx context.Context, c counterCase, round int, d ti
 			}
 			mu.Lock()
 			latencies = append(latencies, own...)
+			retries += ownRetries
 			if err != nil {
 				errs = append(errs, err)
 			}
@@ -501,18 +662,181 @@ func (cr *counterRunner) run(ctx context.Context, c counterCase, round int, d ti
 		return r, err
 	}
 	r.Inserts = len(latencies)
+	r.Retries = retries
 	r.Seconds = elapsed.Seconds()
 	r.InsertsPerSec = float64(r.Inserts) / r.Seconds
 	r.Latency = latencyStats(latencies)
 	r.latencies = latencies
 
-	if _, err := cr.admin.Exec(ctx, `DELETE FROM `+cr.table(c.table)+` WHERE id >= $1`, cr.firstID[c.table]); err != nil {
+	if err := cr.verifyRun(ctx, t, r.Inserts); err != nil {
+		return r, err
+	}
+	if _, err := cr.admin.Exec(ctx, `DELETE FROM `+cr.table(t.name)+` WHERE id >= $1`, cr.firstID[t.name]); err != nil {
 		return r, fmt.Errorf("deleting the run's rows: %w", err)
 	}
-	if _, err := cr.admin.Exec(ctx, `VACUUM `+cr.table(c.table)); err != nil {
+	if _, err := cr.admin.Exec(ctx, `VACUUM `+cr.table(t.name)); err != nil {
 		return r, fmt.Errorf("vacuuming: %w", err)
 	}
 	return r, nil
+}
+
+// sqlstateUniqueViolation is PostgreSQL's unique_violation.
+const sqlstateUniqueViolation = "23505"
+
+// insertRow runs one insert into scope on conn. With retryOn set, a unique
+// violation of that constraint (another client took the number first) is
+// retried until the insert commits; retries counts them.
+func insertRow(ctx context.Context, conn *pgxpool.Conn, insert string, scope int, retryOn string) (retries int, err error) {
+	for {
+		_, err := conn.Exec(ctx, insert, scope)
+		var pgErr *pgconn.PgError
+		if err == nil || retryOn == "" || !errors.As(err, &pgErr) ||
+			pgErr.Code != sqlstateUniqueViolation || pgErr.ConstraintName != retryOn {
+			return retries, err
+		}
+		retries++
+	}
+}
+
+// scopeNumbers is what a table's rows hold in one scope.
+type scopeNumbers struct {
+	scope, rows, distinct, low, high int64
+}
+
+// numbersByScope summarises, per scope, the numbers of the table's rows
+// with an id of at least fromID.
+func (cr *counterRunner) numbersByScope(ctx context.Context, table string, fromID int64) ([]scopeNumbers, error) {
+	rows, err := cr.admin.Query(ctx, `
+		SELECT project_id, count(*), count(DISTINCT index), coalesce(min(index), 0), coalesce(max(index), 0)
+		FROM `+cr.table(table)+` WHERE id >= $1 GROUP BY project_id ORDER BY project_id`, fromID)
+	if err != nil {
+		return nil, fmt.Errorf("reading the numbers of %s: %w", table, err)
+	}
+	out, err := pgx.CollectRows(rows, func(row pgx.CollectableRow) (scopeNumbers, error) {
+		var s scopeNumbers
+		err := row.Scan(&s.scope, &s.rows, &s.distinct, &s.low, &s.high)
+		return s, err
+	})
+	if err != nil {
+		return nil, fmt.Errorf("reading the numbers of %s: %w", table, err)
+	}
+	return out, nil
+}
+
+// verifyRun checks the rows a run inserted: as many as its clients
+// committed and, in a numbered table, per scope exactly the numbers
+// last+1 … last+n after the scope's last number issued (so that, with the
+// preloaded 1..rowsPerScope, every scope's numbers are exactly 1..n).
+func (cr *counterRunner) verifyRun(ctx context.Context, t counterTable, inserts int) error {
+	scopes, err := cr.numbersByScope(ctx, t.name, cr.firstID[t.name])
+	if err != nil {
+		return err
+	}
+	var total int64
+	var bad []string
+	for _, s := range scopes {
+		total += s.rows
+		if !t.numbered() {
+			continue
+		}
+		last := cr.issued[t.name][s.scope]
+		if s.distinct != s.rows || s.low != last+1 || s.high != last+s.rows {
+			bad = append(bad, fmt.Sprintf("scope %d: %d rows numbered %d–%d with %d distinct numbers, where gapless numbering gives %d–%d",
+				s.scope, s.rows, s.low, s.high, s.distinct, last+1, last+s.rows))
+		}
+		if t.strategy == StrategyCounterTable {
+			cr.issued[t.name][s.scope] = s.high
+		}
+	}
+	if total != int64(inserts) {
+		bad = append(bad, fmt.Sprintf("the table holds %d rows from the run, its clients committed %d", total, inserts))
+	}
+	if len(bad) > 0 {
+		return fmt.Errorf("%s (%s) is not numbered gaplessly: %s", t.name, t.strategy, strings.Join(bad, "; "))
+	}
+	return nil
+}
+
+// verifyTables checks every table after the last run: each numbered
+// table's scopes hold exactly their preloaded rows numbered
+// 1..rowsPerScope, and a counter_table counter's value in every scope is
+// the last number issued there.
+func (cr *counterRunner) verifyTables(ctx context.Context) error {
+	names := slices.Sorted(maps.Keys(cr.tables))
+	var errs []error
+	for _, name := range names {
+		t := cr.tables[name]
+		scopes, err := cr.numbersByScope(ctx, name, 0)
+		if err != nil {
+			return err
+		}
+		var bad []string
+		var total int64
+		for _, s := range scopes {
+			total += s.rows
+			if !t.numbered() {
+				continue
+			}
+			want := int64(t.rowsPerScope)
+			if s.scope < 1 || s.scope > int64(t.scopes) {
+				want = 0
+			}
+			if s.rows != want || s.distinct != s.rows || s.low != 1 || s.high != s.rows {
+				bad = append(bad, fmt.Sprintf("scope %d: %d rows numbered %d–%d with %d distinct numbers, where the preload was 1–%d",
+					s.scope, s.rows, s.low, s.high, s.distinct, want))
+			}
+		}
+		if want := int64(t.scopes) * int64(t.rowsPerScope); total != want {
+			bad = append(bad, fmt.Sprintf("%d rows left, %d preloaded", total, want))
+		}
+		if t.strategy == StrategyCounterTable {
+			values, err := cr.counterValues(ctx, name)
+			if err != nil {
+				return err
+			}
+			for _, scope := range slices.Sorted(maps.Keys(mapsUnion(values, cr.issued[name]))) {
+				if values[scope] != cr.issued[name][scope] {
+					bad = append(bad, fmt.Sprintf("scope %d: the counter is at %d, the last number issued was %d",
+						scope, values[scope], cr.issued[name][scope]))
+				}
+			}
+		}
+		if len(bad) > 0 {
+			errs = append(errs, fmt.Errorf("after the runs, %s (%s): %s", name, t.strategy, strings.Join(bad, "; ")))
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// counterValues reads a counter_table counter's value per scope.
+func (cr *counterRunner) counterValues(ctx context.Context, counter string) (map[int64]int64, error) {
+	rows, err := cr.admin.Query(ctx, `SELECT scope::bigint, value FROM `+pgx.Identifier{cr.schema, "counter_values"}.Sanitize()+
+		` WHERE counter = $1`, counter)
+	if err != nil {
+		return nil, fmt.Errorf("reading counter %s: %w", counter, err)
+	}
+	out := map[int64]int64{}
+	var scope, value int64
+	_, err = pgx.ForEachRow(rows, []any{&scope, &value}, func() error {
+		out[scope] = value
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("reading counter %s: %w", counter, err)
+	}
+	return out, nil
+}
+
+// mapsUnion returns a map with the keys of a and b (values of neither).
+func mapsUnion(a, b map[int64]int64) map[int64]struct{} {
+	out := make(map[int64]struct{}, len(a)+len(b))
+	for k := range a {
+		out[k] = struct{}{}
+	}
+	for k := range b {
+		out[k] = struct{}{}
+	}
+	return out
 }
 
 // sampleWaits samples what the backends running query are doing, every

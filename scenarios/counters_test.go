@@ -2,12 +2,17 @@ package scenarios
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
+	"math"
+	"slices"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/pgseq/pgseq/internal/pgtest"
 )
 
 // TestCountersSummary: per-round ratios pair the cases of the same round,
@@ -59,4 +64,169 @@ func TestCountersSummary(t *testing.T) {
 	var back CountersReport
 	require.NoError(t, json.Unmarshal(js.Bytes(), &back))
 	require.Equal(t, rep.Comparisons, back.Comparisons)
+}
+
+// TestCounterScenarioCases: sizes take defaults and overrides (rounds
+// those of the scenario it is against), scopes equal
+// to clients are dedicated, table names are identifiers, and bad
+// declarations are all reported.
+func TestCounterScenarioCases(t *testing.T) {
+	scs := []Scenario{
+		{Name: "plain", Workload: WorkloadCounters, Counter: CounterSpec{Strategy: StrategyPlain, Scopes: 1000}},
+		{Name: "Hot Scope!", Workload: WorkloadCounters, Against: "plain", Size: Size{Clients: 4},
+			Counter: CounterSpec{Strategy: StrategyCounterTable, RowsPerScope: 100}},
+		{Name: "dedicated", Workload: WorkloadCounters, Against: "plain",
+			Counter: CounterSpec{Strategy: StrategyOptimistic, Scopes: 2}},
+		{Name: "follows", Workload: WorkloadCounters, Against: "dedicated", Counter: CounterSpec{Strategy: StrategyPlain}},
+		{Name: "circle-a", Workload: WorkloadCounters, Against: "circle-b", Counter: CounterSpec{Strategy: StrategyPlain}},
+		{Name: "circle-b", Workload: WorkloadCounters, Against: "circle-a", Counter: CounterSpec{Strategy: StrategyPlain}},
+	}
+	sizes := map[string]Size{"dedicated": {Clients: 2, Rounds: 3, Duration: 200 * time.Millisecond}}
+	tables, cases, eff, err := counterScenarioCases(scs, sizes)
+	require.NoError(t, err)
+	require.Equal(t, []counterTable{
+		{"s1_plain", StrategyPlain, 1000, 0},
+		{"s2_hot_scope_", StrategyCounterTable, 1, 100},
+		{"s3_dedicated", StrategyOptimistic, 2, 0},
+		{"s4_follows", StrategyPlain, 1, 0},
+		{"s5_circle_a", StrategyPlain, 1, 0},
+		{"s6_circle_b", StrategyPlain, 1, 0},
+	}, tables)
+	require.Equal(t, []Size{
+		{Rounds: 6, Clients: 8, Duration: time.Second},
+		{Rounds: 6, Clients: 4, Duration: time.Second},
+		{Rounds: 3, Clients: 2, Duration: 200 * time.Millisecond},
+		{Rounds: 3, Clients: 8, Duration: time.Second},
+		{Rounds: 6, Clients: 8, Duration: time.Second},
+		{Rounds: 6, Clients: 8, Duration: time.Second},
+	}, eff)
+	require.False(t, cases[0].dedicated)
+	require.False(t, cases[1].dedicated, "4 clients on one hot scope")
+	require.True(t, cases[2].dedicated, "2 clients, 2 scopes: one each")
+	require.Equal(t, 3, cases[2].rounds)
+	require.Equal(t, "s1_"+strings.Repeat("x", 37), counterTableName(0, strings.Repeat("x", 80)))
+
+	_, _, _, err = counterScenarioCases([]Scenario{
+		{Name: "a", Workload: WorkloadDrain, Counter: CounterSpec{Strategy: StrategyPlain}},
+		{Name: "b", Workload: WorkloadCounters, Against: "nope", Counter: CounterSpec{Strategy: "serial"}},
+		{Name: "b", Workload: WorkloadCounters, Size: Size{Clients: -1}, Counter: CounterSpec{Strategy: StrategyPlain, Scopes: -1}},
+	}, nil)
+	for _, want := range []string{
+		`"a": workload is "drain"`, `"b": declared twice`, `"b": against "nope"`, `"b": strategy "serial"`,
+		`"b": scopes and rows per scope`, `"b": clients, rounds and duration`,
+	} {
+		require.ErrorContains(t, err, want)
+	}
+}
+
+// TestCounterScenarioResults: metrics per scenario, ratios paired by round
+// (a round the against scenario did not run has none), latencies pooled.
+func TestCounterScenarioResults(t *testing.T) {
+	scs := []Scenario{
+		{Name: "plain", Workload: WorkloadCounters},
+		{Name: "ct", Workload: WorkloadCounters, Against: "plain"},
+	}
+	ms := func(xs ...int) []time.Duration {
+		out := make([]time.Duration, len(xs))
+		for i, x := range xs {
+			out[i] = time.Duration(x) * time.Millisecond
+		}
+		return out
+	}
+	runs := []CounterRun{
+		{Round: 1, Case: "plain", InsertsPerSec: 1000, latencies: ms(1, 1, 2)},
+		{Round: 1, Case: "ct", InsertsPerSec: 800, latencies: ms(2, 3)},
+		{Round: 2, Case: "ct", InsertsPerSec: 700, latencies: ms(4)},
+		{Round: 2, Case: "plain", InsertsPerSec: 1000, latencies: ms(1)},
+		{Round: 3, Case: "ct", InsertsPerSec: 900, latencies: ms(5)},
+	}
+	res := counterScenarioResults(scs, []Size{{Rounds: 2}, {Rounds: 3}}, runs)
+	require.Len(t, res, 2)
+	require.Nil(t, res[0].Metric("throughput_ratio"))
+	require.Len(t, res[1].Runs, 3)
+
+	tp := res[1].Metric("throughput")
+	require.Equal(t, []float64{800, 700, 900}, tp.Samples)
+	require.Equal(t, 800.0, tp.Value)
+	require.Equal(t, 3, tp.N)
+	require.Equal(t, UnitInsertsPerSec, tp.Unit)
+	require.True(t, tp.HigherIsBetter)
+	require.Equal(t, 700.0, tp.Low)
+	require.Equal(t, 900.0, tp.High)
+	require.InDelta(t, 0.75, tp.Level, 1e-9)
+
+	ratio := res[1].Metric("throughput_ratio")
+	require.Equal(t, []float64{0.8, 0.7}, ratio.Samples)
+	require.InDelta(t, 0.75, ratio.Value, 1e-9)
+	require.Equal(t, UnitRatio, ratio.Unit)
+
+	p50 := res[1].Metric("insert_p50")
+	require.Equal(t, []float64{0.002, 0.004, 0.005}, p50.Samples)
+	require.Equal(t, 0.003, p50.Value, "median of 2, 3, 4, 5 ms (empirical: the lower)")
+	require.Equal(t, 4, p50.N)
+	require.Equal(t, UnitSeconds, p50.Unit)
+	require.False(t, p50.HigherIsBetter)
+	require.NotNil(t, p50.Histogram)
+	require.NotNil(t, res[1].Metric("insert_p99"))
+	require.Equal(t, 0.005, res[1].Metric("insert_p99").Value)
+}
+
+// TestLatencyHistogram: log-spaced buckets from the smallest sample to the
+// largest, every sample counted once.
+func TestLatencyHistogram(t *testing.T) {
+	require.Nil(t, latencyHistogram(nil))
+	require.Equal(t, &Histogram{Bounds: []float64{0.001}, Counts: []int{3}},
+		latencyHistogram([]time.Duration{time.Millisecond, time.Millisecond, time.Millisecond}))
+
+	var d []time.Duration
+	for us := 100; us <= 100_000; us += 100 {
+		d = append(d, time.Duration(us)*time.Microsecond)
+	}
+	h := latencyHistogram(d)
+	require.Len(t, h.Bounds, 20)
+	require.Len(t, h.Counts, 20)
+	require.Equal(t, 0.1, h.Bounds[19], "the last bound is the largest sample")
+	require.InDelta(t, 0.0001*math.Pow(1000, 1.0/20), h.Bounds[0], 1e-12)
+	require.True(t, slices.IsSorted(h.Bounds))
+	total := 0
+	for _, n := range h.Counts {
+		total += n
+	}
+	require.Equal(t, len(d), total)
+	require.Equal(t, 1, h.Counts[0], "0.1 ms alone up to 0.141 ms")
+	require.Greater(t, h.Counts[19], h.Counts[10], "uniform samples crowd the top log buckets")
+}
+
+// TestCounterRunnerChecksNumbers: a run's rows that skip a number, and a
+// table that lost a preloaded row, fail the checks.
+func TestCounterRunnerChecksNumbers(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	pool := pgtest.Pool(t)
+	cr, err := newCounterRunner(ctx, pool, pgtest.Schema(t), []counterCase{{clients: 1}})
+	require.NoError(t, err)
+	defer cr.close(ctx)
+	ct := counterTable{"ct", StrategyCounterTable, 2, 3}
+	opt := counterTable{"opt", StrategyOptimistic, 2, 3}
+	require.NoError(t, cr.setup(ctx, []counterTable{ct, opt}))
+	require.NoError(t, cr.verifyTables(ctx))
+	exec := func(sql string) {
+		_, err := pool.Exec(ctx, sql)
+		require.NoError(t, err)
+	}
+
+	exec(`INSERT INTO ` + cr.table("ct") + ` (project_id) VALUES (1), (1), (2)`)
+	require.NoError(t, cr.verifyRun(ctx, ct, 3))
+	require.Equal(t, map[int64]int64{1: 5, 2: 4}, cr.issued["ct"])
+	exec(`DELETE FROM ` + cr.table("ct") + ` WHERE index > 3`)
+	exec(`INSERT INTO ` + cr.table("ct") + ` (project_id) VALUES (1), (1)`)
+	exec(`DELETE FROM ` + cr.table("ct") + ` WHERE index = 6`)
+	require.ErrorContains(t, cr.verifyRun(ctx, ct, 1), "ct (counter_table) is not numbered gaplessly: scope 1: 1 rows numbered 7–7 with 1 distinct numbers, where gapless numbering gives 6–6")
+	exec(`DELETE FROM ` + cr.table("ct") + ` WHERE index > 3`)
+	require.NoError(t, cr.verifyTables(ctx), "counter_table never reissues: the counter is at 7, as last issued")
+
+	exec(`INSERT INTO ` + cr.table("opt") + ` (project_id, index) VALUES (2, 5)`)
+	require.ErrorContains(t, cr.verifyRun(ctx, opt, 2), "scope 2: 1 rows numbered 5–5 with 1 distinct numbers, where gapless numbering gives 4–4; the table holds 1 rows from the run, its clients committed 2")
+	exec(`DELETE FROM ` + cr.table("opt") + ` WHERE index = 2 AND project_id = 1`)
+	require.ErrorContains(t, cr.verifyTables(ctx), "after the runs, opt (optimistic): scope 1: 2 rows numbered 1–3 with 2 distinct numbers, where the preload was 1–3; scope 2: 4 rows")
 }

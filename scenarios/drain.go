@@ -131,29 +131,6 @@ func (v Variant) types() []catalog.TaskType {
 	return one(0)
 }
 
-// limit is the variant's per-type limit (0: none).
-func (v Variant) limit() int {
-	for _, t := range v.types() {
-		if t.Concurrency > 0 {
-			return t.Concurrency
-		}
-	}
-	return 0
-}
-
-// limitedTasks is how many of n tasks, spread evenly over the variant's
-// types, are of limited types.
-func (v Variant) limitedTasks(n int) int {
-	types := v.types()
-	limited := 0
-	for _, t := range types {
-		if t.Concurrency > 0 {
-			limited++
-		}
-	}
-	return n * limited / len(types)
-}
-
 // handlerDelay is how long the variant's handlers take.
 func (v Variant) handlerDelay() time.Duration {
 	if v == Binding {
@@ -170,6 +147,57 @@ func (v Variant) Config(batchSize int) catalog.State {
 	return catalog.State{Queues: []catalog.Queue{q}, TaskTypes: v.types()}
 }
 
+// DrainCase is one configuration a drain runs: tasks are spread evenly over
+// its task types and drained from its first queue.
+type DrainCase struct {
+	// Name labels the case's runs (Run.Variant).
+	Name        Variant
+	Description string
+	Config      catalog.State
+	// HandlerDelay is how long each handler sleeps.
+	HandlerDelay time.Duration
+}
+
+// Case returns the built-in variant as a DrainCase, with batchSize as its
+// queue's batch_size.
+func (v Variant) Case(batchSize int) DrainCase {
+	return DrainCase{Name: v, Description: v.Description(), Config: v.Config(batchSize), HandlerDelay: v.handlerDelay()}
+}
+
+// queue is the queue the case drains.
+func (c DrainCase) queue() string {
+	if len(c.Config.Queues) == 0 {
+		return benchQueue
+	}
+	return c.Config.Queues[0].Name
+}
+
+// limit is the highest per-type limit of the case (0: none).
+func (c DrainCase) limit() int {
+	limit := 0
+	for _, t := range c.Config.TaskTypes {
+		limit = max(limit, t.Concurrency)
+	}
+	return limit
+}
+
+// limitedTasks is how many of n tasks, spread evenly over the case's types
+// in order, are of limited types.
+func (c DrainCase) limitedTasks(n int) int {
+	types := c.Config.TaskTypes
+	limited := 0
+	for i, t := range types {
+		if t.Concurrency > 0 {
+			// Type i gets the tasks j with j % len(types) == i.
+			limited += n / len(types)
+			if i < n%len(types) {
+				limited++
+			}
+		}
+	}
+	return limited
+}
+
 // DrainOptions configure RunDrain. Zero fields take the defaults shown.
 type DrainOptions struct {
 	// Pool is the database to run on: schemas are created in it and dropped
@@ -183,6 +211,10 @@ type DrainOptions struct {
 	// Variants to run each round, in order (default Variants). Ratios need
 	// Baseline among them.
 	Variants []Variant
+	// Cases, when set, replace Variants: the configurations to run each
+	// round, in order. The first is the reference the others' ratios
+	// compare with, and the warm-up drains it.
+	Cases []DrainCase
 	// Workers is the number of queue.Workers draining at once (default 1:
 	// on 2 cores one worker's claim and complete streams keep PostgreSQL
 	// busy, and more workers hold more tasks at once, which makes the
@@ -221,7 +253,7 @@ func (o *DrainOptions) defaults() error {
 	if o.Rounds <= 0 {
 		o.Rounds = 3
 	}
-	if len(o.Variants) == 0 {
+	if len(o.Variants) == 0 && len(o.Cases) == 0 {
 		o.Variants = DefaultVariants
 	}
 	if o.Workers <= 0 {
@@ -250,6 +282,19 @@ func (o *DrainOptions) defaults() error {
 	}
 	if o.Progress == nil {
 		o.Progress = nopProgress{}
+	}
+	if len(o.Cases) == 0 {
+		for _, v := range o.Variants {
+			o.Cases = append(o.Cases, v.Case(o.BatchSize))
+		}
+	} else {
+		o.Variants = nil
+		for _, c := range o.Cases {
+			if len(c.Config.Queues) == 0 || len(c.Config.TaskTypes) == 0 {
+				return fmt.Errorf("drain case %q: needs a queue and a task type", c.Name)
+			}
+			o.Variants = append(o.Variants, c.Name)
+		}
 	}
 	return nil
 }
@@ -363,7 +408,7 @@ func RunDrain(ctx context.Context, opts DrainOptions) (*DrainReport, error) {
 		Scenario:  "drain",
 		StartedAt: started.UTC(),
 		Settings: DrainSettings{
-			Tasks: opts.Tasks, Rounds: opts.Rounds, Variants: opts.Variants,
+			Tasks: opts.Tasks, Rounds: opts.Rounds, Variants: opts.Variants, Reference: opts.Cases[0].Name,
 			Workers: opts.Workers, PoolSize: opts.PoolSize, BatchSize: opts.BatchSize,
 			FlushSize: opts.FlushSize, FlushIntervalMS: float64(opts.FlushInterval) / float64(time.Millisecond),
 			Warmup: max(opts.Warmup, 0),
@@ -399,20 +444,20 @@ func RunDrain(ctx context.Context, opts DrainOptions) (*DrainReport, error) {
 		appName: cfg.ConnConfig.RuntimeParams["application_name"]}
 
 	if opts.Warmup > 0 {
-		if _, err := d.run(ctx, Baseline, 0, opts.Warmup); err != nil {
+		if _, err := d.run(ctx, opts.Cases[0], 0, opts.Warmup); err != nil {
 			return nil, fmt.Errorf("warm-up: %w", err)
 		}
 	}
 	for round := 1; round <= opts.Rounds; round++ {
-		for _, v := range opts.Variants {
-			r, err := d.run(ctx, v, round, opts.Tasks)
+		for _, c := range opts.Cases {
+			r, err := d.run(ctx, c, round, opts.Tasks)
 			if err != nil {
-				return nil, fmt.Errorf("round %d, %s: %w", round, v, err)
+				return nil, fmt.Errorf("round %d, %s: %w", round, c.Name, err)
 			}
 			rep.Runs = append(rep.Runs, r)
 		}
 	}
-	rep.summarise()
+	rep.summarise(opts.Cases)
 	rep.Seconds = time.Since(started).Seconds()
 	return rep, nil
 }
@@ -433,7 +478,8 @@ type drainer struct {
 // seedChunk is the number of tasks per enqueue_batch call when seeding.
 const seedChunk = 10_000
 
-func (d *drainer) run(ctx context.Context, v Variant, round, tasks int) (Run, error) {
+func (d *drainer) run(ctx context.Context, c DrainCase, round, tasks int) (Run, error) {
+	v := c.Name
 	r := Run{Variant: v, Round: round, Tasks: tasks}
 	ev := Event{Round: round, Variant: v, Total: tasks}
 	report := func(p Phase, done int) {
@@ -447,12 +493,12 @@ func (d *drainer) run(ctx context.Context, v Variant, round, tasks int) (Run, er
 		drop := context.WithoutCancel(ctx)
 		_, _ = d.admin.Exec(drop, "DROP SCHEMA IF EXISTS "+pgx.Identifier{schema}.Sanitize()+" CASCADE")
 	}()
-	if err := applyConfig(ctx, d.admin, schema, v.Config(d.opts.BatchSize)); err != nil {
+	if err := applyConfig(ctx, d.admin, schema, c.Config); err != nil {
 		return r, err
 	}
 
 	// Seed: tasks spread evenly over the types, in id order round robin.
-	types := v.types()
+	types := c.Config.TaskTypes
 	client := queue.NewClient(d.admin, schema)
 	seedStart := time.Now()
 	batch := make([]queue.NewTask, 0, seedChunk)
@@ -476,7 +522,7 @@ func (d *drainer) run(ctx context.Context, v Variant, round, tasks int) (Run, er
 	_, _ = d.admin.Exec(ctx, "CHECKPOINT")
 
 	obs := &drainObserver{target: int64(tasks), done: make(chan struct{})}
-	delay := v.handlerDelay()
+	delay := c.HandlerDelay
 	handler := func(ctx context.Context, _ *queue.Task) error {
 		if delay > 0 {
 			select {
@@ -494,7 +540,7 @@ func (d *drainer) run(ctx context.Context, v Variant, round, tasks int) (Run, er
 	workers := make([]*queue.Worker, d.opts.Workers)
 	for i := range workers {
 		w, err := queue.NewWorker(queue.Config{
-			Pool: d.workers, Schema: schema, Queue: benchQueue,
+			Pool: d.workers, Schema: schema, Queue: c.queue(),
 			WorkerID: fmt.Sprintf("bench-%s-%d-%d", v, round, i+1),
 			PoolSize: d.opts.PoolSize, FlushSize: d.opts.FlushSize, FlushInterval: d.opts.FlushInterval,
 			Handlers: handlers, Observer: obs, Version: "pgseq bench",
@@ -511,7 +557,7 @@ func (d *drainer) run(ctx context.Context, v Variant, round, tasks int) (Run, er
 	errs := make(chan error, len(workers))
 	var wg sync.WaitGroup
 	postmaster := d.postmaster(ctx)
-	sampler := d.sampleRunning(runCtx, schema, v)
+	sampler := d.sampleRunning(runCtx, schema, c.HandlerDelay > 0)
 	cpu0, split0 := processCPU(), sampleCPU(postmaster)
 	start := time.Now()
 	for _, w := range workers {
@@ -529,8 +575,8 @@ func (d *drainer) run(ctx context.Context, v Variant, round, tasks int) (Run, er
 	if err != nil {
 		return r, err
 	}
-	r.Limit, r.RunningMax, r.RunningMean, r.RunningSamples = v.limit(), running.max, running.mean(), running.n
-	r.LimitedTasks = v.limitedTasks(tasks)
+	r.Limit, r.RunningMax, r.RunningMean, r.RunningSamples = c.limit(), running.max, running.mean(), running.n
+	r.LimitedTasks = c.limitedTasks(tasks)
 	if d.trackFunctions {
 		if r.Functions, err = d.functionStats(ctx, schema); err != nil {
 			return r, err
@@ -677,10 +723,12 @@ func (s *runningSampler) mean() float64 {
 }
 
 // sampleRunning samples until ctx ends; finish returns the samples.
-func (d *drainer) sampleRunning(ctx context.Context, schema string, v Variant) *runningSampler {
+// Slow handlers (a binding limit) are sampled every 10 ms, others every
+// 50 ms.
+func (d *drainer) sampleRunning(ctx context.Context, schema string, slow bool) *runningSampler {
 	s := &runningSampler{done: make(chan struct{})}
 	every := 50 * time.Millisecond
-	if v == Binding {
+	if slow {
 		every = 10 * time.Millisecond
 	}
 	q := migrations.Render(`SELECT coalesce(max(n), 0) FROM (SELECT count(*) AS n FROM {{schema}}.tasks

@@ -28,15 +28,17 @@ type DrainReport struct {
 
 // DrainSettings are the scenario's parameters.
 type DrainSettings struct {
-	Tasks           int       `json:"tasks"`
-	Rounds          int       `json:"rounds"`
-	Variants        []Variant `json:"variants"`
-	Workers         int       `json:"workers"`
-	PoolSize        int       `json:"pool_size"`
-	BatchSize       int       `json:"batch_size"`
-	FlushSize       int       `json:"flush_size"`
-	FlushIntervalMS float64   `json:"flush_interval_ms"`
-	Warmup          int       `json:"warmup_tasks"`
+	Tasks    int       `json:"tasks"`
+	Rounds   int       `json:"rounds"`
+	Variants []Variant `json:"variants"`
+	// Reference is the variant the others' ratios compare with.
+	Reference       Variant `json:"reference"`
+	Workers         int     `json:"workers"`
+	PoolSize        int     `json:"pool_size"`
+	BatchSize       int     `json:"batch_size"`
+	FlushSize       int     `json:"flush_size"`
+	FlushIntervalMS float64 `json:"flush_interval_ms"`
+	Warmup          int     `json:"warmup_tasks"`
 }
 
 // VariantSummary is one variant over all rounds.
@@ -76,7 +78,8 @@ const (
 	TargetSlotMS      = 1.0 // server time of the slot step per call (hand_off)
 )
 
-func (r *DrainReport) summarise() {
+func (r *DrainReport) summarise(cases []DrainCase) {
+	ref := r.Settings.Reference
 	byRound := map[Variant]map[int]float64{}
 	for _, v := range r.Settings.Variants {
 		byRound[v] = map[int]float64{}
@@ -86,6 +89,11 @@ func (r *DrainReport) summarise() {
 	}
 	for _, v := range r.Settings.Variants {
 		s := VariantSummary{Variant: v, Description: v.Description()}
+		for _, c := range cases {
+			if c.Name == v {
+				s.Description = c.Description
+			}
+		}
 		var claims, completes []time.Duration
 		var ratios []float64
 		for _, run := range r.Runs {
@@ -95,7 +103,7 @@ func (r *DrainReport) summarise() {
 			s.TasksPerSec = append(s.TasksPerSec, run.TasksPerSec)
 			claims = append(claims, run.claims...)
 			completes = append(completes, run.completes...)
-			if base, ok := byRound[Baseline][run.Round]; ok && v != Baseline {
+			if base, ok := byRound[ref][run.Round]; ok && v != ref {
 				ratios = append(ratios, run.TasksPerSec/base)
 			}
 		}

@@ -25,6 +25,8 @@ func (a *app) benchCommand() *cobra.Command {
 		Long: `Runs benchmark scenarios in throw-away schemas of the configured database
 (the built-in local database by default) and writes their results.`,
 	})
+	cmd.AddCommand(a.benchRunCommand())
+	cmd.AddCommand(a.benchCompareCommand())
 	cmd.AddCommand(a.benchDrainCommand())
 	cmd.AddCommand(a.benchCountersCommand())
 	return cmd
@@ -156,6 +158,9 @@ func runLabel(ev scenarios.Event, rounds int) string {
 	if ev.Round == 0 {
 		return fmt.Sprintf("warm-up   %-8s", ev.Variant)
 	}
+	if rounds == 0 {
+		return fmt.Sprintf("round %d %-8s", ev.Round, ev.Variant)
+	}
 	return fmt.Sprintf("round %d/%d %-8s", ev.Round, rounds, ev.Variant)
 }
 
@@ -169,11 +174,15 @@ func runResult(r *scenarios.Run) string {
 type lineProgress struct {
 	w      io.Writer
 	rounds int
+	// draining is the run whose draining line was printed.
+	draining string
 }
 
 func (p *lineProgress) Update(ev scenarios.Event) {
+	run := fmt.Sprintf("%d/%s", ev.Round, ev.Variant)
 	switch {
-	case ev.Phase == scenarios.PhaseDrain && ev.Done == 0:
+	case ev.Phase == scenarios.PhaseDrain && ev.Done == 0 && p.draining != run:
+		p.draining = run
 		fmt.Fprintf(p.w, "%s  seeded %s; draining\n", runLabel(ev, p.rounds), scenarios.Plural(ev.Total, "task"))
 	case ev.Phase == scenarios.PhaseDone:
 		fmt.Fprintf(p.w, "%s  %s\n", runLabel(ev, p.rounds), runResult(ev.Run))

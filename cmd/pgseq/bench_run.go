@@ -1,0 +1,308 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/hashicorp/hcl/v2"
+	"github.com/hashicorp/hcl/v2/hclsyntax"
+	"github.com/spf13/cobra"
+
+	"github.com/pgseq/pgseq/scenarios"
+	"github.com/pgseq/pgseq/spec"
+)
+
+// exitThreshold is bench run's and bench compare's code when a threshold
+// was missed (or could not be decided), or a metric regressed.
+const exitThreshold = 4
+
+func (a *app) benchRunCommand() *cobra.Command {
+	var (
+		names  []string
+		quick  bool
+		outDir string
+	)
+	cmd := &cobra.Command{
+		Use:   "run [--scenario NAME]... [--quick] [--out DIR] [PATH...]",
+		Short: "Run the scenarios declared in files and judge their thresholds",
+		Long: `Runs the benchmark scenarios declared in scenario files (PATH: files, or
+directories whose *.hcl files are read; default: scenarios/) against the
+database, in throw-away schemas, and judges every threshold.
+
+Drain scenarios run in groups: a scenario and those declared "against" it
+run interleaved, round after round, so their ratios compare runs made one
+after the other on the same machine. Explain scenarios record the plans of
+every statement of claim and complete; counters scenarios run interleaved.
+
+Writes to --out: run.json (the versioned result, every round's samples),
+run.md (a report for a pull request), run.bench.txt (Go benchmark format,
+for benchstat), charts/ (PNG and SVG) and plans/ (EXPLAIN JSON).
+
+Exit codes: 0 every threshold met; 4 a threshold missed or inconclusive
+(a run too noisy to decide); 1 an error (bad scenario files: file:line:col).
+
+  pgseq bench run scenarios/
+  pgseq bench run --quick scenarios/
+  pgseq bench run --scenario enabled --quick scenarios/`,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			ctx := cmd.Context()
+			if len(args) == 0 {
+				args = []string{"scenarios"}
+			}
+			all, diags := scenarios.LoadScenarios(args...)
+			if len(diags) > 0 {
+				srcs, _ := scenarios.ReadScenarioFiles(args...)
+				if err := spec.WriteDiagnostics(a.stderr, diags, parsedFiles(srcs)); err != nil {
+					return fmt.Errorf("printing diagnostics: %w", err)
+				}
+				if diags.HasErrors() {
+					return reported
+				}
+			}
+			picked, err := pickScenarios(all, names)
+			if err != nil {
+				return err
+			}
+			pool, err := a.connect(ctx, "pgseq bench")
+			if err != nil {
+				return err
+			}
+			defer pool.Close()
+			if outDir != "" {
+				if err := os.MkdirAll(outDir, 0o755); err != nil {
+					return err
+				}
+			}
+			var progress interface {
+				scenarios.Progress
+				wait()
+			}
+			if isTerminal(a.stderr) {
+				progress = newBarProgress(a.stderr, 0)
+			} else {
+				progress = &lineProgress{w: a.stderr}
+			}
+			res, err := scenarios.RunSuite(ctx, scenarios.SuiteOptions{
+				Pool: pool, Scenarios: picked, Quick: quick, SchemaPrefix: a.schema + "_bench",
+				OutDir:  plansDir(outDir),
+				Command: append([]string{"pgseq"}, a.args...),
+				Step:    func(s string) { fmt.Fprintf(a.stderr, "== %s\n", s) },
+				Drain:   progress,
+				Counters: func(p scenarios.CounterProgress) {
+					if p.Run == nil {
+						fmt.Fprintf(a.stderr, "counters: %s\n", p.Step)
+					}
+				},
+			})
+			progress.wait()
+			if err != nil {
+				return fmt.Errorf("benchmark: %w", err)
+			}
+			if outDir != "" {
+				if err := writeSuite(outDir, res); err != nil {
+					return err
+				}
+			}
+			printVerdict(a.stdout, res)
+			if outDir != "" {
+				fmt.Fprintf(a.stdout, "\nWrote %s (JSON), %s (Markdown), %s, charts/ and plans/.\n",
+					filepath.Join(outDir, "run.json"), filepath.Join(outDir, "run.md"), filepath.Join(outDir, "run.bench.txt"))
+			}
+			if res.Verdict != scenarios.VerdictMet {
+				return &exitCode{code: exitThreshold}
+			}
+			return nil
+		},
+	}
+	f := cmd.Flags()
+	f.StringSliceVar(&names, "scenario", nil, "run only these scenarios (and those they are measured against); repeat or separate with commas")
+	f.BoolVar(&quick, "quick", false, "run every scenario at its quick size: a smoke run")
+	f.StringVar(&outDir, "out", filepath.Join("results", "run"), `directory to write the results to ("" writes nothing)`)
+	return cmd
+}
+
+// pickScenarios returns the scenarios named (all when none), with the
+// scenarios they are measured against, in file order.
+func pickScenarios(all []scenarios.Scenario, names []string) ([]scenarios.Scenario, error) {
+	if len(names) == 0 {
+		return all, nil
+	}
+	byName := map[string]scenarios.Scenario{}
+	var known []string
+	for _, sc := range all {
+		byName[sc.Name] = sc
+		known = append(known, sc.Name)
+	}
+	want := map[string]bool{}
+	for _, n := range names {
+		n = strings.TrimSpace(n)
+		sc, ok := byName[n]
+		if !ok {
+			return nil, fmt.Errorf("no scenario named %q (known: %s)", n, strings.Join(known, ", "))
+		}
+		want[n] = true
+		if sc.Against != "" {
+			want[sc.Against] = true
+		}
+	}
+	var out []scenarios.Scenario
+	for _, sc := range all {
+		if want[sc.Name] {
+			out = append(out, sc)
+		}
+	}
+	return out, nil
+}
+
+// writeSuite writes the result's files to dir.
+func writeSuite(dir string, res *scenarios.SuiteResult) error {
+	charts, err := scenarios.WriteCharts(filepath.Join(dir, "charts"), res)
+	if err != nil {
+		return fmt.Errorf("drawing the charts: %w", err)
+	}
+	for i, c := range charts {
+		charts[i] = filepath.ToSlash(filepath.Join("charts", c))
+	}
+	if err := writeFile(filepath.Join(dir, "run.json"), res.WriteJSON); err != nil {
+		return err
+	}
+	if err := writeFile(filepath.Join(dir, "run.md"), func(w io.Writer) error { return res.WriteMarkdown(w, charts) }); err != nil {
+		return err
+	}
+	return writeFile(filepath.Join(dir, "run.bench.txt"), func(w io.Writer) error { return scenarios.WriteGoBench(w, res) })
+}
+
+// printVerdict prints every threshold's outcome and the verdict.
+func printVerdict(w io.Writer, res *scenarios.SuiteResult) {
+	rows := [][]string{{"STATUS", "SCENARIO", "METRIC", "THRESHOLD", "MEASURED", "WHY"}}
+	for _, s := range res.Scenarios {
+		for _, t := range s.Thresholds {
+			rows = append(rows, []string{string(t.Status), s.Name, t.Metric, scenarios.FormatBound(s, t), scenarios.FormatMeasured(s, t), t.Reason})
+		}
+	}
+	widths := make([]int, len(rows[0]))
+	for _, r := range rows {
+		for i, c := range r {
+			widths[i] = max(widths[i], len([]rune(c)))
+		}
+	}
+	for _, r := range rows {
+		var b strings.Builder
+		for i, c := range r {
+			if i == len(r)-1 {
+				b.WriteString(c)
+				break
+			}
+			b.WriteString(c + strings.Repeat(" ", widths[i]-len([]rune(c))+2))
+		}
+		fmt.Fprintln(w, strings.TrimRight(b.String(), " "))
+	}
+	met, missed, inconclusive := res.Counts()
+	fmt.Fprintf(w, "\nVerdict: %s (%d met, %d missed, %d inconclusive)\n", res.Verdict, met, missed, inconclusive)
+	if res.Verdict == scenarios.VerdictInconclusive {
+		fmt.Fprintln(w, "Some thresholds could not be decided: run more rounds, or on a quieter machine.")
+	}
+}
+
+func (a *app) benchCompareCommand() *cobra.Command {
+	var (
+		tolerance string
+		markdown  bool
+	)
+	cmd := &cobra.Command{
+		Use:   "compare OLD.json NEW.json",
+		Short: "Compare two benchmark runs and flag significant regressions",
+		Long: `Compares two results of pgseq bench run, scenario by scenario and metric by
+metric: the change of the median and a Mann-Whitney U test over the rounds
+(benchstat's test). A change that is not significant shows as "~".
+
+Exit codes: 0 no metric regressed significantly beyond --tolerance; 4 one
+did (named in the output); 1 an error — including runs of different
+scenarios or sizes, which cannot be compared. Different environments
+(server version, settings, CPUs) are compared with a warning.
+
+  pgseq bench compare results/baseline.json results/run/run.json`,
+		Args: cobra.ExactArgs(2),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			tol, err := parseTolerance(tolerance)
+			if err != nil {
+				return err
+			}
+			var runs [2]*scenarios.SuiteResult
+			for i, path := range args {
+				f, err := os.Open(path)
+				if err != nil {
+					return err
+				}
+				runs[i], err = scenarios.ReadSuiteResult(f)
+				f.Close()
+				if err != nil {
+					return fmt.Errorf("reading %s: %w", path, err)
+				}
+			}
+			cmp, err := scenarios.Compare(runs[0], runs[1], scenarios.CompareOptions{Tolerance: tol})
+			if err != nil {
+				return err
+			}
+			for _, w := range cmp.Warnings {
+				fmt.Fprintf(a.stderr, "Warning: %s\n", w)
+			}
+			if markdown {
+				err = cmp.WriteMarkdown(a.stdout)
+			} else {
+				err = cmp.WriteText(a.stdout)
+			}
+			if err != nil {
+				return err
+			}
+			if cmp.Regressions > 0 {
+				fmt.Fprintf(a.stdout, "\n%s regressed beyond %s.\n", scenarios.Plural(cmp.Regressions, "metric"), tolerance)
+				return &exitCode{code: exitThreshold}
+			}
+			return nil
+		},
+	}
+	cmd.Flags().StringVar(&tolerance, "tolerance", "5%", "a significant change worse than this is a regression")
+	cmd.Flags().BoolVar(&markdown, "markdown", false, "print a Markdown table (for a pull-request comment)")
+	return cmd
+}
+
+// parseTolerance reads "5%" or "0.05".
+func parseTolerance(s string) (float64, error) {
+	var v float64
+	var err error
+	if p, ok := strings.CutSuffix(strings.TrimSpace(s), "%"); ok {
+		_, err = fmt.Sscanf(p, "%g", &v)
+		v /= 100
+	} else {
+		_, err = fmt.Sscanf(s, "%g", &v)
+	}
+	if err != nil || v < 0 || v >= 1 {
+		return 0, fmt.Errorf("--tolerance must be a percentage from 0%% to 99%% (like 5%%), got %q", s)
+	}
+	return v, nil
+}
+
+// plansDir is where bench run stores the explain workload's plans.
+func plansDir(outDir string) string {
+	if outDir == "" {
+		return ""
+	}
+	return filepath.Join(outDir, "plans")
+}
+
+// parsedFiles parses the scenario files' sources again, only so that
+// diagnostics can quote their lines.
+func parsedFiles(srcs map[string][]byte) map[string]*hcl.File {
+	files := make(map[string]*hcl.File, len(srcs))
+	for name, src := range srcs {
+		f, _ := hclsyntax.ParseConfig(src, name, hcl.InitialPos)
+		if f != nil {
+			files[name] = f
+		}
+	}
+	return files
+}

@@ -1,0 +1,661 @@
+package scenarios
+
+import (
+	"cmp"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"slices"
+	"strconv"
+	"strings"
+
+	"gonum.org/v1/gonum/stat/distuv"
+)
+
+// CompareOptions configure Compare. Zero fields take their defaults.
+type CompareOptions struct {
+	// Tolerance is the relative change (0.05: 5%) a significant change
+	// must exceed in the bad direction to count as a regression (in the
+	// good direction, as an improvement). Default 0.05.
+	Tolerance float64
+	// Alpha is the significance level of the Mann–Whitney U test: a change
+	// is significant when its p-value is below Alpha. Default 0.05.
+	Alpha float64
+}
+
+func (o CompareOptions) withDefaults() CompareOptions {
+	if o.Tolerance <= 0 {
+		o.Tolerance = 0.05
+	}
+	if o.Alpha <= 0 {
+		o.Alpha = 0.05
+	}
+	return o
+}
+
+// Comparison is an old run compared with a new one (pgseq bench compare),
+// metric by metric.
+type Comparison struct {
+	// Options are the options the comparison used, defaults filled in.
+	Options CompareOptions
+	// Rows are one per scenario and metric present in both runs, in the
+	// new run's order.
+	Rows []CompareRow
+	// Warnings say what makes the runs less comparable than they look:
+	// different environments, metrics present in one run only.
+	Warnings []string
+	// Regressions is the number of rows with Regression set; a caller
+	// that gates on the comparison fails when it is not zero.
+	Regressions int
+}
+
+// CompareRow compares one metric of one scenario.
+type CompareRow struct {
+	Scenario string
+	Metric   string
+	Unit     Unit
+	// HigherIsBetter says which direction is an improvement.
+	HigherIsBetter bool
+	// Old and New are the medians of each run's samples, OldN and NewN
+	// the sample counts (rounds, or 1 for a metric measured once).
+	Old, New   float64
+	OldN, NewN int
+	// Delta is New/Old - 1 (0 when both are 0, ±Inf when Old alone is).
+	Delta float64
+	// P is the two-sided p-value of the Mann–Whitney U test of the
+	// samples; NaN when no test was made (a single sample on each side).
+	P float64
+	// Significant says P < Alpha.
+	Significant bool
+	// Regression says the change is significant (or, for single samples
+	// of a deterministic metric, exact) and worse than Tolerance in the
+	// metric's bad direction; Improvement the same in the good direction.
+	Regression  bool
+	Improvement bool
+	// Note explains a row that was not or could not be tested ("single
+	// sample", too few rounds).
+	Note string
+}
+
+// Compare compares two runs scenario by scenario. It refuses runs that
+// cannot be compared: different sets of scenarios, a scenario of a
+// different workload or run at a different size (the number of rounds
+// may differ: it is the number of samples, not their size), one run
+// --quick and the other not. Different environments only warn.
+//
+// Each metric's samples (its per-round values) are compared with a
+// two-sided Mann–Whitney U test, exact for small samples (with 5 rounds
+// against 5 the smallest possible p is 2/252 ≈ 0.0079). A metric measured
+// once on each side has no test: a deterministic one (rows, buffers,
+// counts: the plan's shape) is compared exactly, a single timing is
+// reported and never flagged.
+func Compare(old, new *SuiteResult, opts CompareOptions) (*Comparison, error) {
+	if old == nil || new == nil {
+		return nil, errors.New("comparing runs: a run is missing")
+	}
+	opts = opts.withDefaults()
+	olds, err := cmpScenariosByName(old, "old")
+	if err != nil {
+		return nil, err
+	}
+	news, err := cmpScenariosByName(new, "new")
+	if err != nil {
+		return nil, err
+	}
+	if err := cmpSameScenarios(old, new, olds, news); err != nil {
+		return nil, err
+	}
+
+	c := &Comparison{Options: opts}
+	c.Warnings = cmpEnvironmentWarnings(old.Environment, new.Environment)
+	for i := range new.Scenarios {
+		ns := &new.Scenarios[i]
+		prev := olds[ns.Name]
+		if prev.Against != ns.Against {
+			c.Warnings = append(c.Warnings, fmt.Sprintf("scenario %q is measured against %s in the old run and against %s in the new one: its ratios compare different things",
+				ns.Name, cmpQuoteOrNothing(prev.Against), cmpQuoteOrNothing(ns.Against)))
+		}
+		for j := range ns.Metrics {
+			nm := &ns.Metrics[j]
+			om := prev.Metric(nm.Name)
+			if om == nil {
+				c.Warnings = append(c.Warnings, fmt.Sprintf("scenario %q: metric %s is only in the new run", ns.Name, nm.Name))
+				continue
+			}
+			if om.Unit != nm.Unit {
+				c.Warnings = append(c.Warnings, fmt.Sprintf("scenario %q: metric %s is in %s in the old run and in %s in the new one; not compared",
+					ns.Name, nm.Name, om.Unit, nm.Unit))
+				continue
+			}
+			oldS, newS := cmpSamples(om), cmpSamples(nm)
+			if len(oldS) == 0 || len(newS) == 0 {
+				which := "new"
+				if len(oldS) == 0 {
+					which = "old"
+				}
+				c.Warnings = append(c.Warnings, fmt.Sprintf("scenario %q: metric %s has no value in the %s run; not compared", ns.Name, nm.Name, which))
+				continue
+			}
+			row := cmpMetric(ns.Name, nm, oldS, newS, opts)
+			if row.Regression {
+				c.Regressions++
+			}
+			c.Rows = append(c.Rows, row)
+		}
+		for j := range prev.Metrics {
+			if ns.Metric(prev.Metrics[j].Name) == nil {
+				c.Warnings = append(c.Warnings, fmt.Sprintf("scenario %q: metric %s is only in the old run", ns.Name, prev.Metrics[j].Name))
+			}
+		}
+	}
+	return c, nil
+}
+
+// cmpScenariosByName indexes a run's scenarios, refusing duplicate names.
+func cmpScenariosByName(r *SuiteResult, which string) (map[string]*ScenarioResult, error) {
+	m := make(map[string]*ScenarioResult, len(r.Scenarios))
+	for i := range r.Scenarios {
+		s := &r.Scenarios[i]
+		if _, dup := m[s.Name]; dup {
+			return nil, fmt.Errorf("the %s run has scenario %q twice", which, s.Name)
+		}
+		m[s.Name] = s
+	}
+	return m, nil
+}
+
+// cmpSameScenarios refuses runs whose scenarios are not the same ones, of the
+// same workloads, at the same sizes.
+func cmpSameScenarios(old, new *SuiteResult, olds, news map[string]*ScenarioResult) error {
+	var only []string
+	for _, s := range old.Scenarios {
+		if news[s.Name] == nil {
+			only = append(only, fmt.Sprintf("%q only in the old run", s.Name))
+		}
+	}
+	for _, s := range new.Scenarios {
+		if olds[s.Name] == nil {
+			only = append(only, fmt.Sprintf("%q only in the new run", s.Name))
+		}
+	}
+	if len(only) > 0 {
+		return fmt.Errorf("the runs have different scenarios: %s", strings.Join(only, ", "))
+	}
+	var diffs []string
+	for _, ns := range new.Scenarios {
+		prev := olds[ns.Name]
+		if prev.Workload != ns.Workload {
+			diffs = append(diffs, fmt.Sprintf("scenario %q is a %s workload in the old run and a %s one in the new run", ns.Name, prev.Workload, ns.Workload))
+			continue
+		}
+		if d := cmpSizeDiff(prev.Size, ns.Size); d != "" {
+			diffs = append(diffs, fmt.Sprintf("scenario %q ran at a different size (%s)", ns.Name, d))
+		}
+	}
+	if old.Quick != new.Quick {
+		q := map[bool]string{true: "at --quick sizes", false: "at full size"}
+		msg := fmt.Sprintf("the old run ran %s and the new one %s", q[old.Quick], q[new.Quick])
+		if len(diffs) > 0 {
+			msg += ": " + strings.Join(diffs, "; ")
+		}
+		return errors.New(msg + "; run both the same way to compare them")
+	}
+	if len(diffs) > 0 {
+		return fmt.Errorf("the runs cannot be compared: %s", strings.Join(diffs, "; "))
+	}
+	return nil
+}
+
+// cmpSizeDiff describes how two sizes differ, ignoring Rounds; "" when they
+// do not.
+func cmpSizeDiff(o, n Size) string {
+	var d []string
+	field := func(name string, a, b int) {
+		if a != b {
+			d = append(d, fmt.Sprintf("%s %s old, %s new", name, thousands(float64(a)), thousands(float64(b))))
+		}
+	}
+	field("tasks", o.Tasks, n.Tasks)
+	field("warmup", o.Warmup, n.Warmup)
+	field("workers", o.Workers, n.Workers)
+	field("pool_size", o.PoolSize, n.PoolSize)
+	field("batch_size", o.BatchSize, n.BatchSize)
+	field("clients", o.Clients, n.Clients)
+	if o.Duration != n.Duration {
+		d = append(d, fmt.Sprintf("duration %s old, %s new", o.Duration, n.Duration))
+	}
+	return strings.Join(d, ", ")
+}
+
+// cmpEnvironmentWarnings lists the differences between two environments.
+func cmpEnvironmentWarnings(o, n Environment) []string {
+	var w []string
+	diff := func(what, a, b string) {
+		if a != b {
+			w = append(w, fmt.Sprintf("the environments differ: %s %s in the old run, %s in the new one", what, cmpQuoteOrUnknown(a), cmpQuoteOrUnknown(b)))
+		}
+	}
+	diff("PostgreSQL", o.Postgres, n.Postgres)
+	diff("Go", o.GoVersion, n.GoVersion)
+	diff("OS/arch", o.OS+"/"+o.Arch, n.OS+"/"+n.Arch)
+	diff("CPU count", strconv.Itoa(o.NumCPU), strconv.Itoa(n.NumCPU))
+	diff("GOMAXPROCS", strconv.Itoa(o.GOMAXPROCS), strconv.Itoa(n.GOMAXPROCS))
+	diff("CPU model", o.CPUModel, n.CPUModel)
+	keys := make([]string, 0, len(o.PostgresSettings)+len(n.PostgresSettings))
+	for k := range o.PostgresSettings {
+		keys = append(keys, k)
+	}
+	for k := range n.PostgresSettings {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	for _, k := range slices.Compact(keys) {
+		diff("setting "+k, o.PostgresSettings[k], n.PostgresSettings[k])
+	}
+	return w
+}
+
+func cmpQuoteOrUnknown(s string) string {
+	if s == "" {
+		return "(unknown)"
+	}
+	return strconv.Quote(s)
+}
+
+func cmpQuoteOrNothing(s string) string {
+	if s == "" {
+		return "nothing"
+	}
+	return strconv.Quote(s)
+}
+
+// cmpSamples returns a metric's samples: its per-round values, or its
+// one value when it was measured once (nil when it has no value at all).
+func cmpSamples(m *MetricResult) []float64 {
+	if len(m.Samples) > 0 {
+		return m.Samples
+	}
+	if m.N > 0 {
+		return []float64{m.Value}
+	}
+	return nil
+}
+
+// cmpDeterministicUnit says whether a single measurement in unit u is exact
+// enough to compare without a test: the plan's shape (rows, buffers,
+// counts) is; a single timing or throughput is noise.
+func cmpDeterministicUnit(u Unit) bool {
+	switch u {
+	case UnitRows, UnitBuffers, UnitCount:
+		return true
+	}
+	return false
+}
+
+func cmpMetric(scenario string, m *MetricResult, oldS, newS []float64, opts CompareOptions) CompareRow {
+	row := CompareRow{
+		Scenario: scenario, Metric: m.Name, Unit: m.Unit, HigherIsBetter: m.HigherIsBetter,
+		Old: median(oldS), New: median(newS), OldN: len(oldS), NewN: len(newS), P: math.NaN(),
+	}
+	row.Delta = cmpRelativeChange(row.Old, row.New)
+	// worse and better say the change exceeds the tolerance in the bad or
+	// the good direction.
+	change := row.Delta
+	if !m.HigherIsBetter {
+		change = -change
+	}
+	worse, better := change < -opts.Tolerance, change > opts.Tolerance
+
+	if row.OldN == 1 && row.NewN == 1 {
+		if !cmpDeterministicUnit(m.Unit) {
+			row.Note = "single sample: not tested"
+			return row
+		}
+		row.Note = "single sample"
+		row.Regression, row.Improvement = worse, better
+		return row
+	}
+	row.P = mannWhitneyP(oldS, newS)
+	if minP := mannWhitneyMinP(row.OldN, row.NewN); minP >= opts.Alpha {
+		row.Note = fmt.Sprintf("too few rounds to test (%d and %d: p is never below %.2g)", row.OldN, row.NewN, minP)
+		return row
+	}
+	row.Significant = row.P < opts.Alpha
+	if row.Significant {
+		row.Regression, row.Improvement = worse, better
+		if !worse && !better {
+			row.Note = fmt.Sprintf("within the %s tolerance", cmpPercent(opts.Tolerance))
+		}
+	}
+	return row
+}
+
+// cmpRelativeChange returns n/o - 1, 0 when both are 0, ±Inf when only o is.
+func cmpRelativeChange(o, n float64) float64 {
+	switch {
+	case o == n:
+		return 0
+	case o == 0:
+		return math.Inf(int(math.Copysign(1, n)))
+	}
+	return n/o - 1
+}
+
+// mannWhitneyExactLimit is the largest total sample count whose U
+// distribution is enumerated exactly; larger samples use the normal
+// approximation.
+const mannWhitneyExactLimit = 60
+
+// mannWhitneyP returns the two-sided p-value of the Mann–Whitney U test
+// (Wilcoxon rank-sum) of xs against ys: the probability, under the
+// hypothesis that both come from the same distribution, of a rank sum at
+// least as far from its mean as the observed one. Tied values get their
+// mean rank. Up to mannWhitneyExactLimit samples in all, the p-value comes
+// from the exact distribution of the rank sum over every assignment of
+// the pooled ranks (ties included); beyond, from the normal approximation
+// with tie and continuity corrections.
+func mannWhitneyP(xs, ys []float64) float64 {
+	if len(xs) == 0 || len(ys) == 0 {
+		return 1
+	}
+	if len(xs)+len(ys) > mannWhitneyExactLimit {
+		return mannWhitneyNormalP(mannWhitneyRanks(xs, ys))
+	}
+	return mannWhitneyExactP(xs, ys)
+}
+
+// mannWhitneyRanks ranks the pooled samples and returns the sample sizes,
+// the doubled rank sum of xs (mean ranks of ties are then integers) and
+// Σ t³ - t over the groups of t tied values.
+func mannWhitneyRanks(xs, ys []float64) (n1, n2, w int, ties float64) {
+	_, w, ties = mannWhitneyRanked(xs, ys)
+	return len(xs), len(ys), w, ties
+}
+
+// mannWhitneyRanked returns the doubled ranks of the pooled samples (in
+// sorted order), the doubled rank sum of xs and the tie term.
+func mannWhitneyRanked(xs, ys []float64) (ranks []int, w int, ties float64) {
+	type obs struct {
+		v     float64
+		first bool
+	}
+	pooled := make([]obs, 0, len(xs)+len(ys))
+	for _, x := range xs {
+		pooled = append(pooled, obs{x, true})
+	}
+	for _, y := range ys {
+		pooled = append(pooled, obs{y, false})
+	}
+	slices.SortFunc(pooled, func(a, b obs) int { return cmp.Compare(a.v, b.v) })
+	n := len(pooled)
+	ranks = make([]int, n)
+	for i := 0; i < n; {
+		j := i
+		for j+1 < n && pooled[j+1].v == pooled[i].v {
+			j++
+		}
+		r := i + j + 2 // ranks i+1..j+1, their mean doubled
+		for k := i; k <= j; k++ {
+			ranks[k] = r
+			if pooled[k].first {
+				w += r
+			}
+		}
+		t := float64(j - i + 1)
+		ties += t*t*t - t
+		i = j + 1
+	}
+	return ranks, w, ties
+}
+
+// mannWhitneyExactP is mannWhitneyP from the exact distribution of the
+// rank sum, conditional on the ties observed.
+func mannWhitneyExactP(xs, ys []float64) float64 {
+	ranks, w, _ := mannWhitneyRanked(xs, ys)
+	n1, n := len(xs), len(xs)+len(ys)
+	mean := n1 * (n + 1) // doubled
+	// counts[k][s] is the number of ways to choose k of the pooled ranks
+	// with doubled sum s.
+	maxSum := n * (n + 1)
+	counts := make([][]float64, n1+1)
+	for k := range counts {
+		counts[k] = make([]float64, maxSum+1)
+	}
+	counts[0][0] = 1
+	for i, r := range ranks {
+		for k := min(i+1, n1); k >= 1; k-- {
+			prev, cur := counts[k-1], counts[k]
+			for s := maxSum - r; s >= 0; s-- {
+				if prev[s] != 0 {
+					cur[s+r] += prev[s]
+				}
+			}
+		}
+	}
+	observed := mannWhitneyAbs(w - mean)
+	var tail, total float64
+	for s, c := range counts[n1] {
+		total += c
+		if mannWhitneyAbs(s-mean) >= observed {
+			tail += c
+		}
+	}
+	return math.Min(1, tail/total)
+}
+
+// mannWhitneyNormalP is mannWhitneyP from the normal approximation of U,
+// with the tie correction of its variance and a continuity correction.
+func mannWhitneyNormalP(n1, n2, w int, ties float64) float64 {
+	n := n1 + n2
+	u := float64(w)/2 - float64(n1*(n1+1))/2
+	mu := float64(n1*n2) / 2
+	sigma := math.Sqrt(float64(n1*n2) / 12 * (float64(n+1) - ties/float64(n*(n-1))))
+	if sigma == 0 {
+		return 1
+	}
+	z := (math.Abs(u-mu) - 0.5) / sigma
+	if z <= 0 {
+		return 1
+	}
+	return math.Min(1, 2*distuv.UnitNormal.Survival(z))
+}
+
+// mannWhitneyMinP returns the smallest two-sided p-value the exact test
+// can give with samples of n1 and n2 values (no ties): both extreme
+// assignments, out of C(n1+n2, n1).
+func mannWhitneyMinP(n1, n2 int) float64 {
+	if n1 == 0 || n2 == 0 {
+		return 1
+	}
+	lc, _ := math.Lgamma(float64(n1 + n2 + 1))
+	l1, _ := math.Lgamma(float64(n1 + 1))
+	l2, _ := math.Lgamma(float64(n2 + 1))
+	return math.Min(1, 2/math.Exp(lc-l1-l2))
+}
+
+func mannWhitneyAbs(x int) int {
+	if x < 0 {
+		return -x
+	}
+	return x
+}
+
+// ReadSuiteResult reads a run's result document (run.json). It refuses a
+// document of a format major version this pgseq does not know; unknown
+// fields of a known major version are ignored (a minor version may add
+// some).
+func ReadSuiteResult(r io.Reader) (*SuiteResult, error) {
+	var head struct {
+		FormatVersion *string `json:"format_version"`
+	}
+	b, err := io.ReadAll(r)
+	if err != nil {
+		return nil, fmt.Errorf("reading the run's result: %w", err)
+	}
+	if err := json.Unmarshal(b, &head); err != nil {
+		return nil, fmt.Errorf("reading the run's result: %w", err)
+	}
+	if head.FormatVersion == nil {
+		return nil, errors.New("reading the run's result: it has no format_version: not a pgseq bench result")
+	}
+	want, _, _ := strings.Cut(ResultFormatVersion, ".")
+	got, _, _ := strings.Cut(*head.FormatVersion, ".")
+	if got != want {
+		return nil, fmt.Errorf("reading the run's result: its format is %q and this pgseq reads format %s.x; use the pgseq that wrote it, or run the benchmark again",
+			*head.FormatVersion, want)
+	}
+	var res SuiteResult
+	if err := json.Unmarshal(b, &res); err != nil {
+		return nil, fmt.Errorf("reading the run's result (format %s): %w", *head.FormatVersion, err)
+	}
+	return &res, nil
+}
+
+// WriteText writes the comparison as an aligned table, benchstat-like:
+// each metric's old and new medians, the change (or "~" when it is not
+// significant), the p-value and the sample counts, warnings first and a
+// summary last.
+func (c *Comparison) WriteText(w io.Writer) error {
+	var b strings.Builder
+	for _, warn := range c.Warnings {
+		fmt.Fprintf(&b, "warning: %s\n", warn)
+	}
+	if len(c.Warnings) > 0 {
+		b.WriteString("\n")
+	}
+	rows := [][]string{{"scenario", "metric", "old", "new", "delta", "p", "n", ""}}
+	for _, r := range c.Rows {
+		rows = append(rows, []string{r.Scenario, r.Metric, formatValue(r.Unit, r.Old), formatValue(r.Unit, r.New),
+			r.deltaText(), r.pText(), r.nText(), r.remark("")})
+	}
+	cmpWriteAligned(&b, rows, []bool{false, false, true, true, true, true, true, false})
+	b.WriteString("\n" + c.summary() + "\n")
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+// WriteMarkdown writes the comparison as a Markdown table, for a
+// pull-request comment.
+func (c *Comparison) WriteMarkdown(w io.Writer) error {
+	var b strings.Builder
+	b.WriteString("## Benchmark comparison\n\n")
+	b.WriteString(c.summary() + "\n\n")
+	if len(c.Warnings) > 0 {
+		b.WriteString("Warnings:\n\n")
+		for _, warn := range c.Warnings {
+			fmt.Fprintf(&b, "- %s\n", cmpMarkdownEscape(warn))
+		}
+		b.WriteString("\n")
+	}
+	b.WriteString("| scenario | metric | old | new | delta | p | n | |\n")
+	b.WriteString("|---|---|--:|--:|--:|--:|--:|---|\n")
+	for _, r := range c.Rows {
+		fmt.Fprintf(&b, "| %s | %s | %s | %s | %s | %s | %s | %s |\n",
+			cmpMarkdownEscape(r.Scenario), r.Metric, formatValue(r.Unit, r.Old), formatValue(r.Unit, r.New),
+			r.deltaText(), r.pText(), r.nText(), cmpMarkdownEscape(r.remark("**")))
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+func (c *Comparison) summary() string {
+	improvements := 0
+	for _, r := range c.Rows {
+		if r.Improvement {
+			improvements++
+		}
+	}
+	return fmt.Sprintf("%s, %s beyond ±%s (two-sided Mann–Whitney U test, α = %g; ~: no significant change).",
+		cmpPluralCount(c.Regressions, "regression"), cmpPluralCount(improvements, "improvement"), cmpPercent(c.Options.Tolerance), c.Options.Alpha)
+}
+
+// cmpPercent formats a fraction as a percentage without useless digits:
+// 5%, 2.5%.
+func cmpPercent(x float64) string {
+	return strconv.FormatFloat(x*100, 'f', -1, 64) + "%"
+}
+
+func cmpPluralCount(n int, noun string) string {
+	if n == 0 {
+		return "no " + noun + "s"
+	}
+	return Plural(n, noun)
+}
+
+// deltaText is the change in percent, or "~" when it is not significant
+// (single samples: when the values are equal).
+func (r CompareRow) deltaText() string {
+	single := r.OldN == 1 && r.NewN == 1
+	if !r.Significant && !(single && r.Delta != 0) {
+		return "~"
+	}
+	switch {
+	case math.IsInf(r.Delta, 1):
+		return "+∞"
+	case math.IsInf(r.Delta, -1):
+		return "-∞"
+	}
+	return fmt.Sprintf("%+.1f%%", r.Delta*100)
+}
+
+func (r CompareRow) pText() string {
+	switch {
+	case math.IsNaN(r.P):
+		return "–"
+	case r.P < 0.001:
+		return "<0.001"
+	}
+	return fmt.Sprintf("%.3f", r.P)
+}
+
+func (r CompareRow) nText() string { return fmt.Sprintf("%d+%d", r.OldN, r.NewN) }
+
+// remark is the row's verdict (regression or improvement, between
+// strong) and its note.
+func (r CompareRow) remark(strong string) string {
+	var parts []string
+	if r.Regression {
+		parts = append(parts, strong+"regression"+strong)
+	}
+	if r.Improvement {
+		parts = append(parts, strong+"improvement"+strong)
+	}
+	if r.Note != "" {
+		parts = append(parts, r.Note)
+	}
+	return strings.Join(parts, "; ")
+}
+
+// cmpWriteAligned writes rows as columns separated by two spaces, each
+// column padded to its widest cell (on the left where right is set),
+// trailing spaces trimmed.
+func cmpWriteAligned(b *strings.Builder, rows [][]string, right []bool) {
+	widths := make([]int, len(right))
+	for _, row := range rows {
+		for i, cell := range row {
+			widths[i] = max(widths[i], len([]rune(cell)))
+		}
+	}
+	for _, row := range rows {
+		var line strings.Builder
+		for i, cell := range row {
+			if i > 0 {
+				line.WriteString("  ")
+			}
+			pad := strings.Repeat(" ", widths[i]-len([]rune(cell)))
+			if right[i] {
+				line.WriteString(pad + cell)
+			} else {
+				line.WriteString(cell + pad)
+			}
+		}
+		b.WriteString(strings.TrimRight(line.String(), " ") + "\n")
+	}
+}
+
+// cmpMarkdownEscape escapes the characters that would break a table cell.
+func cmpMarkdownEscape(s string) string {
+	return strings.NewReplacer("|", `\|`, "\n", " ").Replace(s)
+}

@@ -1,0 +1,1428 @@
+// # Scenario files
+//
+// Benchmark scenarios are declared in HCL files kept in version control
+// beside the code they measure: `pgseq bench run scenarios/` runs every
+// scenario of the *.hcl files of a directory. LoadScenarios reads files and
+// directories, ParseScenarios in-memory sources; both report every problem
+// at once as hcl.Diagnostics pointing at the offending source, which
+// spec.WriteDiagnostics prints (ReadScenarioFiles supplies the sources).
+//
+// A scenario file holds only scenario blocks, each named by its label:
+//
+//	scenario "enabled" {
+//	  description   = "100 task types, each limited to 10"
+//	  workload      = "drain"      # what it measures: drain, explain or counters
+//	  against       = "baseline"   # the reference it runs interleaved with
+//	  handler_delay = "20ms"       # drain only: how long each handler sleeps
+//
+//	  size {                       # how big it runs
+//	    tasks      = 200000
+//	    rounds     = 5
+//	    warmup     = 20000
+//	    workers    = 1
+//	    pool_size  = 4
+//	    batch_size = 200
+//	  }
+//	  quick {                      # overrides of size under --quick
+//	    tasks = 20000
+//	  }
+//
+//	  types {                      # a generated configuration ...
+//	    count   = 100
+//	    limited = 100
+//	    limit   = 10
+//	  }
+//	  # ... or inline queue and task blocks instead of types:
+//	  # queue "bench" { batch_size = 200 }
+//	  # task "noop" { queue = "bench" }
+//
+//	  threshold "throughput_ratio" {
+//	    min = 0.85
+//	  }
+//	  threshold "slot_release" {
+//	    max = "1ms"
+//	  }
+//	}
+//
+// The order of scenarios and files does not matter to their meaning;
+// scenarios are returned in file name order, then in the order of their
+// blocks. Values are literals: references, function calls and operators
+// are rejected, and an argument set to null counts as left out. HCL's
+// single-line block syntax takes one argument at most (quick { tasks =
+// 20000 }); blocks with more write one argument per line.
+//
+// # Names and workloads
+//
+// A scenario name starts with a lowercase letter, followed by at most 62
+// lowercase letters, digits, underscores or hyphens
+// (^[a-z][a-z0-9_-]{0,62}$), and is unique across all the files of a run.
+// description is free text for reports.
+//
+// workload is required and says what the scenario measures (Workload):
+//
+//   - "drain" seeds no-op tasks and drains them end to end with in-process
+//     workers (claim → handler → complete).
+//   - "explain" seeds pending tasks and records the plans of the statements
+//     of claim and complete under EXPLAIN ANALYZE.
+//   - "counters" inserts rows numbered by a gapless counter, or by one of
+//     the alternatives source 000 compares, from concurrent clients.
+//
+// # Groups: against
+//
+// against names another scenario of the same workload, its reference: the
+// two run interleaved, round after round, and ratio metrics
+// (throughput_ratio) divide this scenario's figure by the reference's of
+// the same round. Groups are stars: many members may name one reference,
+// but a reference names none itself, and no scenario names itself. A
+// member runs in its reference's rounds: its rounds may be left out (the
+// runner runs the group in the reference's rounds), and when it gives
+// them they must equal the reference's, in size and under --quick (size
+// merged with quick). The shipped files give them in every member.
+//
+// # Size
+//
+// size sets how big the scenario runs, quick overrides any of the same
+// arguments under --quick. Every argument is optional and a whole number
+// of at least 1 (duration: a positive duration); what is left out takes the
+// workload's default when the scenario runs (the parser leaves it zero).
+// Each workload takes its own arguments:
+//
+//	tasks       drain, explain   tasks seeded (explain: pending when the plans are taken), ≤ 100000000
+//	rounds      every workload   measured rounds, ≤ 1000
+//	warmup      drain            tasks of an unreported warm-up run, ≤ 100000000
+//	workers     drain            workers draining at once, ≤ 1000
+//	pool_size   drain            handler goroutines per worker, ≤ 10000
+//	batch_size  drain, explain   the queue's batch_size, ≤ 10000 (generated types only)
+//	clients     counters         concurrent clients, ≤ 1000
+//	duration    counters         how long each run inserts, such as "1s"
+//
+// Durations here and in handler_delay are Go durations: a sequence of
+// numbers with units ns, us, ms, s, m and h ("20ms", "1.5s", "1m30s").
+// handler_delay, for drain only, is optional and positive.
+//
+// # Configuration: types or queue and task blocks
+//
+// A drain or explain scenario runs against a pgseq configuration with at
+// least one queue and one task type, given in one of two ways, never both.
+// The counters workload takes none.
+//
+// types generates it:
+//
+//	types {
+//	  count   = 100      # task types, 1..100000: "noop" when 1, else noop.0000, noop.0001, …
+//	  limited = 100      # how many of them, the first ones, are limited: 0..count, default 0
+//	  limit   = 10       # their concurrency, 1..1000000; required when limited > 0
+//	  queue   = "bench"  # the one queue they are all on, default "bench"
+//	}
+//
+// The queue has catalog.DefaultQueue's settings, and size.batch_size as
+// its batch_size when set.
+//
+// Otherwise queue and task blocks declare it inline, written exactly as in
+// a pgseq configuration file and checked by the same rules (package spec):
+//
+//	queue "bench" {
+//	  batch_size = 200
+//	}
+//	task "blocked" {
+//	  queue       = "bench"
+//	  concurrency = 5
+//	}
+//
+// The queue's batch_size is then set in its queue block, not in size. The
+// drain and explain workloads run on the configuration's first queue in
+// name order.
+//
+// # explain
+//
+// An explain scenario may have one explain block:
+//
+//	explain {
+//	  saturated = "blocked"   # a limited task type whose tasks are the oldest and whose units are all held
+//	  batch     = 100         # the claim's batch size, 1..10000; default the queue's batch_size
+//	}
+//
+// # counter
+//
+// A counters scenario has exactly one counter block:
+//
+//	counter {
+//	  strategy       = "counter_table"  # required: counter_table, advisory_lock, optimistic or plain
+//	  scopes         = 1                # scopes the inserts spread over, 1..1000000, default 1 (one hot scope)
+//	  rows_per_scope = 10000            # rows each scope holds before the run, 0..10000000, default 0
+//	}
+//
+// counter_table and advisory_lock are pgseq's attached counter strategies,
+// optimistic is MAX + 1 with a retry on a unique violation (source 000's
+// third option), plain a bigserial that numbers without gaps guarantee,
+// the reference.
+//
+// # Thresholds
+//
+// Each threshold block is an acceptance criterion of the scenario, labelled
+// with the metric it bounds; a metric is bounded once per scenario:
+//
+//	threshold "claim_p99" {
+//	  min = "100us"   # optional lower bound
+//	  max = "1ms"     # optional upper bound; at least one of min and max
+//	}
+//
+// The metric must be one of the scenario's workload (Metrics):
+//
+//	drain     throughput, throughput_ratio, ideal_share, claim_p50, claim_p99,
+//	          complete_p50, complete_p99, running_max, slot_release
+//	explain   rows_examined, buffers, seq_scans, claim_time
+//	counters  throughput, throughput_ratio, insert_p50, insert_p99
+//
+// A ratio metric (throughput_ratio) needs against. Bounds are numbers in
+// the metric's unit, never negative, and min is at most max. A metric in
+// seconds (the latencies, slot_release, claim_time) takes a duration
+// string such as "1ms" or "250us" as well as a bare number of seconds;
+// both are stored in seconds (Threshold).
+package scenarios
+
+import (
+	"fmt"
+	"math/big"
+	"os"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/hashicorp/hcl/v2"
+	"github.com/hashicorp/hcl/v2/hclsyntax"
+	"github.com/zclconf/go-cty/cty"
+
+	"github.com/pgseq/pgseq/catalog"
+	"github.com/pgseq/pgseq/spec"
+)
+
+// LoadScenarios reads and parses scenario files. Each path is a file or a
+// directory; a directory contributes its *.hcl files (not its
+// subdirectories) in name order, and one without any is an error. All
+// files together form one set of scenarios (names are unique across
+// them, against may name a scenario of another file). A file named twice
+// is read once.
+//
+// The scenarios come in file name order, then in the order of their
+// blocks. Every problem is reported, each with its source range; when
+// diags has errors the scenarios are incomplete and must not be run.
+func LoadScenarios(paths ...string) ([]Scenario, hcl.Diagnostics) {
+	files, diags := ReadScenarioFiles(paths...)
+	if len(files) == 0 && diags.HasErrors() {
+		return nil, diags
+	}
+	scenarios, parseDiags := ParseScenarios(files)
+	diags = append(diags, parseDiags...)
+	sortDiags(diags)
+	return scenarios, diags
+}
+
+// ReadScenarioFiles reads the files that LoadScenarios would parse, by file
+// name, for ParseScenarios, and for printing diagnostics with their source
+// lines (spec.WriteDiagnostics). A file is read up to spec.MaxFileSize+1
+// bytes, enough for ParseScenarios to report it as too large.
+func ReadScenarioFiles(paths ...string) (map[string][]byte, hcl.Diagnostics) {
+	if len(paths) == 0 {
+		return nil, hcl.Diagnostics{{Severity: hcl.DiagError, Summary: "No scenario files",
+			Detail: "Give at least one .hcl file or a directory that holds .hcl files."}}
+	}
+	var diags hcl.Diagnostics
+	var names []string
+	for _, p := range paths {
+		found, diag := scenarioFiles(p)
+		if diag != nil {
+			diags = append(diags, diag)
+			continue
+		}
+		names = append(names, found...)
+	}
+	files := map[string][]byte{}
+	seen := map[string]bool{}
+	for _, name := range names {
+		key := name
+		if abs, err := filepath.Abs(name); err == nil {
+			key = abs
+		}
+		if seen[key] {
+			continue
+		}
+		seen[key] = true
+		src, err := spec.ReadFile(name)
+		if err != nil {
+			diags = append(diags, &hcl.Diagnostic{Severity: hcl.DiagError, Summary: "Cannot read scenario file",
+				Detail: err.Error() + "."})
+			continue
+		}
+		files[name] = src
+	}
+	return files, diags
+}
+
+// scenarioFiles lists the scenario files a path names.
+func scenarioFiles(path string) ([]string, *hcl.Diagnostic) {
+	info, err := os.Stat(path)
+	if err != nil {
+		summary := "Cannot read scenario path"
+		if os.IsNotExist(err) {
+			summary = "Scenario path not found"
+		}
+		return nil, &hcl.Diagnostic{Severity: hcl.DiagError, Summary: summary,
+			Detail: fmt.Sprintf("%v. Give an existing .hcl file or a directory that holds .hcl files.", err)}
+	}
+	if !info.IsDir() {
+		return []string{path}, nil
+	}
+	entries, err := os.ReadDir(path)
+	if err != nil {
+		return nil, &hcl.Diagnostic{Severity: hcl.DiagError, Summary: "Cannot read scenario path", Detail: err.Error() + "."}
+	}
+	var names []string
+	for _, e := range entries {
+		if !e.IsDir() && strings.HasSuffix(e.Name(), ".hcl") {
+			names = append(names, filepath.Join(path, e.Name()))
+		}
+	}
+	if len(names) == 0 {
+		return nil, &hcl.Diagnostic{Severity: hcl.DiagError, Summary: "No scenario files",
+			Detail: fmt.Sprintf("The directory %s holds no .hcl files. pgseq reads the *.hcl files of a directory, not of its subdirectories.", path)}
+	}
+	sort.Strings(names)
+	return names, nil
+}
+
+// ParseScenarios parses and validates scenario files held in memory: file
+// name to content. The file names appear in diagnostics. Files are decoded
+// in name order, which decides the order of the scenarios and which of two
+// duplicates is reported. Each file is checked against spec's limits
+// (spec.MaxFileSize, spec.MaxNesting, …) before it is parsed, and not
+// parsed if it exceeds one. When any file has syntax errors, the checks
+// between scenarios (against) are skipped: a missing reference may be in
+// the part that could not be read.
+func ParseScenarios(files map[string][]byte) ([]Scenario, hcl.Diagnostics) {
+	var diags hcl.Diagnostics
+	if len(files) == 0 {
+		diags = append(diags, &hcl.Diagnostic{Severity: hcl.DiagError, Summary: "No scenario files",
+			Detail: "Give at least one .hcl file or a directory that holds .hcl files."})
+	}
+	names := make([]string, 0, len(files))
+	for name := range files {
+		names = append(names, name)
+	}
+	sort.Strings(names)
+
+	d := &fileDecoder{byName: map[string]int{}}
+	complete := true
+	for _, name := range names {
+		f, parseDiags, ok := spec.ParseFile(files[name], name)
+		diags = append(diags, parseDiags...)
+		if !ok {
+			complete = false
+			continue
+		}
+		d.file(f.Body.(*hclsyntax.Body))
+	}
+	if complete {
+		d.checkGroups()
+	}
+	diags = append(diags, d.diags...)
+	if !diags.HasErrors() && len(d.scenarios) == 0 {
+		diags = append(diags, &hcl.Diagnostic{Severity: hcl.DiagError, Summary: "No scenarios",
+			Detail: `The files declare no scenario. A scenario file holds scenario blocks: scenario "baseline" { workload = "drain" ... }.`})
+	}
+	sortDiags(diags)
+	return d.scenarios, diags
+}
+
+// fileDecoder turns the syntax trees of scenario files into Scenarios,
+// collecting every diagnostic on the way.
+type fileDecoder struct {
+	diags     hcl.Diagnostics
+	scenarios []Scenario
+	// decls[i] is where scenarios[i]'s cross-checked arguments are.
+	decls []scenarioDecl
+	// byName maps a scenario name to its index in scenarios.
+	byName map[string]int
+}
+
+// scenarioDecl is where a scenario's name and the arguments checked
+// against other scenarios are written.
+type scenarioDecl struct {
+	nameRange hcl.Range
+	// against is the against argument, nil when absent or invalid.
+	against *hclsyntax.Attribute
+	// rounds and quickRounds are size.rounds and quick.rounds, nil when
+	// absent or invalid.
+	rounds, quickRounds *hclsyntax.Attribute
+	// roundsBad and quickRoundsBad say the argument is there but invalid.
+	roundsBad, quickRoundsBad bool
+}
+
+// errorf records an error diagnostic about subject.
+func (d *fileDecoder) errorf(subject hcl.Range, summary, format string, args ...any) {
+	d.diags = append(d.diags, &hcl.Diagnostic{
+		Severity: hcl.DiagError,
+		Summary:  summary,
+		Detail:   fmt.Sprintf(format, args...),
+		Subject:  subject.Ptr(),
+	})
+}
+
+// configBlockTypes are the blocks of a pgseq configuration file; at the top
+// level of a scenario file they are most likely a configuration file given
+// by mistake.
+var configBlockTypes = []string{"queue", "task", "counter"}
+
+// file decodes the top-level body of one file.
+func (d *fileDecoder) file(body *hclsyntax.Body) {
+	for _, a := range attrsInOrder(body) {
+		d.errorf(a.NameRange, "Unsupported argument",
+			"An argument named %s is not expected at the top level of a scenario file. A scenario file holds only scenario blocks; settings go inside them.",
+			diagQuote(a.Name))
+	}
+	for _, b := range body.Blocks {
+		if b.Type != "scenario" {
+			hint := diagDidYouMean(b.Type, []string{"scenario"})
+			if slices.Contains(configBlockTypes, b.Type) {
+				hint = " This looks like a pgseq configuration file: a scenario's queue and task blocks go inside its scenario block."
+			}
+			d.errorf(b.TypeRange, "Unsupported block type",
+				"Blocks of type %s are not expected here.%s A scenario file holds only scenario blocks: scenario \"name\" { ... }.",
+				diagQuote(b.Type), hint)
+			continue
+		}
+		switch len(b.Labels) {
+		case 0:
+			d.errorf(b.DefRange(), "Missing name for scenario",
+				`A scenario block needs one label, its name: scenario "baseline" { ... }.`)
+			continue
+		case 1:
+		default:
+			d.errorf(hcl.RangeBetween(b.LabelRanges[1], b.LabelRanges[len(b.LabelRanges)-1]), "Extraneous label for scenario",
+				`A scenario block takes exactly one label, its name: scenario "baseline" { ... }. Remove the other labels.`)
+		}
+		d.scenario(b, b.Labels[0], b.LabelRanges[0])
+	}
+}
+
+// scenarioNameRE is the rule for scenario names.
+var scenarioNameRE = regexp.MustCompile(`^[a-z][a-z0-9_-]{0,62}$`)
+
+const scenarioNameRule = `A scenario name starts with a lowercase letter, followed by at most 62 lowercase letters, digits, underscores or hyphens (^[a-z][a-z0-9_-]{0,62}$), such as "baseline" or "high-baseline".`
+
+// The arguments and blocks of a scenario block.
+var (
+	scenarioAttrs   = []string{"description", "workload", "against", "handler_delay"}
+	scenarioBlocks  = []string{"size", "quick", "types", "explain", "counter"}
+	scenarioLabeled = []string{"queue", "task", "threshold"}
+)
+
+// scenario decodes a scenario block.
+func (d *fileDecoder) scenario(b *hclsyntax.Block, name string, nameRange hcl.Range) {
+	valid := scenarioNameRE.MatchString(name)
+	if !valid {
+		detail := fmt.Sprintf("%s is not a valid scenario name. %s", diagQuote(name), scenarioNameRule)
+		if fixed := strings.ToLower(strings.NewReplacer(" ", "-", ".", "-", ":", "-").Replace(name)); fixed != name && scenarioNameRE.MatchString(fixed) {
+			detail += fmt.Sprintf(" Did you mean %q?", fixed)
+		}
+		d.errorf(nameRange, "Invalid scenario name", "%s", detail)
+	}
+	s := Scenario{Name: name, DeclRange: b.DefRange()}
+	decl := scenarioDecl{nameRange: nameRange}
+	attrs, blocks, labeled := d.content(b.Body, "scenario", scenarioAttrs, scenarioBlocks, scenarioLabeled)
+
+	// The workload decides what else the scenario may say; while it is
+	// unknown, only what every workload shares is checked.
+	if a := attrs["workload"]; !attrSet(a) {
+		d.errorf(b.DefRange(), "Missing workload",
+			"Scenario %q has no workload. Say what it measures: workload = %s.", name, diagOr(workloadStrings()))
+	} else if v, ok := d.str(a, "workload"); ok {
+		if w := Workload(v); slices.Contains(Workloads, w) {
+			s.Workload = w
+		} else {
+			d.errorf(a.Expr.Range(), "Invalid workload", "workload must be %s; got %s.%s",
+				diagOr(workloadStrings()), diagQuote(v), diagDidYouMean(v, workloadStrings()))
+		}
+	}
+	w := s.Workload
+
+	if v, ok := d.str(attrs["description"], "description"); ok {
+		s.Description = v
+	}
+	if a := attrs["against"]; attrSet(a) {
+		if v, ok := d.str(a, "against"); ok {
+			switch v {
+			case "":
+				d.errorf(a.Expr.Range(), "Invalid against",
+					"against names the scenario this one is measured against; it is empty. Name a scenario, or remove against.")
+			case name:
+				d.errorf(a.Expr.Range(), "Scenario against itself",
+					"Scenario %q names itself in against. against names another scenario, the reference this one runs interleaved with: name another one, or remove against.", name)
+			default:
+				s.Against, decl.against = v, a
+			}
+		}
+	}
+	if a := attrs["handler_delay"]; attrSet(a) {
+		if w != "" && w != WorkloadDrain {
+			d.notForWorkload(a.NameRange, "handler_delay", w, "It is how long each task's handler sleeps, which only the drain workload has.")
+		} else if v, ok := d.duration(a, "handler_delay"); ok {
+			s.HandlerDelay = v
+		}
+	}
+
+	var sizeAttrs, quickAttrs map[string]*hclsyntax.Attribute
+	if sb := blocks["size"]; sb != nil {
+		s.Size, sizeAttrs = d.size(sb, "size", w)
+	}
+	if qb := blocks["quick"]; qb != nil {
+		s.Quick, quickAttrs = d.size(qb, "quick", w)
+	}
+	if a := sizeAttrs["rounds"]; attrSet(a) {
+		decl.rounds, decl.roundsBad = a, s.Size.Rounds == 0
+	}
+	if a := quickAttrs["rounds"]; attrSet(a) {
+		decl.quickRounds, decl.quickRoundsBad = a, s.Quick.Rounds == 0
+	}
+	if decl.roundsBad {
+		decl.rounds = nil
+	}
+	if decl.quickRoundsBad {
+		decl.quickRounds = nil
+	}
+
+	configOK := d.config(b, &s, blocks["types"], labeled, sizeAttrs, quickAttrs)
+
+	if eb := blocks["explain"]; eb != nil {
+		if w != "" && w != WorkloadExplain {
+			d.notForWorkload(eb.TypeRange, "explain", w, "It says what the explain workload seeds.")
+		} else {
+			d.explain(eb, &s, configOK)
+		}
+	}
+	if cb := blocks["counter"]; cb != nil {
+		if w != "" && w != WorkloadCounters {
+			d.notForWorkload(cb.TypeRange, "counter", w, "It says how the counters workload numbers its rows.")
+		} else {
+			d.counter(cb, &s)
+		}
+	} else if w == WorkloadCounters {
+		d.errorf(b.DefRange(), "Missing counter block",
+			`Counters scenario %q has no counter block, which says how its rows are numbered: counter { strategy = "counter_table" }.`, name)
+	}
+
+	d.thresholds(&s, labeled, attrs["against"])
+
+	if first, dup := d.byName[name]; dup {
+		d.errorf(nameRange, "Duplicate scenario",
+			"A scenario named %q was already declared at %s. Scenario names are unique across all the files of a run: rename or remove one of them.",
+			name, diagPos(d.decls[first].nameRange))
+		return
+	}
+	if !valid {
+		return
+	}
+	d.byName[name] = len(d.scenarios)
+	d.scenarios = append(d.scenarios, s)
+	d.decls = append(d.decls, decl)
+}
+
+// notForWorkload records that an argument or block (what) is written in a
+// scenario whose workload does not use it.
+func (d *fileDecoder) notForWorkload(subject hcl.Range, what string, w Workload, why string) {
+	d.errorf(subject, "Not used by the "+string(w)+" workload",
+		"%s is not used by the %s workload. %s Remove it, or change the workload.", what, w, why)
+}
+
+// sizeArgs are the arguments of size and quick blocks, in documentation
+// order, with the workloads that use each and their ranges.
+var sizeArgs = []struct {
+	name      string
+	workloads []Workload
+	max       int64
+}{
+	{"tasks", []Workload{WorkloadDrain, WorkloadExplain}, 100_000_000},
+	{"rounds", []Workload{WorkloadDrain, WorkloadExplain, WorkloadCounters}, 1000},
+	{"warmup", []Workload{WorkloadDrain}, 100_000_000},
+	{"workers", []Workload{WorkloadDrain}, 1000},
+	{"pool_size", []Workload{WorkloadDrain}, 10_000},
+	{"batch_size", []Workload{WorkloadDrain, WorkloadExplain}, catalog.MaxBatchSize},
+	{"clients", []Workload{WorkloadCounters}, 1000},
+	{"duration", []Workload{WorkloadCounters}, 0},
+}
+
+// sizeArgNames returns the size arguments a workload uses (every one for
+// an unknown workload).
+func sizeArgNames(w Workload) []string {
+	var names []string
+	for _, a := range sizeArgs {
+		if w == "" || slices.Contains(a.workloads, w) {
+			names = append(names, a.name)
+		}
+	}
+	return names
+}
+
+// size decodes a size or quick block (which). It returns the decoded size
+// and the block's arguments by name.
+func (d *fileDecoder) size(b *hclsyntax.Block, which string, w Workload) (Size, map[string]*hclsyntax.Attribute) {
+	attrs, _, _ := d.content(b.Body, which, sizeArgNames(""), nil, nil)
+	var s Size
+	ints := map[string]*int{
+		"tasks": &s.Tasks, "rounds": &s.Rounds, "warmup": &s.Warmup, "workers": &s.Workers,
+		"pool_size": &s.PoolSize, "batch_size": &s.BatchSize, "clients": &s.Clients,
+	}
+	for _, arg := range sizeArgs {
+		a := attrs[arg.name]
+		if !attrSet(a) {
+			continue
+		}
+		if w != "" && !slices.Contains(arg.workloads, w) {
+			d.errorf(a.NameRange, "Not used by the "+string(w)+" workload",
+				"%s.%s is not used by the %s workload. Its %s block takes %s.",
+				which, arg.name, w, which, diagAnd(sizeArgNames(w)))
+			continue
+		}
+		path := which + "." + arg.name
+		if arg.name == "duration" {
+			if v, ok := d.duration(a, path); ok {
+				s.Duration = v
+			}
+			continue
+		}
+		hint := "Leave it out for the workload's default."
+		if v, ok := d.whole(a, catalog.IntRange{Attr: path, Min: 1, Max: arg.max}, hint); ok {
+			*ints[arg.name] = v
+		}
+	}
+	return s, attrs
+}
+
+// config decodes the scenario's configuration: a types block or inline
+// queue and task blocks (among labeled). It reports whether the
+// configuration decoded without errors.
+func (d *fileDecoder) config(b *hclsyntax.Block, s *Scenario, types *hclsyntax.Block, labeled []*hclsyntax.Block, sizeAttrs, quickAttrs map[string]*hclsyntax.Attribute) bool {
+	var inline []*hclsyntax.Block
+	for _, lb := range labeled {
+		if lb.Type == "queue" || lb.Type == "task" {
+			inline = append(inline, lb)
+		}
+	}
+	w := s.Workload
+	if w == WorkloadCounters {
+		if types != nil {
+			d.notForWorkload(types.TypeRange, "types", w, "The counters workload inserts into tables of its own and takes no queue configuration.")
+		}
+		for _, lb := range inline {
+			d.notForWorkload(lb.TypeRange, lb.Type+" "+diagQuote(blockLabel(lb)), w, "The counters workload inserts into tables of its own and takes no queue configuration.")
+		}
+		return false
+	}
+
+	before := len(d.diags)
+	switch {
+	case types != nil && len(inline) > 0:
+		d.errorf(types.TypeRange, "Conflicting configuration",
+			"types generates the scenario's configuration, and the %s block at %s declares one too. Use either types or queue and task blocks.",
+			inline[0].Type, diagPos(inline[0].TypeRange))
+		return false
+	case types != nil:
+		s.Config = d.types(types, s.Size.BatchSize)
+	case len(inline) > 0:
+		state, diags := spec.DecodeConfigBlocks(inline)
+		d.diags = append(d.diags, diags...)
+		s.Config = state
+		for _, a := range []*hclsyntax.Attribute{sizeAttrs["batch_size"], quickAttrs["batch_size"]} {
+			if attrSet(a) {
+				d.errorf(a.NameRange, "batch_size with inline configuration",
+					"The queue and task blocks declare the scenario's configuration, so the queue's batch_size is set in its queue block: queue \"%s\" { batch_size = ... }. Remove batch_size here.",
+					firstQueueBlock(inline))
+			}
+		}
+		if !diags.HasErrors() && len(state.TaskTypes) == 0 {
+			d.errorf(inline[0].DefRange(), "Missing task block",
+				"Scenario %q declares a queue but no task type; the %s workload needs at least one: task \"noop\" { queue = %q }.",
+				s.Name, diagWorkload(w), firstQueueBlock(inline))
+		}
+	default:
+		if w != "" {
+			d.errorf(b.DefRange(), "Missing configuration",
+				"The %s workload runs against a pgseq configuration, and scenario %q has none. Generate one with a types block (types { count = 1 } for one unlimited task type) or declare it with queue and task blocks.",
+				w, s.Name)
+		}
+		return false
+	}
+	return len(d.diags) == before
+}
+
+// blockLabel returns a block's first label, or "".
+func blockLabel(b *hclsyntax.Block) string {
+	if len(b.Labels) == 0 {
+		return ""
+	}
+	return b.Labels[0]
+}
+
+// firstQueueBlock returns the name of the first queue block among blocks, or
+// "bench".
+func firstQueueBlock(blocks []*hclsyntax.Block) string {
+	for _, b := range blocks {
+		if b.Type == "queue" && len(b.Labels) > 0 {
+			return b.Labels[0]
+		}
+	}
+	return "bench"
+}
+
+func diagWorkload(w Workload) string {
+	if w == "" {
+		return "scenario's"
+	}
+	return string(w)
+}
+
+// Generated configurations.
+const (
+	// DefaultTypesQueue is the queue of generated task types when the types
+	// block names none.
+	DefaultTypesQueue = "bench"
+	// MaxGeneratedTypes is the most task types a types block generates.
+	MaxGeneratedTypes = 100_000
+)
+
+// types decodes a types block and generates its configuration (empty when
+// the block has errors). batchSize is size.batch_size (0: unset).
+func (d *fileDecoder) types(b *hclsyntax.Block, batchSize int) catalog.State {
+	attrs, _, _ := d.content(b.Body, "types", []string{"count", "limited", "limit", "queue"}, nil, nil)
+	before := len(d.diags)
+	count, limited, limit := 0, 0, 0
+	if a := attrs["count"]; !attrSet(a) {
+		d.errorf(b.DefRange(), "Missing count",
+			"A types block needs count, the number of task types to generate: types { count = 100 }.")
+	} else if v, ok := d.whole(a, catalog.IntRange{Attr: "types.count", Min: 1, Max: MaxGeneratedTypes}, ""); ok {
+		count = v
+	}
+	limitedAttr := attrs["limited"]
+	if v, ok := d.whole(limitedAttr, catalog.IntRange{Attr: "types.limited", Min: 0, Max: MaxGeneratedTypes},
+		"It is how many of the generated types, the first ones, have the limit."); ok {
+		limited = v
+		if count > 0 && limited > count {
+			d.errorf(limitedAttr.Expr.Range(), "Invalid types.limited",
+				"types.limited (%d) is more than types.count (%d): at most every generated type can be limited.", limited, count)
+		}
+	}
+	if a := attrs["limit"]; attrSet(a) {
+		if v, ok := d.whole(a, catalog.IntRange{Attr: "types.limit", Min: catalog.ConcurrencyRange.Min, Max: catalog.ConcurrencyRange.Max},
+			"It is the concurrency of each limited type."); ok {
+			limit = v
+			if !attrSet(limitedAttr) || (limited == 0 && len(d.diags) == before) {
+				d.errorf(a.Expr.Range(), "Limit without limited types",
+					"types.limit is the concurrency of the first types.limited types, and limited is 0, so no type has it. Set limited, or remove limit.")
+			}
+		}
+	} else if limited > 0 {
+		d.errorf(limitedAttr.Expr.Range(), "Missing limit",
+			"types.limited = %d limits that many task types, but the block has no limit saying to how many running tasks: add limit, such as limit = 10.", limited)
+	}
+	queueName := DefaultTypesQueue
+	if a := attrs["queue"]; attrSet(a) {
+		if v, ok := d.str(a, "types.queue"); ok {
+			if catalog.ValidQueueName(v) {
+				queueName = v
+			} else {
+				d.errorf(a.Expr.Range(), "Invalid queue name",
+					`%s is not a valid queue name. A queue name starts with a lowercase letter, followed by at most 62 lowercase letters, digits, underscores or hyphens (^[a-z][a-z0-9_-]{0,62}$), such as "bench".`, diagQuote(v))
+			}
+		}
+	}
+	if len(d.diags) > before {
+		return catalog.State{}
+	}
+	return GenerateTypes(count, limited, limit, queueName, batchSize)
+}
+
+// GenerateTypes returns the configuration a types block declares: count
+// task types on one queue named queueName, the first limited of them with
+// concurrency limit. The types are named "noop" when count is 1, else
+// noop.0000, noop.0001, … (more digits from 10,000 types on). The queue
+// has catalog.DefaultQueue's settings and batchSize as its batch_size when
+// batchSize is not 0. The arguments are assumed valid.
+func GenerateTypes(count, limited, limit int, queueName string, batchSize int) catalog.State {
+	q := catalog.DefaultQueue(queueName)
+	if batchSize > 0 {
+		q.BatchSize = batchSize
+	}
+	width := max(4, len(strconv.Itoa(count-1)))
+	types := make([]catalog.TaskType, count)
+	for i := range types {
+		name := "noop"
+		if count > 1 {
+			name = fmt.Sprintf("noop.%0*d", width, i)
+		}
+		types[i] = catalog.TaskType{Name: name, Queue: queueName}
+		if i < limited {
+			types[i].Concurrency = limit
+		}
+	}
+	return catalog.State{Queues: []catalog.Queue{q}, TaskTypes: types}
+}
+
+// explain decodes an explain block. configOK says the configuration
+// decoded without errors, so that saturated can be checked against it.
+func (d *fileDecoder) explain(b *hclsyntax.Block, s *Scenario, configOK bool) {
+	attrs, _, _ := d.content(b.Body, "explain", []string{"saturated", "batch"}, nil, nil)
+	if a := attrs["saturated"]; attrSet(a) {
+		if v, ok := d.str(a, "explain.saturated"); ok {
+			s.Explain.Saturated = v
+			if configOK {
+				d.checkSaturated(a, v, s.Config)
+			}
+		}
+	}
+	if v, ok := d.whole(attrs["batch"], catalog.IntRange{Attr: "explain.batch", Min: catalog.MinBatchSize, Max: catalog.MaxBatchSize},
+		"It is the claim's batch size; leave it out for the queue's batch_size."); ok {
+		s.Explain.Batch = v
+	}
+}
+
+// checkSaturated checks that name, the value of a, is a limited task type
+// of cfg.
+func (d *fileDecoder) checkSaturated(a *hclsyntax.Attribute, name string, cfg catalog.State) {
+	var limited []string
+	for _, t := range cfg.TaskTypes {
+		if t.Name == name {
+			if t.Concurrency == 0 {
+				d.errorf(a.Expr.Range(), "Saturated type without a limit",
+					"explain.saturated names task type %q, which has no concurrency limit, so it cannot be saturated. Name a limited task type, or give %q a concurrency.", name, name)
+			}
+			return
+		}
+		if t.Concurrency > 0 {
+			limited = append(limited, t.Name)
+		}
+	}
+	fix := "The configuration has no limited task type: give one a concurrency."
+	if len(limited) > 0 {
+		shown := limited
+		if len(shown) > 10 {
+			shown = append(slices.Clone(shown[:10]), "…")
+		}
+		fix = "Limited task types: " + strings.Join(shown, ", ") + "."
+	}
+	d.errorf(a.Expr.Range(), "Unknown task type",
+		"explain.saturated names task type %s, which the scenario's configuration does not declare.%s %s",
+		diagQuote(name), diagDidYouMean(name, limited), fix)
+}
+
+// counterStrategies are the counter block's strategies, in documentation
+// order.
+var counterStrategies = []string{StrategyCounterTable, StrategyAdvisoryLock, StrategyOptimistic, StrategyPlain}
+
+// counter decodes a counter block.
+func (d *fileDecoder) counter(b *hclsyntax.Block, s *Scenario) {
+	attrs, _, _ := d.content(b.Body, "counter", []string{"strategy", "scopes", "rows_per_scope"}, nil, nil)
+	if a := attrs["strategy"]; !attrSet(a) {
+		d.errorf(b.DefRange(), "Missing strategy",
+			"A counter block needs strategy, how the rows are numbered: %s.", diagOr(counterStrategies))
+	} else if v, ok := d.str(a, "counter.strategy"); ok {
+		if slices.Contains(counterStrategies, v) {
+			s.Counter.Strategy = v
+		} else {
+			d.errorf(a.Expr.Range(), "Invalid strategy", "counter.strategy must be %s; got %s.%s",
+				diagOr(counterStrategies), diagQuote(v), diagDidYouMean(v, counterStrategies))
+		}
+	}
+	s.Counter.Scopes = 1
+	if v, ok := d.whole(attrs["scopes"], catalog.IntRange{Attr: "counter.scopes", Min: 1, Max: 1_000_000},
+		"It is how many scopes the inserts spread over; 1 is one hot scope."); ok {
+		s.Counter.Scopes = v
+	}
+	if v, ok := d.whole(attrs["rows_per_scope"], catalog.IntRange{Attr: "counter.rows_per_scope", Min: 0, Max: 10_000_000},
+		"It is how many rows each scope holds before the run."); ok {
+		s.Counter.RowsPerScope = v
+	}
+}
+
+// thresholds decodes the threshold blocks among labeled. against is the
+// scenario's against argument (nil when absent).
+func (d *fileDecoder) thresholds(s *Scenario, labeled []*hclsyntax.Block, against *hclsyntax.Attribute) {
+	seen := map[string]hcl.Range{}
+	for _, b := range labeled {
+		if b.Type != "threshold" {
+			continue
+		}
+		switch len(b.Labels) {
+		case 0:
+			d.errorf(b.DefRange(), "Missing metric for threshold",
+				`A threshold block needs one label, the metric it bounds: threshold "throughput" { min = 20000 }.`)
+			continue
+		case 1:
+		default:
+			d.errorf(hcl.RangeBetween(b.LabelRanges[1], b.LabelRanges[len(b.LabelRanges)-1]), "Extraneous label for threshold",
+				`A threshold block takes exactly one label, the metric it bounds: threshold "throughput" { min = 20000 }. Remove the other labels.`)
+		}
+		name, nameRange := b.Labels[0], b.LabelRanges[0]
+		attrs, _, _ := d.content(b.Body, "threshold", []string{"min", "max"}, nil, nil)
+		if !attrSet(attrs["min"]) && !attrSet(attrs["max"]) {
+			d.errorf(b.DefRange(), "Missing bound",
+				"Threshold %s sets neither min nor max. Give it a lower bound (min), an upper bound (max) or both.", diagQuote(name))
+		}
+		if s.Workload == "" {
+			continue // the metric cannot be looked up
+		}
+		m, ok := LookupMetric(s.Workload, name)
+		if !ok {
+			d.unknownMetric(nameRange, name, s.Workload)
+			continue
+		}
+		if first, dup := seen[name]; dup {
+			d.errorf(nameRange, "Duplicate threshold",
+				"Metric %q already has a threshold at %s. A metric is bounded once per scenario: put min and max in one threshold block.",
+				name, diagPos(first))
+			continue
+		}
+		seen[name] = nameRange
+		if m.Relative && !attrSet(against) {
+			d.errorf(nameRange, "Ratio without against",
+				"%s compares this scenario with the one it runs against, round by round, and scenario %q has no against. Add against = \"name of the reference scenario\", or bound an absolute metric instead.",
+				name, s.Name)
+		}
+		t := Threshold{Metric: name, Range: b.DefRange()}
+		var minOK, maxOK bool
+		t.Min, minOK = d.bound(attrs["min"], "min of threshold "+diagQuote(name), m)
+		t.Max, maxOK = d.bound(attrs["max"], "max of threshold "+diagQuote(name), m)
+		if t.Min != nil && t.Max != nil && *t.Min > *t.Max {
+			d.errorf(attrs["max"].Expr.Range(), "Threshold max below min",
+				"The threshold on %s has max %s below min %s, so no value can meet it. Swap them, or fix one.",
+				name, diagBound(*t.Max, m), diagBound(*t.Min, m))
+			continue
+		}
+		if minOK && maxOK && (t.Min != nil || t.Max != nil) {
+			s.Thresholds = append(s.Thresholds, t)
+		}
+	}
+}
+
+// unknownMetric records that name is not a metric of workload w.
+func (d *fileDecoder) unknownMetric(subject hcl.Range, name string, w Workload) {
+	names := MetricNames(w)
+	for _, other := range Workloads {
+		if _, ok := LookupMetric(other, name); ok {
+			d.errorf(subject, "Unknown metric",
+				"%s is a metric of the %s workload, and this scenario's workload is %s. Metrics of the %s workload: %s.",
+				diagQuote(name), other, w, w, strings.Join(names, ", "))
+			return
+		}
+	}
+	d.errorf(subject, "Unknown metric", "The %s workload has no metric named %s.%s Its metrics: %s.",
+		w, diagQuote(name), diagDidYouMean(name, names), strings.Join(names, ", "))
+}
+
+// bound decodes a threshold's min or max (path names it). It returns nil
+// when a is absent; ok is false when a value is there but invalid (an
+// error is recorded).
+func (d *fileDecoder) bound(a *hclsyntax.Attribute, path string, m Metric) (v *float64, ok bool) {
+	if !attrSet(a) {
+		return nil, true
+	}
+	val, ok := d.value(a)
+	if !ok {
+		return nil, false
+	}
+	seconds := m.Unit == UnitSeconds
+	var f float64
+	switch {
+	case val.Type() == cty.Number:
+		f, _ = val.AsBigFloat().Float64()
+	case val.Type() == cty.String && seconds:
+		dur, err := time.ParseDuration(strings.TrimSpace(val.AsString()))
+		if err != nil {
+			d.errorf(a.Expr.Range(), "Invalid duration",
+				"%s: %s. Write a duration with its unit, such as \"1ms\", \"250us\" or \"1.5s\", or a bare number of seconds.",
+				path, diagDurationError(err))
+			return nil, false
+		}
+		f = dur.Seconds()
+	default:
+		what := fmt.Sprintf("a number (%s)", m.Unit)
+		if seconds {
+			what = `a duration string such as "1ms", or a number of seconds`
+		}
+		d.wrongType(a, path, what, val)
+		return nil, false
+	}
+	if f < 0 {
+		d.errorf(a.Expr.Range(), "Invalid threshold",
+			"%s must not be negative: %s is never below 0; got %s.", path, m.Name, diagBound(f, m))
+		return nil, false
+	}
+	return &f, true
+}
+
+// diagBound renders a threshold value in its metric's unit.
+func diagBound(f float64, m Metric) string {
+	if m.Unit == UnitSeconds {
+		return fmt.Sprintf("%s (%gs)", time.Duration(f*float64(time.Second)), f)
+	}
+	return strconv.FormatFloat(f, 'g', -1, 64)
+}
+
+// checkGroups checks every scenario's against: an existing scenario of the
+// same workload that names none itself, with the same rounds.
+func (d *fileDecoder) checkGroups() {
+	names := make([]string, len(d.scenarios))
+	for i, s := range d.scenarios {
+		names[i] = s.Name
+	}
+	for i, s := range d.scenarios {
+		decl := d.decls[i]
+		if decl.against == nil {
+			continue
+		}
+		subject := decl.against.Expr.Range()
+		j, ok := d.byName[s.Against]
+		if !ok {
+			d.errorf(subject, "Unknown scenario",
+				"against names scenario %s, which is not declared in the files of this run.%s Declared scenarios: %s.",
+				diagQuote(s.Against), diagDidYouMean(s.Against, names), strings.Join(names, ", "))
+			continue
+		}
+		ref, refDecl := d.scenarios[j], d.decls[j]
+		if s.Workload != "" && ref.Workload != "" && s.Workload != ref.Workload {
+			d.errorf(subject, "Reference of another workload",
+				"Scenario %q is a %s scenario and %q, which it is measured against, a %s one. A scenario is measured against one of the same workload.",
+				s.Name, s.Workload, ref.Name, ref.Workload)
+			continue
+		}
+		if ref.Against != "" {
+			d.errorf(subject, "Reference measured against another",
+				"Scenario %q is itself measured against %q. Groups are stars: every member names the reference, which names none. Write against = %q, or remove against from %q.",
+				ref.Name, ref.Against, ref.Against, ref.Name)
+			continue
+		}
+		if refDecl.roundsBad || refDecl.quickRoundsBad {
+			continue
+		}
+		if decl.rounds != nil && s.Size.Rounds != ref.Size.Rounds {
+			d.errorf(decl.rounds.Expr.Range(), "Rounds differ from the reference",
+				"size.rounds is %d, and %q, which this scenario runs against, has %s. A member runs in its reference's rounds: set size.rounds to the reference's, or remove it.",
+				s.Size.Rounds, ref.Name, diagRounds("size.rounds", ref.Size.Rounds))
+			continue
+		}
+		if decl.rounds == nil && decl.quickRounds == nil {
+			continue
+		}
+		if mine, theirs := s.Size.Merge(s.Quick).Rounds, ref.Size.Merge(ref.Quick).Rounds; mine != theirs {
+			subject, fix := decl.rounds, fmt.Sprintf("add quick.rounds = %d", theirs)
+			if decl.quickRounds != nil {
+				subject, fix = decl.quickRounds, "set quick.rounds to the reference's, or remove it"
+			}
+			if theirs == 0 {
+				fix = "remove quick.rounds here"
+			}
+			d.errorf(subject.Expr.Range(), "Rounds differ from the reference",
+				"Under --quick this scenario runs %s, and %q, which it runs against, %s. A member runs in its reference's rounds: %s.",
+				diagRounds("", mine), ref.Name, diagRounds("", theirs), fix)
+		}
+	}
+}
+
+// diagRounds says how many rounds a reference has.
+func diagRounds(attr string, rounds int) string {
+	switch {
+	case rounds == 0:
+		return "the workload's default number of rounds"
+	case attr != "":
+		return fmt.Sprintf("%s = %d", attr, rounds)
+	}
+	return Plural(rounds, "round")
+}
+
+// content checks a body against the arguments and blocks allowed in it. in
+// names the body ("scenario", "size") for diagnostics. blockNames are
+// blocks without labels that may appear once, labeledNames blocks that
+// may repeat and whose labels the caller checks. It returns the arguments
+// and the blocks by name, and the labeled blocks in source order.
+func (d *fileDecoder) content(body *hclsyntax.Body, in string, attrNames, blockNames, labeledNames []string) (map[string]*hclsyntax.Attribute, map[string]*hclsyntax.Block, []*hclsyntax.Block) {
+	attrs := map[string]*hclsyntax.Attribute{}
+	allBlocks := append(slices.Clone(blockNames), labeledNames...)
+	all := append(slices.Clone(attrNames), allBlocks...)
+	for _, a := range attrsInOrder(body) {
+		switch {
+		case slices.Contains(attrNames, a.Name):
+			attrs[a.Name] = a
+		case slices.Contains(allBlocks, a.Name):
+			d.errorf(a.NameRange, "Unsupported argument",
+				"%s is a block, not an argument: remove the equals sign and write %s { ... }.", a.Name, a.Name)
+		default:
+			d.errorf(a.NameRange, "Unsupported argument",
+				"An argument named %s is not expected in a %s block.%s %s",
+				diagQuote(a.Name), in, diagDidYouMean(a.Name, all), diagValidItems(attrNames, allBlocks))
+		}
+	}
+	blocks := map[string]*hclsyntax.Block{}
+	var labeled []*hclsyntax.Block
+	for _, b := range body.Blocks {
+		switch {
+		case slices.Contains(labeledNames, b.Type):
+			labeled = append(labeled, b)
+			continue
+		case slices.Contains(blockNames, b.Type):
+		case slices.Contains(attrNames, b.Type):
+			d.errorf(b.TypeRange, "Unsupported block type",
+				"%s is an argument, not a block: write %s = value.", b.Type, b.Type)
+			continue
+		default:
+			d.errorf(b.TypeRange, "Unsupported block type",
+				"Blocks of type %s are not expected in a %s block.%s %s",
+				diagQuote(b.Type), in, diagDidYouMean(b.Type, all), diagValidItems(attrNames, allBlocks))
+			continue
+		}
+		if first, dup := blocks[b.Type]; dup {
+			d.errorf(b.TypeRange, "Duplicate "+b.Type+" block",
+				"A %s block may contain only one %s block; the first one is at %s. Merge the settings into one block.",
+				in, b.Type, diagPos(first.TypeRange))
+			continue
+		}
+		if len(b.Labels) > 0 {
+			d.errorf(hcl.RangeBetween(b.LabelRanges[0], b.LabelRanges[len(b.LabelRanges)-1]),
+				"Extraneous label for "+b.Type, "A %s block takes no labels: write %s { ... }.", b.Type, b.Type)
+		}
+		blocks[b.Type] = b
+	}
+	return attrs, blocks, labeled
+}
+
+// diagValidItems lists what a body may contain, for diagnostics.
+func diagValidItems(attrNames, blockNames []string) string {
+	s := "Valid arguments: " + strings.Join(attrNames, ", ") + "."
+	if len(blockNames) > 0 {
+		s += " Valid blocks: " + strings.Join(blockNames, ", ") + "."
+	} else {
+		s += " It takes no nested blocks."
+	}
+	return s
+}
+
+// attrSet reports whether a is set: there, and not null.
+func attrSet(a *hclsyntax.Attribute) bool {
+	if a == nil {
+		return false
+	}
+	if lit, ok := a.Expr.(*hclsyntax.LiteralValueExpr); ok && lit.Val.IsNull() {
+		return false
+	}
+	return true
+}
+
+// value returns the literal value of an attribute. ok is false when a is
+// nil, its value is null (both mean "not set") or it is not a literal (an
+// error is recorded).
+func (d *fileDecoder) value(a *hclsyntax.Attribute) (cty.Value, bool) {
+	if a == nil {
+		return cty.NilVal, false
+	}
+	if !hclLiteral(a.Expr) {
+		d.notLiteral(a)
+		return cty.NilVal, false
+	}
+	v, diags := a.Expr.Value(nil)
+	if diags.HasErrors() {
+		d.diags = append(d.diags, diags...)
+		return cty.NilVal, false
+	}
+	if v.IsNull() || !v.IsKnown() {
+		return cty.NilVal, false
+	}
+	return v, true
+}
+
+// hclLiteral reports whether expr is a literal value: a number (possibly
+// negated), a bool, null, a string without interpolation, or a list of
+// literals.
+func hclLiteral(expr hclsyntax.Expression) bool {
+	switch e := expr.(type) {
+	case *hclsyntax.LiteralValueExpr:
+		return true
+	case *hclsyntax.TemplateExpr:
+		for _, p := range e.Parts {
+			if _, ok := p.(*hclsyntax.LiteralValueExpr); !ok {
+				return false
+			}
+		}
+		return true
+	case *hclsyntax.UnaryOpExpr:
+		_, ok := e.Val.(*hclsyntax.LiteralValueExpr)
+		return ok && e.Op == hclsyntax.OpNegate
+	case *hclsyntax.TupleConsExpr:
+		for _, x := range e.Exprs {
+			if !hclLiteral(x) {
+				return false
+			}
+		}
+		return true
+	}
+	return false
+}
+
+// notLiteral records why a's expression is not a literal value.
+func (d *fileDecoder) notLiteral(a *hclsyntax.Attribute) {
+	if vars := a.Expr.Variables(); len(vars) > 0 {
+		v := vars[0]
+		hint := ""
+		if len(v) == 1 {
+			hint = fmt.Sprintf(" If you meant the string %s, put it in quotes: %s = %s.", diagQuote(v.RootName()), a.Name, diagQuote(v.RootName()))
+		}
+		d.errorf(v.SourceRange(), "Variables not allowed",
+			"Scenario files take literal values only, not references.%s", hint)
+		return
+	}
+	var call *hclsyntax.FunctionCallExpr
+	_ = hclsyntax.VisitAll(a.Expr, func(n hclsyntax.Node) hcl.Diagnostics {
+		if c, ok := n.(*hclsyntax.FunctionCallExpr); ok && call == nil {
+			call = c
+		}
+		return nil
+	})
+	if call != nil {
+		d.errorf(call.Range(), "Function calls not allowed",
+			"Scenario files take literal values only; %s() cannot be called here. Write the value itself.", diagTruncate(call.Name))
+		return
+	}
+	d.errorf(a.Expr.Range(), "Literal value required",
+		"%s must be a literal value, such as 200000 or \"20ms\"; expressions are not evaluated. Write the value itself.", a.Name)
+}
+
+// wrongType records that a's value v is not what.
+func (d *fileDecoder) wrongType(a *hclsyntax.Attribute, path, what string, v cty.Value) {
+	hint := ""
+	if v.Type() == cty.String && strings.Contains(what, "number") {
+		if _, err := cty.ParseNumberVal(strings.TrimSpace(v.AsString())); err == nil {
+			hint = fmt.Sprintf(" Remove the quotes: %s = %s.", a.Name, diagTruncate(strings.TrimSpace(v.AsString())))
+		}
+	}
+	if v.Type() == cty.Number && strings.Contains(what, "duration") && !strings.Contains(what, "number") {
+		hint = fmt.Sprintf(" Write a number and a unit in quotes, such as %s = \"%ss\".", a.Name, v.AsBigFloat().Text('g', 10))
+	}
+	d.errorf(a.Expr.Range(), "Incorrect value type", "%s must be %s, not %s.%s", path, what, diagTypeName(v.Type()), hint)
+}
+
+func diagTypeName(t cty.Type) string {
+	switch {
+	case t == cty.String:
+		return "a string"
+	case t == cty.Number:
+		return "a number"
+	case t == cty.Bool:
+		return "a bool"
+	case t.IsTupleType() || t.IsListType():
+		return "a list"
+	case t.IsObjectType() || t.IsMapType():
+		return "an object"
+	}
+	return t.FriendlyName()
+}
+
+// str decodes a string.
+func (d *fileDecoder) str(a *hclsyntax.Attribute, path string) (string, bool) {
+	v, ok := d.value(a)
+	if !ok {
+		return "", false
+	}
+	if v.Type() != cty.String {
+		d.wrongType(a, path, "a string", v)
+		return "", false
+	}
+	return v.AsString(), true
+}
+
+// whole decodes a whole number in r (r.Attr names it); hint ends the
+// out-of-range detail.
+func (d *fileDecoder) whole(a *hclsyntax.Attribute, r catalog.IntRange, hint string) (int, bool) {
+	v, ok := d.value(a)
+	if !ok {
+		return 0, false
+	}
+	if v.Type() != cty.Number {
+		d.wrongType(a, r.Attr, "a whole number", v)
+		return 0, false
+	}
+	bf := v.AsBigFloat()
+	i, acc := bf.Int64()
+	err := r.Check(i)
+	if !bf.IsInt() || acc != big.Exact {
+		err = r.Invalid(bf.Text('g', 20))
+	}
+	if err != nil {
+		d.errorf(a.Expr.Range(), "Invalid "+r.Attr, "%s.%s", err, diagSpaced(hint))
+		return 0, false
+	}
+	return int(i), true
+}
+
+// duration decodes a positive Go duration string ("20ms", "1.5s").
+func (d *fileDecoder) duration(a *hclsyntax.Attribute, path string) (time.Duration, bool) {
+	v, ok := d.value(a)
+	if !ok {
+		return 0, false
+	}
+	if v.Type() != cty.String {
+		d.wrongType(a, path, `a duration string such as "20ms"`, v)
+		return 0, false
+	}
+	dur, err := time.ParseDuration(strings.TrimSpace(v.AsString()))
+	if err != nil {
+		d.errorf(a.Expr.Range(), "Invalid duration",
+			"%s: %s. Write numbers with units ns, us, ms, s, m or h, such as \"20ms\", \"1.5s\" or \"1m30s\".", path, diagDurationError(err))
+		return 0, false
+	}
+	if dur <= 0 {
+		d.errorf(a.Expr.Range(), "Invalid "+path, "%s must be positive; got %s.", path, dur)
+		return 0, false
+	}
+	return dur, true
+}
+
+// diagDurationError renders a time.ParseDuration error without its package
+// prefix, the value in it shortened.
+func diagDurationError(err error) string {
+	msg := strings.TrimPrefix(err.Error(), "time: ")
+	if i := strings.IndexByte(msg, '"'); i >= 0 {
+		if s, uerr := strconv.Unquote(msg[i:]); uerr == nil {
+			msg = msg[:i] + diagQuote(s)
+		}
+	}
+	return msg
+}
+
+func diagSpaced(s string) string {
+	if s == "" {
+		return ""
+	}
+	return " " + s
+}
+
+// diagPos renders where r starts as file:line:col.
+func diagPos(r hcl.Range) string {
+	return fmt.Sprintf("%s:%d:%d", r.Filename, r.Start.Line, r.Start.Column)
+}
+
+// attrsInOrder returns body's attributes in source order.
+func attrsInOrder(body *hclsyntax.Body) []*hclsyntax.Attribute {
+	attrs := make([]*hclsyntax.Attribute, 0, len(body.Attributes))
+	for _, a := range body.Attributes {
+		attrs = append(attrs, a)
+	}
+	sort.Slice(attrs, func(i, j int) bool { return attrs[i].SrcRange.Start.Byte < attrs[j].SrcRange.Start.Byte })
+	return attrs
+}
+
+// sortDiags orders diagnostics by file and position; those without a
+// source range come first.
+func sortDiags(diags hcl.Diagnostics) {
+	sort.SliceStable(diags, func(i, j int) bool {
+		a, b := diags[i].Subject, diags[j].Subject
+		switch {
+		case a == nil || b == nil:
+			return a == nil && b != nil
+		case a.Filename != b.Filename:
+			return a.Filename < b.Filename
+		}
+		return a.Start.Byte < b.Start.Byte
+	})
+}
+
+func workloadStrings() []string {
+	names := make([]string, len(Workloads))
+	for i, w := range Workloads {
+		names[i] = string(w)
+	}
+	return names
+}
+
+// diagAnd renders names as a, b and c.
+func diagAnd(names []string) string {
+	if len(names) < 2 {
+		return strings.Join(names, "")
+	}
+	return strings.Join(names[:len(names)-1], ", ") + " and " + names[len(names)-1]
+}
+
+// diagOr renders names quoted, as "a", "b" or "c".
+func diagOr(names []string) string {
+	q := make([]string, len(names))
+	for i, n := range names {
+		q[i] = strconv.Quote(n)
+	}
+	if len(q) < 2 {
+		return strings.Join(q, "")
+	}
+	return strings.Join(q[:len(q)-1], ", ") + " or " + q[len(q)-1]
+}
+
+// diagMaxQuoted is the most characters of a value that a message quotes.
+const diagMaxQuoted = 150
+
+// diagQuote returns s in double quotes, shortened to its first diagMaxQuoted
+// characters and an ellipsis: messages never echo an unbounded input back.
+func diagQuote(s string) string { return strconv.Quote(diagTruncate(s)) }
+
+// diagTruncate shortens s to its first diagMaxQuoted characters and an ellipsis.
+func diagTruncate(s string) string {
+	if utf8.RuneCountInString(s) <= diagMaxQuoted {
+		return s
+	}
+	n := 0
+	for i := range s {
+		if n == diagMaxQuoted {
+			return s[:i] + "…"
+		}
+		n++
+	}
+	return s
+}
+
+// diagDidYouMean returns ` Did you mean "x"?` for the candidate closest to
+// given, or "" when none is close enough to be a likely typo.
+func diagDidYouMean(given string, candidates []string) string {
+	best, bestDist := "", -1
+	for _, c := range candidates {
+		if strings.EqualFold(c, given) {
+			return fmt.Sprintf(" Did you mean %q?", c)
+		}
+		d := diagEditDistance(strings.ToLower(given), strings.ToLower(c))
+		if d <= max(2, len(c)/4) && (bestDist < 0 || d < bestDist) {
+			best, bestDist = c, d
+		}
+	}
+	if best == "" {
+		return ""
+	}
+	return fmt.Sprintf(" Did you mean %q?", best)
+}
+
+// diagEditDistance is the Levenshtein distance between a and b, in bytes.
+func diagEditDistance(a, b string) int {
+	prev := make([]int, len(b)+1)
+	cur := make([]int, len(b)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		cur[0] = i
+		for j := 1; j <= len(b); j++ {
+			cost := 1
+			if a[i-1] == b[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+		}
+		prev, cur = cur, prev
+	}
+	return prev[len(b)]
+}

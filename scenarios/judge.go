@@ -1,0 +1,182 @@
+package scenarios
+
+import (
+	"fmt"
+	"strings"
+)
+
+// minQuantileSamples is how many pooled samples a percentile metric needs
+// before a threshold on it is judged: with fewer, the tail is a guess.
+var minQuantileSamples = map[string]int{"_p50": 2, "_p99": 100}
+
+// judgeAll judges every threshold of sc against its result.
+func judgeAll(sc Scenario, r *ScenarioResult) []ThresholdResult {
+	out := make([]ThresholdResult, 0, len(sc.Thresholds))
+	for _, t := range sc.Thresholds {
+		out = append(out, judge(t, r.Metric(t.Metric)))
+	}
+	return out
+}
+
+// judge decides one threshold:
+//   - a per-round metric with an interval (2 rounds or more) is MET when
+//     the whole interval is on the right side of the bound, MISSED when the
+//     whole interval is on the wrong side, and INCONCLUSIVE when the
+//     interval straddles the bound: the run was too noisy to decide;
+//   - a percentile needs enough pooled samples (100 for a p99), else it is
+//     INCONCLUSIVE;
+//   - anything else (one round, a count, a plan's rows) compares its value.
+func judge(t Threshold, m *MetricResult) ThresholdResult {
+	tr := ThresholdResult{Metric: t.Metric, Min: t.Min, Max: t.Max, Where: where(t)}
+	if m == nil {
+		tr.Status = StatusInconclusive
+		tr.Reason = "not measured in this run"
+		return tr
+	}
+	tr.Value, tr.N = m.Value, m.N
+	for suffix, need := range minQuantileSamples {
+		if strings.HasSuffix(t.Metric, suffix) && m.N < need {
+			tr.Status = StatusInconclusive
+			tr.Reason = fmt.Sprintf("%d samples: a %s needs at least %d", m.N, strings.TrimPrefix(suffix, "_"), need)
+			return tr
+		}
+	}
+	low, high := m.Value, m.Value
+	if m.Level > 0 {
+		low, high = m.Low, m.High
+		tr.Low, tr.High = low, high
+	}
+	met, missed := true, false
+	var reasons []string
+	if t.Min != nil {
+		if low < *t.Min {
+			met = false
+		}
+		if high < *t.Min {
+			missed = true
+		}
+	}
+	if t.Max != nil {
+		if high > *t.Max {
+			met = false
+		}
+		if low > *t.Max {
+			missed = true
+		}
+	}
+	switch {
+	case met:
+		tr.Status = StatusMet
+	case missed:
+		tr.Status = StatusMissed
+	default:
+		tr.Status = StatusInconclusive
+		reasons = append(reasons, fmt.Sprintf("the %.0f%% interval %s – %s straddles the bound", m.Level*100,
+			formatValue(m.Unit, low), formatValue(m.Unit, high)))
+	}
+	if m.Level == 0 && m.N == 1 && isPerRound(t.Metric) {
+		reasons = append(reasons, "one round: no interval")
+	}
+	tr.Reason = strings.Join(reasons, "; ")
+	return tr
+}
+
+func isPerRound(metric string) bool {
+	for _, m := range Metrics {
+		if m.Name == metric && m.PerRound {
+			return true
+		}
+	}
+	return false
+}
+
+func where(t Threshold) string {
+	if t.Range.Filename == "" {
+		return ""
+	}
+	return fmt.Sprintf("%s:%d:%d", t.Range.Filename, t.Range.Start.Line, t.Range.Start.Column)
+}
+
+// verdict is the worst outcome of all thresholds: MISSED, else
+// INCONCLUSIVE, else MET.
+func verdict(scs []ScenarioResult) Status {
+	v := StatusMet
+	for _, s := range scs {
+		for _, t := range s.Thresholds {
+			switch t.Status {
+			case StatusMissed:
+				return StatusMissed
+			case StatusInconclusive:
+				v = StatusInconclusive
+			}
+		}
+	}
+	return v
+}
+
+// formatValue renders a metric value in its unit for reports.
+func formatValue(u Unit, v float64) string {
+	switch u {
+	case UnitSeconds:
+		switch {
+		case v >= 1:
+			return fmt.Sprintf("%.2f s", v)
+		case v >= 1e-3:
+			return fmt.Sprintf("%.2f ms", v*1e3)
+		default:
+			return fmt.Sprintf("%.0f µs", v*1e6)
+		}
+	case UnitTasksPerSec, UnitInsertsPerSec:
+		return thousands(v) + " " + string(u)
+	case UnitRatio:
+		return fmt.Sprintf("%.3f×", v)
+	case UnitFraction:
+		return fmt.Sprintf("%.1f%%", v*100)
+	case UnitRows, UnitBuffers, UnitCount:
+		return thousands(v)
+	}
+	return fmt.Sprintf("%g", v)
+}
+
+// formatBound renders a threshold's bounds: "≥ 0.85×", "≤ 1.00 ms", or
+// both.
+func formatBound(u Unit, t ThresholdResult) string {
+	var parts []string
+	if t.Min != nil {
+		parts = append(parts, "≥ "+formatValue(u, *t.Min))
+	}
+	if t.Max != nil {
+		parts = append(parts, "≤ "+formatValue(u, *t.Max))
+	}
+	return strings.Join(parts, ", ")
+}
+
+// unitOf returns the unit of a scenario's metric.
+func unitOf(s ScenarioResult, metric string) Unit {
+	if m := s.Metric(metric); m != nil {
+		return m.Unit
+	}
+	if def, ok := LookupMetric(s.Workload, metric); ok {
+		return def.Unit
+	}
+	return ""
+}
+
+// FormatBound renders a threshold's bounds in its metric's unit.
+func FormatBound(s ScenarioResult, t ThresholdResult) string {
+	return formatBound(unitOf(s, t.Metric), t)
+}
+
+// FormatMeasured renders what a threshold measured: the value, its interval
+// when it had one, and the number of samples.
+func FormatMeasured(s ScenarioResult, t ThresholdResult) string {
+	if s.Metric(t.Metric) == nil {
+		return "–"
+	}
+	u := unitOf(s, t.Metric)
+	out := formatValue(u, t.Value)
+	if t.Low != 0 || t.High != 0 {
+		out += " [" + formatValue(u, t.Low) + " – " + formatValue(u, t.High) + "]"
+	}
+	return fmt.Sprintf("%s (n=%d)", out, t.N)
+}

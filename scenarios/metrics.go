@@ -1,0 +1,93 @@
+package scenarios
+
+// Unit is what a metric's values measure.
+type Unit string
+
+// Metric units. Durations are always in seconds in results and thresholds
+// (scenario files write them as "1ms", "250us").
+const (
+	UnitTasksPerSec   Unit = "tasks/s"
+	UnitInsertsPerSec Unit = "inserts/s"
+	UnitRatio         Unit = "×"
+	UnitFraction      Unit = "fraction"
+	UnitSeconds       Unit = "s"
+	UnitRows          Unit = "rows"
+	UnitBuffers       Unit = "buffers"
+	UnitCount         Unit = "count"
+)
+
+// Metric describes one metric a threshold can name.
+type Metric struct {
+	Name     string
+	Workload Workload
+	Unit     Unit
+	// HigherIsBetter says which way is an improvement (compare flags the
+	// other way as a regression).
+	HigherIsBetter bool
+	// Relative metrics compare the scenario with its Against round by
+	// round; a threshold on one needs Against.
+	Relative bool
+	// PerRound metrics have one value per round (judged on the rounds'
+	// confidence interval); the others pool every sample of every round
+	// (latency percentiles, with the sample count beside them) or are
+	// measured once (plan shape).
+	PerRound bool
+	// Doc says what the metric is, for the README and --help.
+	Doc string
+}
+
+// Metrics is the documented set of metrics, per workload.
+var Metrics = []Metric{
+	{"throughput", WorkloadDrain, UnitTasksPerSec, true, false, true,
+		"tasks drained per second, end to end (claim → handler → complete, durable commits)"},
+	{"throughput_ratio", WorkloadDrain, UnitRatio, true, true, true,
+		"throughput divided by the against scenario's of the same round"},
+	{"ideal_share", WorkloadDrain, UnitFraction, true, false, true,
+		"throughput as a share of the ideal limit / handler_delay (one limited type whose limit binds)"},
+	{"claim_p50", WorkloadDrain, UnitSeconds, false, false, false, "median claim round trip as the workers saw it"},
+	{"claim_p99", WorkloadDrain, UnitSeconds, false, false, false, "99th percentile claim round trip"},
+	{"complete_p50", WorkloadDrain, UnitSeconds, false, false, false, "median complete round trip (it releases the slots)"},
+	{"complete_p99", WorkloadDrain, UnitSeconds, false, false, false, "99th percentile complete round trip"},
+	{"running_max", WorkloadDrain, UnitCount, false, false, false,
+		"most tasks of one limited type seen running at once (sampled through the drain)"},
+	{"slot_release", WorkloadDrain, UnitSeconds, false, false, false,
+		"server time of the slot step per unit released (hand_off; needs a superuser)"},
+
+	{"rows_examined", WorkloadExplain, UnitRows, false, false, false,
+		"the most rows any one plan node of claim or complete read from tasks (rows returned plus rows removed by a filter, over all loops)"},
+	{"buffers", WorkloadExplain, UnitBuffers, false, false, false,
+		"shared buffers (hit + read) the statements of one claim touched"},
+	{"seq_scans", WorkloadExplain, UnitCount, false, false, false,
+		"sequential scans of tasks in the plans of claim and complete"},
+	{"claim_time", WorkloadExplain, UnitSeconds, false, false, false,
+		"execution time of the claim's statements under EXPLAIN ANALYZE"},
+
+	{"throughput", WorkloadCounters, UnitInsertsPerSec, true, false, true,
+		"numbered rows inserted per second, each insert its own durable transaction"},
+	{"throughput_ratio", WorkloadCounters, UnitRatio, true, true, true,
+		"throughput divided by the against scenario's of the same round"},
+	{"insert_p50", WorkloadCounters, UnitSeconds, false, false, false, "median insert round trip (commit included)"},
+	{"insert_p99", WorkloadCounters, UnitSeconds, false, false, false, "99th percentile insert round trip"},
+}
+
+// LookupMetric returns the metric named name of a workload.
+func LookupMetric(w Workload, name string) (Metric, bool) {
+	for _, m := range Metrics {
+		if m.Workload == w && m.Name == name {
+			return m, true
+		}
+	}
+	return Metric{}, false
+}
+
+// MetricNames returns the names of a workload's metrics, in documentation
+// order.
+func MetricNames(w Workload) []string {
+	var out []string
+	for _, m := range Metrics {
+		if m.Workload == w {
+			out = append(out, m.Name)
+		}
+	}
+	return out
+}

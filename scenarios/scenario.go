@@ -1,0 +1,160 @@
+package scenarios
+
+import (
+	"time"
+
+	"github.com/hashicorp/hcl/v2"
+
+	"github.com/pgseq/pgseq/catalog"
+)
+
+// Workload is what a scenario measures.
+type Workload string
+
+// The workloads a scenario file can name.
+const (
+	// WorkloadDrain seeds no-op tasks and drains them end to end with
+	// in-process workers (claim → handler → complete).
+	WorkloadDrain Workload = "drain"
+	// WorkloadExplain seeds pending tasks, ANALYZEs them and records the
+	// plans of every statement inside claim and complete (EXPLAIN ANALYZE
+	// with BUFFERS, in a transaction rolled back), checking their shape.
+	WorkloadExplain Workload = "explain"
+	// WorkloadCounters inserts rows numbered by a counter (or by one of the
+	// alternatives source 000 compares) from concurrent clients.
+	WorkloadCounters Workload = "counters"
+)
+
+// Workloads lists every workload, in documentation order.
+var Workloads = []Workload{WorkloadDrain, WorkloadExplain, WorkloadCounters}
+
+// Scenario is one benchmark scenario as a scenario file declares it (the
+// package documentation describes the format; LoadScenarios reads it):
+//
+//	scenario "enabled" {
+//	  description = "100 task types, each limited to 10"
+//	  workload    = "drain"
+//	  against     = "baseline"   # measured interleaved with it; ratios
+//	  size {
+//	    tasks      = 200000
+//	    rounds     = 5
+//	    batch_size = 200
+//	  }
+//	  quick { tasks = 20000 }     # a one-line block holds one argument at most
+//	  types {                     # or queue and task blocks
+//	    count   = 100
+//	    limited = 100
+//	    limit   = 10
+//	  }
+//	  threshold "throughput_ratio" { min = 0.85 }
+//	  threshold "claim_p99" { max = "1ms" }
+//	}
+type Scenario struct {
+	// Name is the scenario's label, unique among the files of a run.
+	Name        string
+	Description string
+	Workload    Workload
+	// Against names the scenario this one is measured against: both run
+	// interleaved in the same rounds, and ratio metrics compare this one
+	// with it round by round. Empty: none (ratio thresholds are then an
+	// error).
+	Against string
+	// Size is the full size; Quick overrides its non-zero fields under
+	// --quick.
+	Size  Size
+	Quick Size
+	// Config is the pgseq configuration the scenario runs against: the
+	// inline queue/task blocks, or the generated types. Drain and explain
+	// workloads use its first queue.
+	Config catalog.State
+	// HandlerDelay is how long each task's handler sleeps (drain).
+	HandlerDelay time.Duration
+	// Explain says what the explain workload seeds.
+	Explain ExplainSpec
+	// Counter says what the counters workload measures.
+	Counter CounterSpec
+	// Thresholds are the scenario's acceptance criteria.
+	Thresholds []Threshold
+
+	// DeclRange is where the scenario block is declared.
+	DeclRange hcl.Range
+}
+
+// Size is how big a scenario runs. Zero fields take the workload's
+// defaults.
+type Size struct {
+	// Tasks is the number of tasks seeded (drain: drained per run;
+	// explain: pending when the plans are taken).
+	Tasks int `json:"tasks,omitempty"`
+	// Rounds is the number of measured rounds (interleaved with the
+	// scenario's Against).
+	Rounds int `json:"rounds,omitempty"`
+	// Warmup is the number of tasks of an unreported warm-up run (drain).
+	Warmup int `json:"warmup,omitempty"`
+	// Workers, PoolSize and BatchSize are the drain's workers, each one's
+	// handlers, and the queue's batch_size.
+	Workers   int `json:"workers,omitempty"`
+	PoolSize  int `json:"pool_size,omitempty"`
+	BatchSize int `json:"batch_size,omitempty"`
+	// Clients is the number of concurrent clients (counters).
+	Clients int `json:"clients,omitempty"`
+	// Duration is how long each counters run inserts.
+	Duration time.Duration `json:"duration_ns,omitempty"`
+}
+
+// Merge returns s with the non-zero fields of o.
+func (s Size) Merge(o Size) Size {
+	set := func(dst *int, v int) {
+		if v != 0 {
+			*dst = v
+		}
+	}
+	set(&s.Tasks, o.Tasks)
+	set(&s.Rounds, o.Rounds)
+	set(&s.Warmup, o.Warmup)
+	set(&s.Workers, o.Workers)
+	set(&s.PoolSize, o.PoolSize)
+	set(&s.BatchSize, o.BatchSize)
+	set(&s.Clients, o.Clients)
+	if o.Duration != 0 {
+		s.Duration = o.Duration
+	}
+	return s
+}
+
+// ExplainSpec configures the explain workload: Size.Tasks pending tasks
+// spread over the configuration's task types; with Saturated, the oldest
+// ones belong to a limited type whose units are all held by running tasks
+// (the claim must never scan them).
+type ExplainSpec struct {
+	// Saturated names a limited task type of the configuration whose
+	// tasks are enqueued first and whose limit is held (empty: none).
+	Saturated string
+	// Batch is the claim's batch size (default: the queue's batch_size).
+	Batch int
+}
+
+// CounterSpec configures the counters workload.
+type CounterSpec struct {
+	// Strategy is how rows are numbered: "counter_table" or "advisory_lock"
+	// (pgseq's attached counter strategies), "optimistic" (MAX + 1 and a
+	// retry on a unique violation, source 000's third option), or "plain"
+	// (a bigserial: no gapless numbering, the reference).
+	Strategy string
+	// Scopes is how many scopes inserts spread over (1: one hot scope; a
+	// counter block without scopes has 1).
+	Scopes int
+	// RowsPerScope is how many rows each scope holds before the run.
+	RowsPerScope int
+}
+
+// Threshold is one acceptance criterion: the scenario's Metric must be at
+// least Min and at most Max (a nil bound is not checked). Values are in the
+// metric's unit (Metrics): durations in seconds.
+type Threshold struct {
+	Metric string
+	Min    *float64
+	Max    *float64
+	// Range is where the threshold block is declared.
+	Range hcl.Range
+}

@@ -1,0 +1,316 @@
+package scenarios
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"time"
+
+	"github.com/jackc/pgx/v5/pgxpool"
+)
+
+// SuiteOptions configure RunSuite. Pool and Scenarios are required.
+type SuiteOptions struct {
+	Pool *pgxpool.Pool
+	// Scenarios to run, in file order. A scenario's Against must be among
+	// them (the CLI adds it when --scenario picks one).
+	Scenarios []Scenario
+	// Quick runs every scenario at its quick size.
+	Quick bool
+	// OutDir is where the explain workload stores its plans ("" keeps
+	// none).
+	OutDir string
+	// SchemaPrefix names the throw-away schemas (default "pgseq_bench").
+	SchemaPrefix string
+	// Command is the command line, recorded in the result.
+	Command []string
+	// Step is told what the suite starts next (a line for a log); Drain
+	// receives the drain runs' progress. Both may be nil.
+	Step  func(string)
+	Drain Progress
+	// Counters receives the counters runs' progress; may be nil.
+	Counters func(CounterProgress)
+}
+
+// Workload defaults: the sizes a scenario gets for the fields it leaves out.
+var (
+	// A drain's batch_size defaults to its queue's (runDrainGroup).
+	drainDefaults    = Size{Tasks: 200_000, Rounds: 3, Workers: 1, PoolSize: 4}
+	explainDefaults  = Size{Tasks: 1_000_000, Rounds: 1}
+	countersDefaults = Size{Rounds: 6, Clients: 8, Duration: time.Second}
+)
+
+// EffectiveSize is the size sc runs at: the workload's defaults, the
+// scenario's size, then with quick its quick size.
+func EffectiveSize(sc Scenario, quick bool) Size {
+	var s Size
+	switch sc.Workload {
+	case WorkloadDrain:
+		s = drainDefaults
+	case WorkloadExplain:
+		s = explainDefaults
+	case WorkloadCounters:
+		s = countersDefaults
+	}
+	s = s.Merge(sc.Size)
+	if quick {
+		s = s.Merge(sc.Quick)
+	}
+	if sc.Workload == WorkloadDrain && s.Warmup == 0 {
+		s.Warmup = min(s.Tasks, 20_000)
+	}
+	return s
+}
+
+// RunSuite runs the scenarios — drain scenarios in groups (a reference and
+// the scenarios measured against it, interleaved round after round), then
+// the explain scenarios, then the counters scenarios interleaved — and
+// judges every threshold.
+func RunSuite(ctx context.Context, opts SuiteOptions) (*SuiteResult, error) {
+	if opts.Pool == nil || len(opts.Scenarios) == 0 {
+		return nil, errors.New("scenarios: SuiteOptions needs a Pool and Scenarios")
+	}
+	if opts.SchemaPrefix == "" {
+		opts.SchemaPrefix = "pgseq_bench"
+	}
+	step := opts.Step
+	if step == nil {
+		step = func(string) {}
+	}
+	started := time.Now()
+	res := &SuiteResult{
+		FormatVersion: ResultFormatVersion, StartedAt: started.UTC(), Command: opts.Command,
+		Quick: opts.Quick, LoadBefore: loadAverage(),
+	}
+	env, err := environment(ctx, opts.Pool)
+	if err != nil {
+		return nil, err
+	}
+	res.Environment = env
+
+	byName := map[string]Scenario{}
+	for _, sc := range opts.Scenarios {
+		byName[sc.Name] = sc
+	}
+	results := map[string]ScenarioResult{}
+
+	// Drain groups, in the order their references appear.
+	for _, ref := range opts.Scenarios {
+		if ref.Workload != WorkloadDrain || ref.Against != "" {
+			continue
+		}
+		group := []Scenario{ref}
+		for _, sc := range opts.Scenarios {
+			if sc.Workload == WorkloadDrain && sc.Against == ref.Name {
+				group = append(group, sc)
+			}
+		}
+		step(fmt.Sprintf("drain: %s", groupLabel(group)))
+		out, err := runDrainGroup(ctx, opts, group)
+		if err != nil {
+			return nil, err
+		}
+		for _, r := range out {
+			results[r.Name] = r
+		}
+	}
+	for _, sc := range opts.Scenarios {
+		if sc.Workload == WorkloadDrain && sc.Against != "" {
+			if _, ok := byName[sc.Against]; !ok {
+				return nil, fmt.Errorf("scenario %q is measured against %q, which is not in this run", sc.Name, sc.Against)
+			}
+		}
+	}
+
+	// Explain scenarios, one by one.
+	for _, sc := range opts.Scenarios {
+		if sc.Workload != WorkloadExplain {
+			continue
+		}
+		step(fmt.Sprintf("explain: %s", sc.Name))
+		r, err := RunExplain(ctx, ExplainOptions{
+			Pool: opts.Pool, Scenario: sc, Size: EffectiveSize(sc, opts.Quick),
+			SchemaPrefix: opts.SchemaPrefix, OutDir: opts.OutDir,
+		})
+		if err != nil {
+			return nil, fmt.Errorf("scenario %q: %w", sc.Name, err)
+		}
+		results[sc.Name] = *r
+	}
+
+	// Counters scenarios, all interleaved.
+	var counters []Scenario
+	sizes := map[string]Size{}
+	for _, sc := range opts.Scenarios {
+		if sc.Workload == WorkloadCounters {
+			counters = append(counters, sc)
+			sizes[sc.Name] = EffectiveSize(sc, opts.Quick)
+		}
+	}
+	if len(counters) > 0 {
+		step(fmt.Sprintf("counters: %s", groupLabel(counters)))
+		out, err := RunCounterScenarios(ctx, opts.Pool, counters, sizes, opts.SchemaPrefix, opts.Counters)
+		if err != nil {
+			return nil, err
+		}
+		for _, r := range out {
+			results[r.Name] = r
+		}
+	}
+
+	for _, sc := range opts.Scenarios {
+		r, ok := results[sc.Name]
+		if !ok {
+			return nil, fmt.Errorf("scenario %q produced no result", sc.Name)
+		}
+		r.Thresholds = judgeAll(sc, &r)
+		res.Scenarios = append(res.Scenarios, r)
+	}
+	res.Verdict = verdict(res.Scenarios)
+	res.LoadAfter = loadAverage()
+	res.Seconds = time.Since(started).Seconds()
+	return res, nil
+}
+
+func groupLabel(group []Scenario) string {
+	s := group[0].Name
+	for _, sc := range group[1:] {
+		s += ", " + sc.Name
+	}
+	return s
+}
+
+// runDrainGroup runs a reference drain scenario and those measured against
+// it, interleaved, at the reference's size: a member may leave its size
+// out, and what it declares must agree with the reference's (ratios compare
+// runs of the same size). The queue's batch_size is the size's batch_size
+// when a scenario declares one, else the configuration's own.
+func runDrainGroup(ctx context.Context, opts SuiteOptions, group []Scenario) ([]ScenarioResult, error) {
+	ref := group[0]
+	size := EffectiveSize(ref, opts.Quick)
+	cases := make([]DrainCase, len(group))
+	for i, sc := range group {
+		merged := sc
+		merged.Size, merged.Quick = ref.Size.Merge(sc.Size), ref.Quick.Merge(sc.Quick)
+		if s := EffectiveSize(merged, opts.Quick); s != size {
+			return nil, fmt.Errorf("scenario %q must run at the size of %q, which it is measured against (ratios compare runs of the same size): %+v vs %+v",
+				sc.Name, ref.Name, s, size)
+		}
+		cases[i] = DrainCase{Name: Variant(sc.Name), Description: sc.Description, Config: sc.Config, HandlerDelay: sc.HandlerDelay}
+		cases[i].Config.Queues = slices.Clone(sc.Config.Queues)
+		for j := range cases[i].Config.Queues {
+			if size.BatchSize != 0 {
+				cases[i].Config.Queues[j].BatchSize = size.BatchSize
+			}
+		}
+	}
+	if size.BatchSize == 0 {
+		size.BatchSize = cases[0].Config.Queues[0].BatchSize
+	}
+	warmup := size.Warmup
+	if warmup == 0 {
+		warmup = -1
+	}
+	rep, err := RunDrain(ctx, DrainOptions{
+		Pool: opts.Pool, Tasks: size.Tasks, Rounds: size.Rounds, Cases: cases,
+		Workers: size.Workers, PoolSize: size.PoolSize, BatchSize: size.BatchSize,
+		SchemaPrefix: opts.SchemaPrefix, Warmup: warmup, Progress: opts.Drain,
+	})
+	if err != nil {
+		return nil, fmt.Errorf("drain %s: %w", groupLabel(group), err)
+	}
+	out := make([]ScenarioResult, len(group))
+	for i, sc := range group {
+		out[i] = drainResult(sc, size, cases[i], rep)
+	}
+	return out, nil
+}
+
+// drainResult turns a case's runs into the scenario's metrics.
+func drainResult(sc Scenario, size Size, c DrainCase, rep *DrainReport) ScenarioResult {
+	r := ScenarioResult{
+		Name: sc.Name, Description: sc.Description, Workload: sc.Workload, Against: sc.Against,
+		File: sc.DeclRange.Filename, Size: size,
+	}
+	var runs []Run
+	for _, run := range rep.Runs {
+		if run.Variant == c.Name {
+			runs = append(runs, run)
+		}
+	}
+	r.Runs = runs
+	metric := func(name string) MetricResult { return newMetricResult(WorkloadDrain, name) }
+	series := func(f func(Run) float64) []float64 {
+		out := make([]float64, len(runs))
+		for i, run := range runs {
+			out[i] = f(run)
+		}
+		return out
+	}
+
+	r.Metrics = append(r.Metrics, perRoundMetric(WorkloadDrain, "throughput", series(func(run Run) float64 { return run.TasksPerSec })))
+	for _, s := range rep.Variants {
+		if s.Variant == c.Name && s.VsBaseline != nil && sc.Against != "" {
+			m := metric("throughput_ratio")
+			m.Samples, m.Value, m.N = s.VsBaseline.Ratios, s.VsBaseline.Median, s.VsBaseline.N
+			m.Low, m.High, m.Level = s.VsBaseline.Low, s.VsBaseline.High, s.VsBaseline.Level
+			r.Metrics = append(r.Metrics, m)
+		}
+	}
+
+	// The ideal throughput of limited types whose handlers sleep: every
+	// unit busy all the time.
+	if c.HandlerDelay > 0 {
+		ideal := 0.0
+		allLimited := true
+		for _, t := range c.Config.TaskTypes {
+			allLimited = allLimited && t.Concurrency > 0
+			ideal += float64(t.Concurrency) / c.HandlerDelay.Seconds()
+		}
+		if allLimited && ideal > 0 {
+			r.Metrics = append(r.Metrics, perRoundMetric(WorkloadDrain, "ideal_share",
+				series(func(run Run) float64 { return run.TasksPerSec / ideal })))
+		}
+	}
+
+	claims := make([][]time.Duration, len(runs))
+	completes := make([][]time.Duration, len(runs))
+	for i, run := range runs {
+		claims[i], completes[i] = run.claims, run.completes
+	}
+	r.Metrics = append(r.Metrics,
+		latencyMetric(WorkloadDrain, "claim_p50", 0.5, claims),
+		latencyMetric(WorkloadDrain, "claim_p99", 0.99, claims),
+		latencyMetric(WorkloadDrain, "complete_p50", 0.5, completes),
+		latencyMetric(WorkloadDrain, "complete_p99", 0.99, completes))
+
+	if c.limit() > 0 {
+		m := metric("running_max")
+		m.Samples = series(func(run Run) float64 { return float64(run.RunningMax) })
+		for _, run := range runs {
+			m.Value = max(m.Value, float64(run.RunningMax))
+			m.N += run.RunningSamples
+		}
+		r.Metrics = append(r.Metrics, m)
+
+		// Server time of the slot step (hand_off) per unit released.
+		var totalMS float64
+		units := 0
+		s := metric("slot_release")
+		for _, run := range runs {
+			for _, f := range run.Functions {
+				if f.Name == "hand_off" && run.LimitedTasks > 0 {
+					totalMS += f.TotalMS
+					units += run.LimitedTasks
+					s.Samples = append(s.Samples, f.TotalMS/1000/float64(run.LimitedTasks))
+				}
+			}
+		}
+		if units > 0 {
+			s.Value, s.N = totalMS/1000/float64(units), units
+			r.Metrics = append(r.Metrics, s)
+		}
+	}
+	return r
+}

@@ -1,0 +1,160 @@
+package scenarios
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"path"
+	"strings"
+)
+
+// WriteJSON writes the result document, indented.
+func (r *SuiteResult) WriteJSON(w io.Writer) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(r)
+}
+
+// Counts returns how many thresholds were met, missed and inconclusive.
+func (r *SuiteResult) Counts() (met, missed, inconclusive int) {
+	for _, s := range r.Scenarios {
+		for _, t := range s.Thresholds {
+			switch t.Status {
+			case StatusMet:
+				met++
+			case StatusMissed:
+				missed++
+			default:
+				inconclusive++
+			}
+		}
+	}
+	return met, missed, inconclusive
+}
+
+// WriteMarkdown renders the result for a pull-request comment: the verdict,
+// every threshold, each scenario's metrics, and the charts (paths relative
+// to the Markdown file). The explain workload's plans are linked under
+// plans/, where the CLI stores them.
+func (r *SuiteResult) WriteMarkdown(w io.Writer, charts []string) error {
+	var b strings.Builder
+	met, missed, inconclusive := r.Counts()
+	fmt.Fprintf(&b, "# pgseq benchmark: %s\n\n", r.Verdict)
+	fmt.Fprintf(&b, "%s, %s: %d met, %d missed, %d inconclusive. ",
+		Plural(len(r.Scenarios), "scenario"), Plural(met+missed+inconclusive, "threshold"), met, missed, inconclusive)
+	if r.Quick {
+		b.WriteString("Quick sizes (a smoke run: the figures are indicative only). ")
+	}
+	fmt.Fprintf(&b, "Ran %s in %.0f s.\n\n", r.StartedAt.Format("2006-01-02T15:04:05Z"), r.Seconds)
+	if len(r.Command) > 0 {
+		fmt.Fprintf(&b, "Reproduce: `%s`\n\n", strings.Join(r.Command, " "))
+	}
+	e := r.Environment
+	fmt.Fprintf(&b, "%s; %d CPUs (%s); %s, GOMAXPROCS %d. Load average %.2f before, %.2f after. Server settings: %s.\n\n",
+		e.Postgres, e.NumCPU, e.CPUModel, e.GoVersion, e.GOMAXPROCS, r.LoadBefore, r.LoadAfter, settingsLine(e.PostgresSettings))
+
+	b.WriteString("## Thresholds\n\n")
+	b.WriteString("Ratios and throughputs are judged on the confidence interval of their median over the rounds (MET: the whole interval passes; MISSED: the whole interval fails; INCONCLUSIVE: it straddles the bound, the run was too noisy to decide). Percentiles need enough samples (100 for a p99).\n\n")
+	b.WriteString("| scenario | metric | threshold | measured | interval | n | status | declared |\n|---|---|---|---:|---|---:|---|---|\n")
+	for _, s := range r.Scenarios {
+		for _, t := range s.Thresholds {
+			m := s.Metric(t.Metric)
+			unit := Unit("")
+			if m != nil {
+				unit = m.Unit
+			} else if def, ok := LookupMetric(s.Workload, t.Metric); ok {
+				unit = def.Unit
+			}
+			interval := ""
+			if t.Low != 0 || t.High != 0 {
+				interval = formatValue(unit, t.Low) + " – " + formatValue(unit, t.High)
+			}
+			measured := formatValue(unit, t.Value)
+			if m == nil {
+				measured = "–"
+			}
+			status := string(t.Status)
+			if t.Status != StatusMet {
+				status = "**" + status + "**"
+			}
+			if t.Reason != "" {
+				status += " (" + t.Reason + ")"
+			}
+			fmt.Fprintf(&b, "| %s | `%s` | %s | %s | %s | %d | %s | %s |\n",
+				s.Name, t.Metric, formatBound(unit, t), measured, interval, t.N, status, t.Where)
+		}
+	}
+	b.WriteString("\n")
+
+	if len(charts) > 0 {
+		b.WriteString("## Charts\n\n")
+		for _, c := range charts {
+			if strings.HasSuffix(c, ".png") {
+				name := strings.TrimSuffix(path.Base(c), ".png")
+				fmt.Fprintf(&b, "![%s](%s)\n\n", name, c)
+			}
+		}
+	}
+
+	b.WriteString("## Scenarios\n\n")
+	for _, s := range r.Scenarios {
+		fmt.Fprintf(&b, "### %s\n\n", s.Name)
+		desc := s.Description
+		if desc == "" {
+			desc = string(s.Workload)
+		}
+		fmt.Fprintf(&b, "%s — workload `%s`", desc, s.Workload)
+		if s.Against != "" {
+			fmt.Fprintf(&b, ", measured against `%s` in the same rounds", s.Against)
+		}
+		fmt.Fprintf(&b, "; %s; declared in `%s`.\n\n", sizeLine(s.Workload, s.Size), s.File)
+		b.WriteString("| metric | value | interval | n | per round |\n|---|---:|---|---:|---|\n")
+		for _, m := range s.Metrics {
+			interval := ""
+			if m.Level > 0 {
+				interval = fmt.Sprintf("%s – %s (%.1f%%)", formatValue(m.Unit, m.Low), formatValue(m.Unit, m.High), m.Level*100)
+			}
+			var rounds []string
+			for _, v := range m.Samples {
+				rounds = append(rounds, formatValue(m.Unit, v))
+			}
+			fmt.Fprintf(&b, "| `%s` | %s | %s | %d | %s |\n", m.Name, formatValue(m.Unit, m.Value), interval, m.N, strings.Join(rounds, ", "))
+		}
+		b.WriteString("\n")
+		if len(s.Plans) > 0 {
+			b.WriteString("| function | statement | indexes | seq scans of tasks | rows examined | buffers | ms | plan |\n|---|---|---|---:|---:|---:|---:|---|\n")
+			for _, p := range s.Plans {
+				fmt.Fprintf(&b, "| `%s` | `%s` | %s | %d | %s | %s | %.2f | [json](%s) |\n", p.Function, oneLine(p.Statement, 60),
+					strings.Join(p.Indexes, ", "), p.SeqScans, thousands(p.RowsExamined), thousands(float64(p.Buffers)), p.ExecutionMS, path.Join("plans", p.File))
+			}
+			b.WriteString("\n")
+		}
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+// sizeLine says how big a scenario ran.
+func sizeLine(w Workload, s Size) string {
+	switch w {
+	case WorkloadDrain:
+		return fmt.Sprintf("%s per run, %s, %s × %s, batch %d, warm-up %s",
+			Plural(s.Tasks, "task"), Plural(s.Rounds, "round"), Plural(s.Workers, "worker"), Plural(s.PoolSize, "handler"),
+			s.BatchSize, Plural(s.Warmup, "task"))
+	case WorkloadExplain:
+		return fmt.Sprintf("%s pending", Plural(s.Tasks, "task"))
+	case WorkloadCounters:
+		return fmt.Sprintf("%s, %s, %s per run", Plural(s.Clients, "client"), Plural(s.Rounds, "round"), s.Duration)
+	}
+	return ""
+}
+
+// oneLine squeezes a statement onto one line of at most n runes.
+func oneLine(s string, n int) string {
+	s = strings.Join(strings.Fields(s), " ")
+	s = strings.ReplaceAll(s, "|", `\|`)
+	if r := []rune(s); len(r) > n {
+		return string(r[:n-1]) + "…"
+	}
+	return s
+}

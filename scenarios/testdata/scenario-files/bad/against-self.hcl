@@ -1,0 +1,9 @@
+# want: 4:14: Scenario against itself
+scenario "enabled" {
+  workload = "drain"
+  against  = "enabled"
+
+  types {
+    count = 1
+  }
+}

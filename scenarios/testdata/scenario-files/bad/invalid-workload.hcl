@@ -1,0 +1,8 @@
+# want: 3:14: Invalid workload
+scenario "baseline" {
+  workload = "drian"
+
+  types {
+    count = 1
+  }
+}
