@@ -184,8 +184,6 @@ package scenarios
 import (
 	"fmt"
 	"math/big"
-	"os"
-	"path/filepath"
 	"regexp"
 	"slices"
 	"sort"
@@ -228,72 +226,7 @@ func LoadScenarios(paths ...string) ([]Scenario, hcl.Diagnostics) {
 // lines (spec.WriteDiagnostics). A file is read up to spec.MaxFileSize+1
 // bytes, enough for ParseScenarios to report it as too large.
 func ReadScenarioFiles(paths ...string) (map[string][]byte, hcl.Diagnostics) {
-	if len(paths) == 0 {
-		return nil, hcl.Diagnostics{{Severity: hcl.DiagError, Summary: "No scenario files",
-			Detail: "Give at least one .hcl file or a directory that holds .hcl files."}}
-	}
-	var diags hcl.Diagnostics
-	var names []string
-	for _, p := range paths {
-		found, diag := scenarioFiles(p)
-		if diag != nil {
-			diags = append(diags, diag)
-			continue
-		}
-		names = append(names, found...)
-	}
-	files := map[string][]byte{}
-	seen := map[string]bool{}
-	for _, name := range names {
-		key := name
-		if abs, err := filepath.Abs(name); err == nil {
-			key = abs
-		}
-		if seen[key] {
-			continue
-		}
-		seen[key] = true
-		src, err := spec.ReadFile(name)
-		if err != nil {
-			diags = append(diags, &hcl.Diagnostic{Severity: hcl.DiagError, Summary: "Cannot read scenario file",
-				Detail: err.Error() + "."})
-			continue
-		}
-		files[name] = src
-	}
-	return files, diags
-}
-
-// scenarioFiles lists the scenario files a path names.
-func scenarioFiles(path string) ([]string, *hcl.Diagnostic) {
-	info, err := os.Stat(path)
-	if err != nil {
-		summary := "Cannot read scenario path"
-		if os.IsNotExist(err) {
-			summary = "Scenario path not found"
-		}
-		return nil, &hcl.Diagnostic{Severity: hcl.DiagError, Summary: summary,
-			Detail: fmt.Sprintf("%v. Give an existing .hcl file or a directory that holds .hcl files.", err)}
-	}
-	if !info.IsDir() {
-		return []string{path}, nil
-	}
-	entries, err := os.ReadDir(path)
-	if err != nil {
-		return nil, &hcl.Diagnostic{Severity: hcl.DiagError, Summary: "Cannot read scenario path", Detail: err.Error() + "."}
-	}
-	var names []string
-	for _, e := range entries {
-		if !e.IsDir() && strings.HasSuffix(e.Name(), ".hcl") {
-			names = append(names, filepath.Join(path, e.Name()))
-		}
-	}
-	if len(names) == 0 {
-		return nil, &hcl.Diagnostic{Severity: hcl.DiagError, Summary: "No scenario files",
-			Detail: fmt.Sprintf("The directory %s holds no .hcl files. pgseq reads the *.hcl files of a directory, not of its subdirectories.", path)}
-	}
-	sort.Strings(names)
-	return names, nil
+	return spec.ReadHCLFiles("scenario", paths...)
 }
 
 // ParseScenarios parses and validates scenario files held in memory: file
@@ -1127,7 +1060,7 @@ func (d *fileDecoder) value(a *hclsyntax.Attribute) (cty.Value, bool) {
 	if a == nil {
 		return cty.NilVal, false
 	}
-	if !hclLiteral(a.Expr) {
+	if !spec.IsLiteral(a.Expr) {
 		d.notLiteral(a)
 		return cty.NilVal, false
 	}
@@ -1140,34 +1073,6 @@ func (d *fileDecoder) value(a *hclsyntax.Attribute) (cty.Value, bool) {
 		return cty.NilVal, false
 	}
 	return v, true
-}
-
-// hclLiteral reports whether expr is a literal value: a number (possibly
-// negated), a bool, null, a string without interpolation, or a list of
-// literals.
-func hclLiteral(expr hclsyntax.Expression) bool {
-	switch e := expr.(type) {
-	case *hclsyntax.LiteralValueExpr:
-		return true
-	case *hclsyntax.TemplateExpr:
-		for _, p := range e.Parts {
-			if _, ok := p.(*hclsyntax.LiteralValueExpr); !ok {
-				return false
-			}
-		}
-		return true
-	case *hclsyntax.UnaryOpExpr:
-		_, ok := e.Val.(*hclsyntax.LiteralValueExpr)
-		return ok && e.Op == hclsyntax.OpNegate
-	case *hclsyntax.TupleConsExpr:
-		for _, x := range e.Exprs {
-			if !hclLiteral(x) {
-				return false
-			}
-		}
-		return true
-	}
-	return false
 }
 
 // notLiteral records why a's expression is not a literal value.
@@ -1395,7 +1300,7 @@ func diagDidYouMean(given string, candidates []string) string {
 		if strings.EqualFold(c, given) {
 			return fmt.Sprintf(" Did you mean %q?", c)
 		}
-		d := diagEditDistance(strings.ToLower(given), strings.ToLower(c))
+		d := spec.EditDistance(strings.ToLower(given), strings.ToLower(c))
 		if d <= max(2, len(c)/4) && (bestDist < 0 || d < bestDist) {
 			best, bestDist = c, d
 		}
@@ -1404,25 +1309,4 @@ func diagDidYouMean(given string, candidates []string) string {
 		return ""
 	}
 	return fmt.Sprintf(" Did you mean %q?", best)
-}
-
-// diagEditDistance is the Levenshtein distance between a and b, in bytes.
-func diagEditDistance(a, b string) int {
-	prev := make([]int, len(b)+1)
-	cur := make([]int, len(b)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(a); i++ {
-		cur[0] = i
-		for j := 1; j <= len(b); j++ {
-			cost := 1
-			if a[i-1] == b[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-		}
-		prev, cur = cur, prev
-	}
-	return prev[len(b)]
 }

@@ -72,17 +72,33 @@ func (c *Config) State() catalog.State {
 // configuration. A missing path, a directory without .hcl files or no path
 // at all is an error. A file named twice is read once.
 func Load(paths ...string) (*Config, hcl.Diagnostics) {
+	files, diags := ReadHCLFiles("configuration", paths...)
+	if len(files) == 0 && diags.HasErrors() {
+		return emptyConfig(), diags
+	}
+	cfg, parseDiags := Parse(files)
+	return cfg, append(diags, parseDiags...)
+}
+
+// ReadHCLFiles reads the .hcl files that paths name, by file name. Each path
+// is a file or a directory; a directory contributes its *.hcl files (not
+// its subdirectories) in name order. A file named twice is read once. A
+// missing path, a directory without .hcl files or no path at all is an
+// error. noun names the kind of file in diagnostics, in lower case
+// ("configuration", "scenario"): "No configuration files", "Configuration
+// path not found", "Cannot read configuration file".
+func ReadHCLFiles(noun string, paths ...string) (map[string][]byte, hcl.Diagnostics) {
 	var diags hcl.Diagnostics
 	if len(paths) == 0 {
-		return emptyConfig(), hcl.Diagnostics{{
+		return nil, hcl.Diagnostics{{
 			Severity: hcl.DiagError,
-			Summary:  "No configuration files",
+			Summary:  "No " + noun + " files",
 			Detail:   "Give at least one .hcl file or a directory that holds .hcl files.",
 		}}
 	}
 	var names []string
 	for _, p := range paths {
-		found, err := configFiles(p)
+		found, err := hclFiles(noun, p)
 		if err != nil {
 			diags = append(diags, err)
 			continue
@@ -104,27 +120,23 @@ func Load(paths ...string) (*Config, hcl.Diagnostics) {
 		if err != nil {
 			diags = append(diags, &hcl.Diagnostic{
 				Severity: hcl.DiagError,
-				Summary:  "Cannot read configuration file",
+				Summary:  "Cannot read " + noun + " file",
 				Detail:   err.Error() + ".",
 			})
 			continue
 		}
 		files[name] = src
 	}
-	if len(files) == 0 && diags.HasErrors() {
-		return emptyConfig(), diags
-	}
-	cfg, parseDiags := Parse(files)
-	return cfg, append(diags, parseDiags...)
+	return files, diags
 }
 
-// configFiles lists the configuration files a path names.
-func configFiles(path string) ([]string, *hcl.Diagnostic) {
+// hclFiles lists the .hcl files a path names; noun is as for ReadHCLFiles.
+func hclFiles(noun, path string) ([]string, *hcl.Diagnostic) {
 	info, err := os.Stat(path)
 	if err != nil {
-		summary := "Cannot read configuration path"
+		summary := "Cannot read " + noun + " path"
 		if os.IsNotExist(err) {
-			summary = "Configuration path not found"
+			summary = strings.ToUpper(noun[:1]) + noun[1:] + " path not found"
 		}
 		return nil, &hcl.Diagnostic{Severity: hcl.DiagError, Summary: summary,
 			Detail: fmt.Sprintf("%v. Give an existing .hcl file or a directory that holds .hcl files.", err)}
@@ -134,7 +146,7 @@ func configFiles(path string) ([]string, *hcl.Diagnostic) {
 	}
 	entries, err := os.ReadDir(path)
 	if err != nil {
-		return nil, &hcl.Diagnostic{Severity: hcl.DiagError, Summary: "Cannot read configuration path",
+		return nil, &hcl.Diagnostic{Severity: hcl.DiagError, Summary: "Cannot read " + noun + " path",
 			Detail: err.Error() + "."}
 	}
 	var names []string
@@ -145,7 +157,7 @@ func configFiles(path string) ([]string, *hcl.Diagnostic) {
 		names = append(names, filepath.Join(path, e.Name()))
 	}
 	if len(names) == 0 {
-		return nil, &hcl.Diagnostic{Severity: hcl.DiagError, Summary: "No configuration files",
+		return nil, &hcl.Diagnostic{Severity: hcl.DiagError, Summary: "No " + noun + " files",
 			Detail: fmt.Sprintf("The directory %s holds no .hcl files. pgseq reads the *.hcl files of a directory, not of its subdirectories.", path)}
 	}
 	return names, nil

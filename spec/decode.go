@@ -197,7 +197,7 @@ func (d *decoder) value(a *hclsyntax.Attribute) (v cty.Value, ok bool) {
 	if a == nil {
 		return cty.NilVal, false
 	}
-	if !isLiteral(a.Expr) {
+	if !IsLiteral(a.Expr) {
 		d.notLiteral(a)
 		return cty.NilVal, false
 	}
@@ -212,10 +212,10 @@ func (d *decoder) value(a *hclsyntax.Attribute) (v cty.Value, ok bool) {
 	return v, true
 }
 
-// isLiteral reports whether expr is a literal value: a number (possibly
+// IsLiteral reports whether expr is a literal value: a number (possibly
 // negated), a bool, null, a string without interpolation, or a list of
 // literals.
-func isLiteral(expr hclsyntax.Expression) bool {
+func IsLiteral(expr hclsyntax.Expression) bool {
 	switch e := expr.(type) {
 	case *hclsyntax.LiteralValueExpr:
 		return true
@@ -231,7 +231,7 @@ func isLiteral(expr hclsyntax.Expression) bool {
 		return ok && e.Op == hclsyntax.OpNegate
 	case *hclsyntax.TupleConsExpr:
 		for _, x := range e.Exprs {
-			if !isLiteral(x) {
+			if !IsLiteral(x) {
 				return false
 			}
 		}

@@ -128,7 +128,7 @@ func suggest(given string, candidates []string) string {
 		if strings.EqualFold(c, given) {
 			return c
 		}
-		d := editDistance(strings.ToLower(given), strings.ToLower(c))
+		d := EditDistance(strings.ToLower(given), strings.ToLower(c))
 		if d <= max(2, len(c)/4) && (bestDist < 0 || d < bestDist) {
 			best, bestDist = c, d
 		}
@@ -143,7 +143,7 @@ func closest(given string, candidates []string) string {
 	}
 	best, bestDist := "", -1
 	for _, c := range candidates {
-		d := editDistance(strings.ToLower(given), strings.ToLower(c))
+		d := EditDistance(strings.ToLower(given), strings.ToLower(c))
 		if bestDist < 0 || d < bestDist {
 			best, bestDist = c, d
 		}
@@ -159,8 +159,8 @@ func didYouMean(given string, candidates []string) string {
 	return ""
 }
 
-// editDistance is the Levenshtein distance between a and b, in bytes.
-func editDistance(a, b string) int {
+// EditDistance is the Levenshtein distance between a and b, in bytes.
+func EditDistance(a, b string) int {
 	prev := make([]int, len(b)+1)
 	cur := make([]int, len(b)+1)
 	for j := range prev {
