@@ -530,7 +530,7 @@ func (c *Comparison) WriteText(w io.Writer) error {
 		rows = append(rows, []string{r.Scenario, r.Metric, formatValue(r.Unit, r.Old), formatValue(r.Unit, r.New),
 			r.deltaText(), r.pText(), r.nText(), r.remark("")})
 	}
-	cmpWriteAligned(&b, rows, []bool{false, false, true, true, true, true, true, false})
+	WriteAligned(&b, rows, []bool{false, false, true, true, true, true, true, false})
 	b.WriteString("\n" + c.summary() + "\n")
 	_, err := io.WriteString(w, b.String())
 	return err
@@ -628,10 +628,10 @@ func (r CompareRow) remark(strong string) string {
 	return strings.Join(parts, "; ")
 }
 
-// cmpWriteAligned writes rows as columns separated by two spaces, each
-// column padded to its widest cell (on the left where right is set),
-// trailing spaces trimmed.
-func cmpWriteAligned(b *strings.Builder, rows [][]string, right []bool) {
+// WriteAligned writes rows as columns separated by two spaces, each column
+// padded to its widest cell (on the left where right is set), trailing
+// spaces trimmed: the plain-text tables of bench run and bench compare.
+func WriteAligned(b *strings.Builder, rows [][]string, right []bool) {
 	widths := make([]int, len(right))
 	for _, row := range rows {
 		for i, cell := range row {

@@ -93,6 +93,13 @@ func RunSuite(ctx context.Context, opts SuiteOptions) (*SuiteResult, error) {
 	for _, sc := range opts.Scenarios {
 		byName[sc.Name] = sc
 	}
+	for _, sc := range opts.Scenarios {
+		if sc.Against != "" {
+			if _, ok := byName[sc.Against]; !ok {
+				return nil, fmt.Errorf("scenario %q is measured against %q, which is not in this run", sc.Name, sc.Against)
+			}
+		}
+	}
 	results := map[string]ScenarioResult{}
 
 	// Drain groups, in the order their references appear.
@@ -113,13 +120,6 @@ func RunSuite(ctx context.Context, opts SuiteOptions) (*SuiteResult, error) {
 		}
 		for _, r := range out {
 			results[r.Name] = r
-		}
-	}
-	for _, sc := range opts.Scenarios {
-		if sc.Workload == WorkloadDrain && sc.Against != "" {
-			if _, ok := byName[sc.Against]; !ok {
-				return nil, fmt.Errorf("scenario %q is measured against %q, which is not in this run", sc.Name, sc.Against)
-			}
 		}
 	}
 
@@ -199,8 +199,8 @@ func runDrainGroup(ctx context.Context, opts SuiteOptions, group []Scenario) ([]
 		}
 		cases[i] = DrainCase{Name: Variant(sc.Name), Description: sc.Description, Config: sc.Config, HandlerDelay: sc.HandlerDelay}
 		cases[i].Config.Queues = slices.Clone(sc.Config.Queues)
-		for j := range cases[i].Config.Queues {
-			if size.BatchSize != 0 {
+		if size.BatchSize != 0 {
+			for j := range cases[i].Config.Queues {
 				cases[i].Config.Queues[j].BatchSize = size.BatchSize
 			}
 		}

@@ -59,12 +59,7 @@ func (r *SuiteResult) WriteMarkdown(w io.Writer, charts []string) error {
 	for _, s := range r.Scenarios {
 		for _, t := range s.Thresholds {
 			m := s.Metric(t.Metric)
-			unit := Unit("")
-			if m != nil {
-				unit = m.Unit
-			} else if def, ok := LookupMetric(s.Workload, t.Metric); ok {
-				unit = def.Unit
-			}
+			unit := unitOf(s, t.Metric)
 			interval := ""
 			if t.Low != 0 || t.High != 0 {
 				interval = formatValue(unit, t.Low) + " – " + formatValue(unit, t.High)

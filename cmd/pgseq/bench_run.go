@@ -183,23 +183,9 @@ func printVerdict(w io.Writer, res *scenarios.SuiteResult) {
 			rows = append(rows, []string{string(t.Status), s.Name, t.Metric, scenarios.FormatBound(s, t), scenarios.FormatMeasured(s, t), t.Reason})
 		}
 	}
-	widths := make([]int, len(rows[0]))
-	for _, r := range rows {
-		for i, c := range r {
-			widths[i] = max(widths[i], len([]rune(c)))
-		}
-	}
-	for _, r := range rows {
-		var b strings.Builder
-		for i, c := range r {
-			if i == len(r)-1 {
-				b.WriteString(c)
-				break
-			}
-			b.WriteString(c + strings.Repeat(" ", widths[i]-len([]rune(c))+2))
-		}
-		fmt.Fprintln(w, strings.TrimRight(b.String(), " "))
-	}
+	var b strings.Builder
+	scenarios.WriteAligned(&b, rows, make([]bool, len(rows[0])))
+	fmt.Fprint(w, b.String())
 	met, missed, inconclusive := res.Counts()
 	fmt.Fprintf(w, "\nVerdict: %s (%d met, %d missed, %d inconclusive)\n", res.Verdict, met, missed, inconclusive)
 	if res.Verdict == scenarios.VerdictInconclusive {
