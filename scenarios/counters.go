@@ -910,10 +910,7 @@ func (r *CountersReport) summarise() {
 		c := CounterComparison{Name: cmp.name, Numerator: cmp.num, Denominator: cmp.den, Ratio: ratioStats(ratios), Target: cmp.target}
 		r.Comparisons = append(r.Comparisons, c)
 		if cmp.target > 0 && c.Ratio.N > 0 {
-			r.Checks = append(r.Checks, Check{
-				Name: cmp.name, Target: fmt.Sprintf("ratio ≥ %.2f", cmp.target),
-				Measured: ratioLine(&c.Ratio), Met: c.Ratio.Median >= cmp.target,
-			})
+			r.Checks = append(r.Checks, ratioCheck(cmp.name, fmt.Sprintf("ratio ≥ %.2f", cmp.target), &c.Ratio, cmp.target))
 		}
 	}
 }

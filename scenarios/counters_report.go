@@ -75,14 +75,7 @@ func (r *CountersReport) WriteMarkdown(w io.Writer) error {
 			micros(c.Latency.P50), micros(c.Latency.P99), micros(c.Latency.Max), topWaits(c.Waits, 3))
 	}
 
-	fmt.Fprintf(&b, "\n## Targets\n\n| check | target | measured | met |\n|---|---|---|---|\n")
-	for _, c := range r.Checks {
-		met := "no"
-		if c.Met {
-			met = "yes"
-		}
-		fmt.Fprintf(&b, "| %s | %s | %s | %s |\n", c.Name, c.Target, c.Measured, met)
-	}
+	writeChecks(&b, r.Checks)
 
 	b.WriteString(r.attachedNotes())
 	b.WriteString(r.hotScopeNotes())

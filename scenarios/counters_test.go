@@ -41,8 +41,8 @@ func TestCountersSummary(t *testing.T) {
 	require.InDelta(t, 0.5, rep.comparison(CaseHot64, CaseHot8).Ratio.Median, 1e-9)
 	require.InDelta(t, 1, rep.comparison(CaseLockLarge, CaseLockSmall).Ratio.GeoMean, 1e-9)
 	require.Equal(t, []Check{
-		{Name: "attached counter vs plain bigserial (8 clients, 1,000 scopes)", Target: "ratio ≥ 0.70", Measured: "0.800 median, CI 0.800–0.800 (75.0%)", Met: true},
-		{Name: "hot scope: 64 clients vs 8", Target: "ratio ≥ 0.80", Measured: "0.500 median, CI 0.500–0.500 (75.0%)", Met: false},
+		{Name: "attached counter vs plain bigserial (8 clients, 1,000 scopes)", Target: "ratio ≥ 0.70", Measured: "0.800 median, CI 0.800–0.800 (75.0%)", Status: StatusMet, Met: true},
+		{Name: "hot scope: 64 clients vs 8", Target: "ratio ≥ 0.80", Measured: "0.500 median, CI 0.500–0.500 (75.0%)", Status: StatusMissed, Met: false},
 	}, rep.Checks)
 	require.InDelta(t, 0.75, rep.caseSummary(CaseHot64).Waits["Lock:advisory"], 1e-9)
 

@@ -62,7 +62,63 @@ type Check struct {
 	Name     string `json:"name"`
 	Target   string `json:"target"`
 	Measured string `json:"measured"`
-	Met      bool   `json:"met"`
+	// Status is MET, MISSED or INCONCLUSIVE: a ratio is judged on the
+	// confidence interval of its median, as bench run judges thresholds.
+	Status Status `json:"status"`
+	// Met is Status == MET (kept for readers of older drain.json files).
+	Met bool `json:"met"`
+}
+
+// status is the check's status, from Met for a check read from a file
+// written before Status existed.
+func (c Check) status() Status {
+	if c.Status != "" {
+		return c.Status
+	}
+	if c.Met {
+		return StatusMet
+	}
+	return StatusMissed
+}
+
+// writeChecks writes the Markdown table of the checks.
+func writeChecks(b *strings.Builder, checks []Check) {
+	fmt.Fprintf(b, "\n## Targets\n\nA ratio is judged on the confidence interval of its median: MET when the whole interval passes, "+
+		"MISSED when it all fails, INCONCLUSIVE when it straddles the target (the run was too noisy to decide).\n\n"+
+		"| check | target | measured | status |\n|---|---|---|---|\n")
+	for _, c := range checks {
+		fmt.Fprintf(b, "| %s | %s | %s | %s |\n", c.Name, c.Target, c.Measured, c.status())
+	}
+}
+
+// pointCheck is a check judged on one value.
+func pointCheck(name, target, measured string, met bool) Check {
+	st := StatusMissed
+	if met {
+		st = StatusMet
+	}
+	return Check{Name: name, Target: target, Measured: measured, Status: st, Met: met}
+}
+
+// ratioCheck judges a ratio against its minimum on the confidence
+// interval of the median: MET when the whole interval passes, MISSED when
+// the whole interval fails, INCONCLUSIVE when it straddles the minimum.
+func ratioCheck(name, target string, r *Ratio, minimum float64) Check {
+	c := Check{Name: name, Target: target, Measured: ratioLine(r)}
+	low, high := r.Median, r.Median
+	if r.Level > 0 {
+		low, high = r.Low, r.High
+	}
+	switch {
+	case low >= minimum:
+		c.Status = StatusMet
+	case high < minimum:
+		c.Status = StatusMissed
+	default:
+		c.Status = StatusInconclusive
+	}
+	c.Met = c.Status == StatusMet
+	return c
 }
 
 // Targets of the drain scenario: source 002's acceptance criteria (all
@@ -120,11 +176,9 @@ func (r *DrainReport) summarise(cases []DrainCase) {
 	for _, s := range r.Variants {
 		switch s.Variant {
 		case Baseline:
-			r.Checks = append(r.Checks, Check{
-				Name: "baseline throughput", Target: fmt.Sprintf("≥ %s tasks/s", thousands(TargetTasksPerSec)),
-				Measured: fmt.Sprintf("%s tasks/s (median)", thousands(s.MedianTasksPerSec)),
-				Met:      s.MedianTasksPerSec >= TargetTasksPerSec,
-			})
+			r.Checks = append(r.Checks, pointCheck("baseline throughput", fmt.Sprintf("≥ %s tasks/s", thousands(TargetTasksPerSec)),
+				fmt.Sprintf("%s tasks/s (median)", thousands(s.MedianTasksPerSec)),
+				s.MedianTasksPerSec >= TargetTasksPerSec))
 		case Binding:
 			r.Checks = append(r.Checks, r.bindingChecks()...)
 		case Enabled, Mixed, Many:
@@ -132,24 +186,16 @@ func (r *DrainReport) summarise(cases []DrainCase) {
 				continue
 			}
 			target := map[Variant]float64{Enabled: TargetEnabled, Mixed: TargetMixed, Many: TargetMany}[s.Variant]
-			r.Checks = append(r.Checks, Check{
-				Name:     string(s.Variant) + " vs baseline",
-				Target:   fmt.Sprintf("ratio ≥ %.2f (≤ %.0f%% slower)", target, (1-target)*100),
-				Measured: ratioLine(s.VsBaseline),
-				Met:      s.VsBaseline.Median >= target,
-			})
+			r.Checks = append(r.Checks, ratioCheck(string(s.Variant)+" vs baseline",
+				fmt.Sprintf("ratio ≥ %.2f (≤ %.0f%% slower)", target, (1-target)*100), s.VsBaseline, target))
 		}
 		r.Checks = append(r.Checks,
-			Check{
-				Name: string(s.Variant) + " claim p99", Target: "< 1 ms",
-				Measured: fmt.Sprintf("%s (p50 %s)", micros(s.Claim.P99), micros(s.Claim.P50)),
-				Met:      s.Claim.Count > 0 && s.Claim.P99 < p99,
-			},
-			Check{
-				Name: string(s.Variant) + " complete (release) p99", Target: "< 1 ms",
-				Measured: fmt.Sprintf("%s (p50 %s)", micros(s.Complete.P99), micros(s.Complete.P50)),
-				Met:      s.Complete.Count > 0 && s.Complete.P99 < p99,
-			})
+			pointCheck(string(s.Variant)+" claim p99", "< 1 ms",
+				fmt.Sprintf("%s (p50 %s)", micros(s.Claim.P99), micros(s.Claim.P50)),
+				s.Claim.Count > 0 && s.Claim.P99 < p99),
+			pointCheck(string(s.Variant)+" complete (release) p99", "< 1 ms",
+				fmt.Sprintf("%s (p50 %s)", micros(s.Complete.P99), micros(s.Complete.P50)),
+				s.Complete.Count > 0 && s.Complete.P99 < p99))
 		units := 0
 		for _, run := range r.Runs {
 			if run.Variant == s.Variant {
@@ -161,13 +207,11 @@ func (r *DrainReport) summarise(cases []DrainCase) {
 				continue
 			}
 			perUnit := f.TotalMS / float64(units)
-			r.Checks = append(r.Checks, Check{
-				Name:   string(s.Variant) + " slot release (hand_off: server time per unit released)",
-				Target: fmt.Sprintf("< %.0f ms", TargetSlotMS),
-				Measured: fmt.Sprintf("%s per unit (%s units; %s per call of %.0f units on average)", micros(perUnit*1000),
+			r.Checks = append(r.Checks, pointCheck(string(s.Variant)+" slot release (hand_off: server time per unit released)",
+				fmt.Sprintf("< %.0f ms", TargetSlotMS),
+				fmt.Sprintf("%s per unit (%s units; %s per call of %.0f units on average)", micros(perUnit*1000),
 					thousands(float64(units)), micros(f.MeanMS()*1000), float64(units)/float64(f.Calls)),
-				Met: perUnit < TargetSlotMS,
-			})
+				perUnit < TargetSlotMS))
 		}
 	}
 }
@@ -188,16 +232,12 @@ func (r *DrainReport) bindingChecks() []Check {
 	}
 	share := median(shares)
 	return []Check{
-		{
-			Name: "binding: running never above the limit", Target: fmt.Sprintf("≤ %d in every sample", BindingLimit),
-			Measured: fmt.Sprintf("max %d in %s samples", maxRunning, thousands(float64(samples))),
-			Met:      maxRunning <= BindingLimit && samples > 0,
-		},
-		{
-			Name: "binding: throughput", Target: fmt.Sprintf("≥ %.0f%% of the ideal %s tasks/s", TargetBinding*100, thousands(ideal)),
-			Measured: fmt.Sprintf("%.1f%% (median of %d)", share*100, len(shares)),
-			Met:      share >= TargetBinding,
-		},
+		pointCheck("binding: running never above the limit", fmt.Sprintf("≤ %d in every sample", BindingLimit),
+			fmt.Sprintf("max %d in %s samples", maxRunning, thousands(float64(samples))),
+			maxRunning <= BindingLimit && samples > 0),
+		pointCheck("binding: throughput", fmt.Sprintf("≥ %.0f%% of the ideal %s tasks/s", TargetBinding*100, thousands(ideal)),
+			fmt.Sprintf("%.1f%% (median of %d)", share*100, len(shares)),
+			share >= TargetBinding),
 	}
 }
 
@@ -298,14 +338,7 @@ func (r *DrainReport) WriteMarkdown(w io.Writer) error {
 		}
 	}
 
-	fmt.Fprintf(&b, "\n## Targets\n\n| check | target | measured | met |\n|---|---|---|---|\n")
-	for _, c := range r.Checks {
-		met := "no"
-		if c.Met {
-			met = "yes"
-		}
-		fmt.Fprintf(&b, "| %s | %s | %s | %s |\n", c.Name, c.Target, c.Measured, met)
-	}
+	writeChecks(&b, r.Checks)
 
 	fmt.Fprintf(&b, "\n## Runs\n\n`last 1%%`: time the last 1%% of the tasks took. `short claims`: claims that returned fewer tasks than asked for (a limit bound). "+
 		"`host CPU busy`: all CPUs, this process and PostgreSQL included; `server CPU`: the PostgreSQL server's share of all CPUs; `other CPU`: everything else on the host but this process and the server (competing load). `other sessions`: the most sessions of other applications seen active on the server at once (sampled every 100 ms) — load that competed with the run. `running max/mean (limit)`: the most tasks of one type seen running at once, and the mean, sampled through the drain.\n\n| round | variant | tasks/s | drain s | last 1%% s | seed s | tasks/claim | short claims | empty claims | tasks/complete | running max/mean (limit) | Go CPU s | host CPU busy | server CPU | other CPU | other sessions |\n")

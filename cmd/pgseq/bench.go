@@ -268,12 +268,14 @@ func printDrainSummary(w io.Writer, rep *scenarios.DrainReport) {
 			us(v.Claim.P50)+" / "+us(v.Claim.P99), us(v.Complete.P50)+" / "+us(v.Complete.P99))
 	}
 	fmt.Fprintln(w)
-	for _, c := range rep.Checks {
-		mark := "MET   "
-		if !c.Met {
-			mark = "MISSED"
-		}
-		fmt.Fprintf(w, "%s %s: %s (target %s)\n", mark, c.Name, c.Measured, c.Target)
+	printChecks(w, rep.Checks)
+}
+
+// printChecks prints one line per check: its status, what it measured and
+// its target.
+func printChecks(w io.Writer, checks []scenarios.Check) {
+	for _, c := range checks {
+		fmt.Fprintf(w, "%-12s %s: %s (target %s)\n", c.Status, c.Name, c.Measured, c.Target)
 	}
 }
 

@@ -137,11 +137,5 @@ func printCountersSummary(w io.Writer, rep *scenarios.CountersReport) {
 		fmt.Fprintf(w, "%-72s %8.3f  %s\n", c.Name, c.Ratio.Median, geo)
 	}
 	fmt.Fprintln(w)
-	for _, c := range rep.Checks {
-		mark := "MET   "
-		if !c.Met {
-			mark = "MISSED"
-		}
-		fmt.Fprintf(w, "%s %s: %s (target %s)\n", mark, c.Name, c.Measured, c.Target)
-	}
+	printChecks(w, rep.Checks)
 }
