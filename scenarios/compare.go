@@ -561,14 +561,24 @@ func (c *Comparison) WriteMarkdown(w io.Writer) error {
 }
 
 func (c *Comparison) summary() string {
-	improvements := 0
+	improvements, untestable := 0, 0
 	for _, r := range c.Rows {
 		if r.Improvement {
 			improvements++
 		}
+		if strings.HasPrefix(r.Note, "too few rounds") {
+			untestable++
+		}
 	}
-	return fmt.Sprintf("%s, %s beyond ±%s (two-sided Mann–Whitney U test, α = %g; ~: no significant change).",
+	s := fmt.Sprintf("%s, %s beyond ±%s (two-sided Mann–Whitney U test, α = %g; ~: no significant change).",
 		cmpPluralCount(c.Regressions, "regression"), cmpPluralCount(improvements, "improvement"), cmpPercent(c.Options.Tolerance), c.Options.Alpha)
+	if untestable > 0 {
+		// A comparison that could not test a metric must not read as a
+		// pass: with 3 rounds a side no difference is ever significant.
+		s += fmt.Sprintf(" %s of %d could not be tested: too few rounds (give the scenarios 4 or more, 5 to see smaller changes).",
+			Plural(untestable, "metric"), len(c.Rows))
+	}
+	return s
 }
 
 // cmpPercent formats a fraction as a percentage without useless digits:

@@ -32,7 +32,7 @@ scenario "spread-plain" {
     duration = "1s"
   }
   quick {
-    rounds   = 3
+    rounds   = 5
     duration = "500ms"
   }
 
@@ -54,7 +54,7 @@ scenario "spread-counter_table" {
     duration = "1s"
   }
   quick {
-    rounds   = 3
+    rounds   = 5
     duration = "500ms"
   }
 
@@ -82,7 +82,7 @@ scenario "spread-advisory_lock" {
     duration = "1s"
   }
   quick {
-    rounds   = 3
+    rounds   = 5
     duration = "500ms"
   }
 
@@ -104,7 +104,7 @@ scenario "spread-optimistic" {
     duration = "1s"
   }
   quick {
-    rounds   = 3
+    rounds   = 5
     duration = "500ms"
   }
 
@@ -129,7 +129,7 @@ scenario "hot-counter_table-8" {
     duration = "1s"
   }
   quick {
-    rounds   = 3
+    rounds   = 5
     duration = "500ms"
   }
 
@@ -151,7 +151,7 @@ scenario "hot-counter_table-64" {
     duration = "1s"
   }
   quick {
-    rounds   = 3
+    rounds   = 5
     duration = "500ms"
   }
 
@@ -178,7 +178,7 @@ scenario "hot-advisory_lock-8" {
     duration = "1s"
   }
   quick {
-    rounds   = 3
+    rounds   = 5
     duration = "500ms"
   }
 
@@ -200,7 +200,7 @@ scenario "hot-advisory_lock-64" {
     duration = "1s"
   }
   quick {
-    rounds   = 3
+    rounds   = 5
     duration = "500ms"
   }
 
@@ -223,7 +223,7 @@ scenario "hot-optimistic-8" {
     duration = "1s"
   }
   quick {
-    rounds   = 3
+    rounds   = 5
     duration = "500ms"
   }
 
@@ -245,7 +245,7 @@ scenario "hot-optimistic-64" {
     duration = "1s"
   }
   quick {
-    rounds   = 3
+    rounds   = 5
     duration = "500ms"
   }
 
@@ -271,7 +271,7 @@ scenario "rows-counter_table-1k" {
     duration = "1s"
   }
   quick {
-    rounds   = 3
+    rounds   = 5
     duration = "500ms"
   }
 
@@ -293,7 +293,7 @@ scenario "rows-counter_table-100k" {
     duration = "1s"
   }
   quick {
-    rounds   = 3
+    rounds   = 5
     duration = "500ms"
   }
 
@@ -314,7 +314,7 @@ scenario "rows-advisory_lock-1k" {
     duration = "1s"
   }
   quick {
-    rounds   = 3
+    rounds   = 5
     duration = "500ms"
   }
 
@@ -336,7 +336,7 @@ scenario "rows-advisory_lock-100k" {
     duration = "1s"
   }
   quick {
-    rounds   = 3
+    rounds   = 5
     duration = "500ms"
   }
 
@@ -357,7 +357,7 @@ scenario "rows-optimistic-1k" {
     duration = "1s"
   }
   quick {
-    rounds   = 3
+    rounds   = 5
     duration = "500ms"
   }
 
@@ -379,7 +379,7 @@ scenario "rows-optimistic-100k" {
     duration = "1s"
   }
   quick {
-    rounds   = 3
+    rounds   = 5
     duration = "500ms"
   }
 

@@ -29,7 +29,7 @@ scenario "baseline" {
   }
   quick {
     tasks  = 20000
-    rounds = 3
+    rounds = 5
     warmup = 5000
   }
 
@@ -63,7 +63,7 @@ scenario "enabled" {
   }
   quick {
     tasks  = 20000
-    rounds = 3
+    rounds = 5
     warmup = 5000
   }
 
@@ -101,7 +101,7 @@ scenario "mixed" {
   }
   quick {
     tasks  = 20000
-    rounds = 3
+    rounds = 5
     warmup = 5000
   }
 
@@ -138,7 +138,7 @@ scenario "many" {
   }
   quick {
     tasks  = 20000
-    rounds = 3
+    rounds = 5
     warmup = 5000
   }
 
@@ -167,7 +167,7 @@ scenario "high-baseline" {
 
   size {
     tasks      = 100000
-    rounds     = 3
+    rounds     = 5
     warmup     = 20000
     workers    = 8
     pool_size  = 4
@@ -192,7 +192,7 @@ scenario "high" {
 
   size {
     tasks      = 100000
-    rounds     = 3
+    rounds     = 5
     warmup     = 20000
     workers    = 8
     pool_size  = 4
@@ -225,7 +225,7 @@ scenario "binding" {
 
   size {
     tasks     = 5000
-    rounds    = 3
+    rounds    = 5
     workers   = 4 # 16 handlers in all, more than the limit lets run
     pool_size = 4
   }

@@ -310,7 +310,18 @@ func TestShippedScenarioFiles(t *testing.T) {
 	// Drain: source 002's criteria and pgseq's targets (report.go).
 	base := byName["baseline"]
 	require.Equal(t, Size{Tasks: 200_000, Rounds: 5, Warmup: 20_000, Workers: 1, PoolSize: 4, BatchSize: 200}, base.Size)
-	require.Equal(t, Size{Tasks: 20_000, Rounds: 3, Warmup: 5000}, base.Quick)
+	require.Equal(t, Size{Tasks: 20_000, Rounds: 5, Warmup: 5000}, base.Quick)
+	// bench compare tests per-round metrics with a Mann–Whitney U test,
+	// which can never reach p < 0.05 with 3 rounds a side: every shipped
+	// scenario measured in rounds has at least 5, at both sizes.
+	for _, sc := range byName {
+		if sc.Workload == WorkloadExplain {
+			continue
+		}
+		for _, quick := range []bool{false, true} {
+			require.GreaterOrEqual(t, EffectiveSize(sc, quick).Rounds, 5, "%s (quick %v)", sc.Name, quick)
+		}
+	}
 	lo, _ := bound("baseline", "throughput")
 	require.Equal(t, 20_000.0, *lo)
 	for name, want := range map[string]struct {
@@ -337,7 +348,7 @@ func TestShippedScenarioFiles(t *testing.T) {
 	high, highBase := byName["high"], byName["high-baseline"]
 	require.Equal(t, "high-baseline", high.Against)
 	require.Equal(t, highBase.Size, high.Size)
-	require.Equal(t, Size{Tasks: 100_000, Rounds: 3, Warmup: 20_000, Workers: 8, PoolSize: 4, BatchSize: 500}, high.Size)
+	require.Equal(t, Size{Tasks: 100_000, Rounds: 5, Warmup: 20_000, Workers: 8, PoolSize: 4, BatchSize: 500}, high.Size)
 	limited, limit := limits("high")
 	require.Equal(t, []int{1, 500}, []int{limited, limit})
 	limited, _ = limits("high-baseline")
@@ -346,7 +357,7 @@ func TestShippedScenarioFiles(t *testing.T) {
 	require.Equal(t, 0.85, *lo)
 	binding := byName["binding"]
 	require.Equal(t, 20*time.Millisecond, binding.HandlerDelay)
-	require.Equal(t, Size{Tasks: 5000, Rounds: 3, Workers: 4, PoolSize: 4}, binding.Size)
+	require.Equal(t, Size{Tasks: 5000, Rounds: 5, Workers: 4, PoolSize: 4}, binding.Size)
 	require.Equal(t, Size{Tasks: 1000}, binding.Quick)
 	lo, _ = bound("binding", "ideal_share")
 	require.Equal(t, 0.90, *lo)
