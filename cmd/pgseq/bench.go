@@ -197,34 +197,44 @@ type barProgress struct {
 	rounds int
 
 	bar        *mpb.Bar
-	mu         sync.Mutex // guards status, read by the render goroutine
-	status     string
+	status     *barStatus // the current run's, shown beside its bar
 	drainStart time.Time
+}
+
+// barStatus is the text beside one bar: set by the benchmark, read by the
+// render goroutine. Each bar has its own, so a finished run keeps showing
+// its result.
+type barStatus struct {
+	mu sync.Mutex
+	s  string
+}
+
+func (st *barStatus) set(s string) {
+	st.mu.Lock()
+	st.s = s
+	st.mu.Unlock()
+}
+
+func (st *barStatus) get() string {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	return st.s
 }
 
 func newBarProgress(w io.Writer, rounds int) *barProgress {
 	return &barProgress{p: mpb.New(mpb.WithOutput(w), mpb.WithWidth(40), mpb.WithRefreshRate(150*time.Millisecond)), rounds: rounds}
 }
 
-func (b *barProgress) setStatus(s string) {
-	b.mu.Lock()
-	b.status = s
-	b.mu.Unlock()
-}
-
 func (b *barProgress) Update(ev scenarios.Event) {
 	switch ev.Phase {
 	case scenarios.PhaseSetup:
-		b.setStatus("setting up")
+		st := &barStatus{s: "setting up"}
+		b.status = st
 		b.bar = b.p.AddBar(int64(ev.Total),
 			mpb.PrependDecorators(decor.Name(runLabel(ev, b.rounds), decor.WCSyncSpaceR)),
-			mpb.AppendDecorators(decor.Any(func(decor.Statistics) string {
-				b.mu.Lock()
-				defer b.mu.Unlock()
-				return b.status
-			})))
+			mpb.AppendDecorators(decor.Any(func(decor.Statistics) string { return st.get() })))
 	case scenarios.PhaseSeed:
-		b.setStatus(fmt.Sprintf("seeding %s/%s", thousandsInt(int64(ev.Done)), thousandsInt(int64(ev.Total))))
+		b.status.set(fmt.Sprintf("seeding %s/%s", thousandsInt(int64(ev.Done)), thousandsInt(int64(ev.Total))))
 		b.bar.SetCurrent(int64(ev.Done))
 	case scenarios.PhaseDrain:
 		if ev.Done == 0 {
@@ -235,10 +245,10 @@ func (b *barProgress) Update(ev scenarios.Event) {
 		if d := time.Since(b.drainStart).Seconds(); d > 0 && ev.Done > 0 {
 			rate = fmt.Sprintf(", %s tasks/s", thousandsInt(int64(float64(ev.Done)/d)))
 		}
-		b.setStatus(fmt.Sprintf("draining %s/%s%s", thousandsInt(int64(ev.Done)), thousandsInt(int64(ev.Total)), rate))
+		b.status.set(fmt.Sprintf("draining %s/%s%s", thousandsInt(int64(ev.Done)), thousandsInt(int64(ev.Total)), rate))
 		b.bar.SetCurrent(int64(ev.Done))
 	case scenarios.PhaseDone:
-		b.setStatus(runResult(ev.Run))
+		b.status.set(runResult(ev.Run))
 		b.bar.SetCurrent(int64(ev.Total))
 		b.bar.Wait()
 	}

@@ -50,7 +50,7 @@ The same scenario runs as go test -run '^$' -bench Counters ./counter.`,
 			defer pool.Close()
 			opts.Pool = pool
 			opts.SchemaPrefix = a.schema + "_bench_counters"
-			progress := newCounterProgress(a.stderr, isTerminal(a.stderr), opts.Rounds)
+			progress := newCounterProgress(a.stderr, isTerminal(a.stderr), opts.Rounds*len(scenarios.CounterCases()))
 			opts.Progress = progress.update
 			rep, err := scenarios.RunCounters(ctx, opts)
 			progress.wait()
@@ -69,28 +69,24 @@ The same scenario runs as go test -run '^$' -bench Counters ./counter.`,
 }
 
 // counterProgress shows the scenario's progress: a bar on a terminal, a
-// line per run otherwise.
+// line per run otherwise. The bar appears at the first event, below any
+// bars drawn before it.
 type counterProgress struct {
-	w     io.Writer
-	bar   *mpb.Bar
-	p     *mpb.Progress
-	mu    sync.Mutex // guards status, read by the render goroutine
+	w        io.Writer
+	terminal bool
+	runs     int
+	bar      *mpb.Bar
+	p        *mpb.Progress
+	// owned says p is the bar's own container, to wait for; false when it
+	// shares another's (bench run's drain bars).
+	owned bool
+	mu    sync.Mutex // guards state, read by the render goroutine
 	state string
 }
 
-func newCounterProgress(w io.Writer, terminal bool, rounds int) *counterProgress {
-	cp := &counterProgress{w: w}
-	if terminal {
-		cp.p = mpb.New(mpb.WithOutput(w), mpb.WithWidth(40), mpb.WithRefreshRate(150*time.Millisecond))
-		cp.bar = cp.p.AddBar(int64(rounds*len(scenarios.CounterCases())),
-			mpb.PrependDecorators(decor.Name("counters", decor.WCSyncSpaceR), decor.CountersNoUnit("%d/%d runs", decor.WCSyncSpaceR)),
-			mpb.AppendDecorators(decor.Any(func(decor.Statistics) string {
-				cp.mu.Lock()
-				defer cp.mu.Unlock()
-				return cp.state
-			})))
-	}
-	return cp
+// runs is the number of measured runs the bar counts to.
+func newCounterProgress(w io.Writer, terminal bool, runs int) *counterProgress {
+	return &counterProgress{w: w, terminal: terminal, runs: runs}
 }
 
 func (cp *counterProgress) update(ev scenarios.CounterProgress) {
@@ -99,9 +95,21 @@ func (cp *counterProgress) update(ev scenarios.CounterProgress) {
 		line = fmt.Sprintf("%s %-20s %s inserts/s, p50 %s, p99 %s", ev.Step, ev.Run.Case,
 			thousandsInt(int64(ev.Run.InsertsPerSec+0.5)), us(ev.Run.Latency.P50), us(ev.Run.Latency.P99))
 	}
-	if cp.bar == nil {
+	if !cp.terminal {
 		fmt.Fprintln(cp.w, line)
 		return
+	}
+	if cp.bar == nil {
+		if cp.p == nil {
+			cp.p, cp.owned = mpb.New(mpb.WithOutput(cp.w), mpb.WithWidth(40), mpb.WithRefreshRate(150*time.Millisecond)), true
+		}
+		cp.bar = cp.p.AddBar(int64(cp.runs),
+			mpb.PrependDecorators(decor.Name("counters", decor.WCSyncSpaceR), decor.CountersNoUnit("%d/%d runs", decor.WCSyncSpaceR)),
+			mpb.AppendDecorators(decor.Any(func(decor.Statistics) string {
+				cp.mu.Lock()
+				defer cp.mu.Unlock()
+				return cp.state
+			})))
 	}
 	cp.mu.Lock()
 	cp.state = line
@@ -112,13 +120,12 @@ func (cp *counterProgress) update(ev scenarios.CounterProgress) {
 }
 
 func (cp *counterProgress) wait() {
-	if cp.p == nil {
-		return
-	}
-	if !cp.bar.Completed() {
+	if cp.bar != nil && !cp.bar.Completed() {
 		cp.bar.Abort(false)
 	}
-	cp.p.Wait()
+	if cp.owned {
+		cp.p.Wait()
+	}
 }
 
 func printCountersSummary(w io.Writer, rep *scenarios.CountersReport) {

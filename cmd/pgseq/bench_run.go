@@ -85,18 +85,27 @@ Exit codes: 0 every threshold met; 4 a threshold missed or inconclusive
 			} else {
 				progress = &lineProgress{w: a.stderr}
 			}
+			// The counters scenarios run interleaved, round after round:
+			// one bar counts all their runs.
+			counterRuns := 0
+			for _, sc := range picked {
+				if sc.Workload == scenarios.WorkloadCounters {
+					counterRuns += scenarios.EffectiveSize(sc, quick).Rounds
+				}
+			}
+			counters := newCounterProgress(a.stderr, isTerminal(a.stderr), counterRuns)
+			if bars, ok := progress.(*barProgress); ok {
+				counters.p = bars.p // one container draws every bar
+			}
 			res, err := scenarios.RunSuite(ctx, scenarios.SuiteOptions{
 				Pool: pool, Scenarios: picked, Quick: quick, SchemaPrefix: a.schema + "_bench",
-				OutDir:  plansDir(outDir),
-				Command: append([]string{"pgseq"}, a.args...),
-				Step:    func(s string) { fmt.Fprintf(a.stderr, "== %s\n", s) },
-				Drain:   progress,
-				Counters: func(p scenarios.CounterProgress) {
-					if p.Run == nil {
-						fmt.Fprintf(a.stderr, "counters: %s\n", p.Step)
-					}
-				},
+				OutDir:   plansDir(outDir),
+				Command:  append([]string{"pgseq"}, a.args...),
+				Step:     func(s string) { fmt.Fprintf(a.stderr, "== %s\n", s) },
+				Drain:    progress,
+				Counters: counters.update,
 			})
+			counters.wait()
 			progress.wait()
 			if err != nil {
 				return fmt.Errorf("benchmark: %w", err)
