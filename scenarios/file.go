@@ -264,9 +264,13 @@ func ParseScenarios(files map[string][]byte) ([]Scenario, hcl.Diagnostics) {
 		d.checkGroups()
 	}
 	diags = append(diags, d.diags...)
-	if !diags.HasErrors() && len(d.scenarios) == 0 {
+	if !diags.HasErrors() && len(d.scenarios) == 0 && len(names) > 0 {
+		// Located at the start of the first file, so that even this error
+		// reads file:line:col like every other.
+		start := hcl.Pos{Line: 1, Column: 1}
 		diags = append(diags, &hcl.Diagnostic{Severity: hcl.DiagError, Summary: "No scenarios",
-			Detail: `The files declare no scenario. A scenario file holds scenario blocks: scenario "baseline" { workload = "drain" ... }.`})
+			Detail:  `The files declare no scenario. A scenario file holds scenario blocks: scenario "baseline" { workload = "drain" ... }.`,
+			Subject: &hcl.Range{Filename: names[0], Start: start, End: start}})
 	}
 	sortDiags(diags)
 	return d.scenarios, diags

@@ -442,7 +442,7 @@ func TestParseScenariosAcrossFiles(t *testing.T) {
 	t.Run("nothing declared", func(t *testing.T) {
 		t.Parallel()
 		_, diags := ParseScenarios(map[string][]byte{"empty.hcl": []byte("# nothing\n")})
-		require.Equal(t, []string{"No scenarios"}, scenarioDiagLines(diags))
+		require.Equal(t, []string{"1:1: No scenarios"}, scenarioDiagLines(diags))
 		_, diags = ParseScenarios(nil)
 		require.Equal(t, []string{"No scenario files"}, scenarioDiagLines(diags))
 	})
@@ -510,8 +510,11 @@ func TestParseScenariosGeneratedTypes(t *testing.T) {
 }
 
 // FuzzParseScenarios feeds arbitrary files to the parser: it must never
-// panic, every diagnostic with a range must point into the file, and a
+// panic, every error must point into the file (line and column), and a
 // file without errors must give scenarios that keep the format's rules.
+// A longer session:
+//
+//	go test ./scenarios -run '^$' -fuzz '^FuzzParseScenarios$' -fuzztime 10m
 func FuzzParseScenarios(f *testing.F) {
 	seeds, err := filepath.Glob("*.hcl")
 	require.NoError(f, err)
@@ -528,8 +531,14 @@ func FuzzParseScenarios(f *testing.F) {
 	f.Fuzz(func(t *testing.T, src []byte) {
 		scs, diags := ParseScenarios(map[string][]byte{"fuzz.hcl": src})
 		for _, d := range diags {
+			if d.Severity == hcl.DiagError {
+				// Every rejection says where: file, line and column.
+				require.NotNil(t, d.Subject, d.Summary)
+			}
 			if d.Subject != nil {
 				require.Equal(t, "fuzz.hcl", d.Subject.Filename, d.Summary)
+				require.Positive(t, d.Subject.Start.Line, d.Summary)
+				require.Positive(t, d.Subject.Start.Column, d.Summary)
 			}
 		}
 		if diags.HasErrors() {
@@ -537,6 +546,9 @@ func FuzzParseScenarios(f *testing.F) {
 		}
 		names := map[string]bool{}
 		for _, s := range scs {
+			for _, quick := range []bool{false, true} {
+				require.Positive(t, EffectiveSize(s, quick).Rounds, s.Name)
+			}
 			require.True(t, scenarioNameRE.MatchString(s.Name), s.Name)
 			require.False(t, names[s.Name], s.Name)
 			names[s.Name] = true
