@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
@@ -168,8 +169,18 @@ type Resolved struct {
 // usually returns one result; several when counters share a prefix or
 // tables share an id. Errors match ErrMalformedKey, ErrUnknownPrefix or
 // ErrNotFound and keep the server's message.
+//
+// A key that is not UTF-8 text, or that holds a NUL byte, cannot reach
+// the server: it is refused here with the error the server gives a
+// malformed key (PS011, ErrMalformedKey).
 func (c *Client) ResolveKey(ctx context.Context, db DB, key string) ([]Resolved, error) {
 	op := fmt.Sprintf("resolving key %q", key)
+	if !utf8.ValidString(key) || strings.ContainsRune(key, 0) {
+		return nil, &Error{Op: op, Code: CodeMalformedKey, Kind: ErrMalformedKey, Err: &pgconn.PgError{
+			Severity: "ERROR", Code: CodeMalformedKey,
+			Message: "a key is UTF-8 text without NUL bytes (refused before it was sent)",
+		}}
+	}
 	rows, err := db.Query(ctx, c.sql.resolve, key)
 	if err != nil {
 		return nil, translate(op, "", nil, err)
