@@ -2,14 +2,30 @@ package queue
 
 import "time"
 
-// Observer receives a worker's events, for metrics. Its methods are called
-// from the worker's goroutines, concurrently, and must return quickly.
-// Latencies are database round trips as the worker saw them.
+// Observer receives a worker's events, for metrics (package metrics
+// implements it for Prometheus). Its methods are called from the worker's
+// goroutines, concurrently, and must return quickly; they must not keep or
+// modify the tasks and slices they are given. Latencies are database round
+// trips as the worker saw them. The first event of a Run is SettingsLoaded,
+// which names the queue; an Observer serves one worker.
 type Observer interface {
 	// Claimed reports one claim: the batch size asked for, the number of
 	// tasks received and the round trip's latency. err is the claim's
 	// error, if it failed.
 	Claimed(requested, got int, latency time.Duration, err error)
+	// Received reports the tasks the worker received, before any of them
+	// runs: by a claim (handedOff false, after Claimed), or handed over by
+	// a completion (handedOff true, after HandedOff). Never empty.
+	Received(tasks []*Task, handedOff bool)
+	// Started reports that a handler starts running t.
+	Started(t *Task)
+	// Handled reports that t's handler returned, after running for took,
+	// with err: nil means t joins the next batched completion, else Failed
+	// follows unless abandoned. abandoned means t was no longer the
+	// worker's to finish (released after the shutdown timeout, or the
+	// worker was declared dead): its result is discarded. Every Started
+	// is followed by one Handled.
+	Handled(t *Task, took time.Duration, err error, abandoned bool)
 	// Completed reports one batched completion of n tasks, of which
 	// accepted were still the worker's to complete.
 	Completed(n, accepted int, latency time.Duration, err error)
@@ -33,6 +49,15 @@ type NopObserver struct{}
 
 // Claimed implements Observer.
 func (NopObserver) Claimed(int, int, time.Duration, error) {}
+
+// Received implements Observer.
+func (NopObserver) Received([]*Task, bool) {}
+
+// Started implements Observer.
+func (NopObserver) Started(*Task) {}
+
+// Handled implements Observer.
+func (NopObserver) Handled(*Task, time.Duration, error, bool) {}
 
 // Completed implements Observer.
 func (NopObserver) Completed(int, int, time.Duration, error) {}

@@ -496,6 +496,9 @@ func (s *session) claim(batch int) ([]*Task, error) {
 	if err != nil {
 		return nil, fmt.Errorf("claiming up to %d tasks: %w", batch, err)
 	}
+	if len(tasks) > 0 {
+		s.w.obs.Received(tasks, false)
+	}
 	return tasks, nil
 }
 
@@ -513,17 +516,15 @@ func (s *session) work() {
 		s.running[t.ID] = t
 		s.mu.Unlock()
 
+		s.w.obs.Started(t)
 		start := time.Now()
 		err := s.run(t)
 		took := time.Since(start)
 		s.handlerTime.observe(took)
 		if err != nil {
-			s.fail(t, err)
+			s.fail(t, err, took)
 		} else {
-			// A slow task holding a unit is completed at once: the unit
-			// passes on sooner, and batching saves little where tasks
-			// finish slowly.
-			s.finish(t, t.holdsUnit && took > s.w.cfg.FlushInterval)
+			s.finish(t, took)
 		}
 	}
 }
@@ -542,13 +543,17 @@ func (s *session) run(t *Task) (err error) {
 	return h(s.hctx, t)
 }
 
-// finish queues t for the next batched completion; urgent completes it
-// without waiting for FlushInterval.
-func (s *session) finish(t *Task, urgent bool) {
+// finish queues t, whose handler succeeded after running for took, for the
+// next batched completion. A slow task holding a unit is completed at once:
+// the unit passes on sooner, and batching saves little where tasks finish
+// slowly.
+func (s *session) finish(t *Task, took time.Duration) {
+	urgent := t.holdsUnit && took > s.w.cfg.FlushInterval
 	s.mu.Lock()
 	delete(s.running, t.ID)
 	if t.abandoned {
 		s.mu.Unlock()
+		s.w.obs.Handled(t, took, nil, true)
 		return
 	}
 	s.done = append(s.done, t.ID)
@@ -564,17 +569,19 @@ func (s *session) finish(t *Task, urgent bool) {
 		s.urgent = true
 	}
 	s.mu.Unlock()
+	s.w.obs.Handled(t, took, nil, false)
 	if n == 1 || n == s.w.flushSize() || urgent {
 		signal(s.flushNow)
 	}
 }
 
-// fail records a handler's failure.
-func (s *session) fail(t *Task, cause error) {
+// fail records the failure of a handler that ran for took.
+func (s *session) fail(t *Task, cause error, took time.Duration) {
 	s.mu.Lock()
 	delete(s.running, t.ID)
 	abandoned := t.abandoned
 	s.mu.Unlock()
+	s.w.obs.Handled(t, took, cause, abandoned)
 	if abandoned {
 		return
 	}
@@ -757,6 +764,7 @@ func (s *session) flushIDs(ids []int64) bool {
 	s.w.obs.Completed(len(ids), accepted, time.Since(start), err)
 	if len(handed) > 0 {
 		s.w.obs.HandedOff(len(handed))
+		s.w.obs.Received(handed, true)
 		s.accept(handed)
 	}
 

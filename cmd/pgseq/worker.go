@@ -4,25 +4,32 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
+	"os"
 	"sync"
 	"sync/atomic"
 	"time"
 
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/collectors"
 	"github.com/spf13/cobra"
 
+	"github.com/pgseq/pgseq/metrics"
 	"github.com/pgseq/pgseq/queue"
 	"github.com/pgseq/pgseq/render"
 )
 
 func (a *app) workerCommand() *cobra.Command {
 	var (
-		queueName string
-		poolSize  int
-		batchSize int
-		workerID  string
+		queueName   string
+		poolSize    int
+		batchSize   int
+		workerID    string
+		metricsAddr string
+		sleep       time.Duration
+		execLog     string
 	)
 	cmd := &cobra.Command{
-		Use:   "worker [--queue NAME] [--pool-size N] [--batch-size N]",
+		Use:   "worker [--queue NAME] [--pool-size N] [--batch-size N] [--metrics-addr ADDR]",
 		Short: "Run a demo worker with no-op handlers on a queue",
 		Long: `Runs a queue worker whose handlers do nothing, one for every task type
 declared on the queue, and prints a line per second with its throughput.
@@ -31,16 +38,47 @@ configuration and see the worker pick it up. Ctrl-C stops it gracefully
 (unfinished tasks are handed back).
 
 Task types declared after the worker started have no handler here and fail;
-restart the worker to pick them up.`,
+restart the worker to pick them up.
+
+--metrics-addr serves the worker's Prometheus metrics (tasks claimed,
+completed and failed, handler and round-trip latencies, tasks in flight, slot
+usage against each limit) at http://ADDR/metrics while it runs; the README's
+Metrics section lists them.
+
+--handler-sleep makes every handler take that long, as if it did work (a
+limit then binds). --exec-log appends a line to FILE when a handler starts
+and when it ends ("start|end TASK_ID UNIX_NANOS"): the crash tests check
+from it that no task ran twice at the same time.`,
+		Example: `  pgseq worker --queue default --pool-size 20
+  pgseq worker --metrics-addr :9090            # every interface, port 9090
+  pgseq worker --metrics-addr 127.0.0.1:9090   # this machine only`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if poolSize < 1 {
 				return fmt.Errorf("--pool-size must be at least 1, got %d", poolSize)
 			}
+			if sleep < 0 {
+				return fmt.Errorf("--handler-sleep must not be negative, got %s", sleep)
+			}
 			if batchSize < 0 || batchSize > 10000 {
 				return fmt.Errorf("--batch-size must be from 1 to 10000 (0: the queue's batch_size), got %d", batchSize)
 			}
 			ctx := cmd.Context()
+			// Listen first: a bad or busy address fails before anything
+			// touches the database.
+			var (
+				reg *prometheus.Registry
+				srv *metrics.Server
+			)
+			if metricsAddr != "" {
+				reg = prometheus.NewRegistry()
+				reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
+				var err error
+				if srv, err = metrics.Listen(metricsAddr, reg); err != nil {
+					return fmt.Errorf("--metrics-addr %q: %w", metricsAddr, err)
+				}
+				defer srv.Shutdown(context.WithoutCancel(ctx)) //nolint:errcheck // stopped below; this is for early returns
+			}
 			pool, err := a.connect(ctx, "pgseq worker")
 			if err != nil {
 				return err
@@ -51,11 +89,25 @@ restart the worker to pick them up.`,
 			if err != nil {
 				return err
 			}
+			var logFile *os.File
+			if execLog != "" {
+				if logFile, err = os.OpenFile(execLog, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644); err != nil {
+					return fmt.Errorf("--exec-log: %w", err)
+				}
+				defer logFile.Close()
+			}
 			handlers := make(map[string]queue.Handler, len(types))
 			for _, t := range types {
-				handlers[t] = func(context.Context, *queue.Task) error { return nil }
+				handlers[t] = demoHandler(sleep, logFile)
 			}
-			stats := &workerStats{}
+			stats := &workerStats{Observer: queue.NopObserver{}}
+			if reg != nil {
+				obs, err := metrics.New(reg, metrics.Options{Pool: pool, Schema: a.schema})
+				if err != nil {
+					return err
+				}
+				stats.Observer = obs
+			}
 			w, err := queue.NewWorker(queue.Config{
 				Pool: pool, Schema: a.schema, Queue: queueName, WorkerID: workerID,
 				PoolSize: poolSize, BatchSize: batchSize, Handlers: handlers,
@@ -70,6 +122,9 @@ restart the worker to pick them up.`,
 			if len(types) == 0 {
 				fmt.Fprintf(a.stdout, "Queue %q has no task types yet: declare some and apply, then restart the worker.\n", queueName)
 			}
+			if srv != nil {
+				fmt.Fprintf(a.stdout, "Metrics at %s\n", srv.URL())
+			}
 
 			var wg sync.WaitGroup
 			printCtx, stopPrinting := context.WithCancel(context.WithoutCancel(ctx))
@@ -77,6 +132,15 @@ restart the worker to pick them up.`,
 			err = w.Run(ctx)
 			stopPrinting()
 			wg.Wait()
+			if srv != nil {
+				// After the worker: a last scrape sees its final counts.
+				sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
+				serr := srv.Shutdown(sctx)
+				cancel()
+				if serr != nil && err == nil {
+					err = fmt.Errorf("serving metrics: %w", serr)
+				}
+			}
 			if err != nil {
 				return err
 			}
@@ -90,24 +154,70 @@ restart the worker to pick them up.`,
 	f.IntVar(&poolSize, "pool-size", queue.DefaultPoolSize, "handlers running at once")
 	f.IntVar(&batchSize, "batch-size", 0, "tasks per claim (default: the queue's batch_size, reloaded on apply)")
 	f.StringVar(&workerID, "worker-id", "", "the worker's id (default: hostname-pid-random)")
+	f.StringVar(&metricsAddr, "metrics-addr", "", "serve Prometheus metrics at http://ADDR/metrics (host:port, e.g. :9090)")
+	f.DurationVar(&sleep, "handler-sleep", 0, "how long each handler takes (simulated work)")
+	f.StringVar(&execLog, "exec-log", "", "append a line per handler start and end to FILE (for crash tests)")
 	return cmd
 }
 
-// workerStats counts a worker's events for the once-a-second line.
+// demoHandler returns the demo worker's handler: it does nothing for sleep
+// (returning early when its context ends) and, when log is not nil, appends
+// "start TASK_ID UNIX_NANOS" before and "end TASK_ID UNIX_NANOS" after. Each
+// line is one write to a file opened for appending, so the lines of
+// concurrent handlers never mix.
+func demoHandler(sleep time.Duration, log *os.File) queue.Handler {
+	return func(ctx context.Context, t *queue.Task) (err error) {
+		if log != nil {
+			if _, err := fmt.Fprintf(log, "start %d %d\n", t.ID, time.Now().UnixNano()); err != nil {
+				return fmt.Errorf("writing the execution log: %w", err)
+			}
+			defer func() {
+				if _, lerr := fmt.Fprintf(log, "end %d %d\n", t.ID, time.Now().UnixNano()); lerr != nil && err == nil {
+					err = fmt.Errorf("writing the execution log: %w", lerr)
+				}
+			}()
+		}
+		if sleep <= 0 {
+			return nil
+		}
+		timer := time.NewTimer(sleep)
+		defer timer.Stop()
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-timer.C:
+			return nil
+		}
+	}
+}
+
+// workerStats counts a worker's events for the once-a-second line and passes
+// every event on to Observer (the metrics, or NopObserver).
 type workerStats struct {
-	queue.NopObserver
+	queue.Observer
 	claimed, completed, failed, released atomic.Int64
 }
 
-func (s *workerStats) Claimed(_, got int, _ time.Duration, _ error) { s.claimed.Add(int64(got)) }
-func (s *workerStats) Completed(_, accepted int, _ time.Duration, _ error) {
-	s.completed.Add(int64(accepted))
+func (s *workerStats) Claimed(requested, got int, latency time.Duration, err error) {
+	s.claimed.Add(int64(got))
+	s.Observer.Claimed(requested, got, latency, err)
 }
-func (s *workerStats) Failed(*queue.Task, string, error, time.Duration) { s.failed.Add(1) }
-func (s *workerStats) Released(n int, _ time.Duration, err error) {
+
+func (s *workerStats) Completed(n, accepted int, latency time.Duration, err error) {
+	s.completed.Add(int64(accepted))
+	s.Observer.Completed(n, accepted, latency, err)
+}
+
+func (s *workerStats) Failed(t *queue.Task, status string, cause error, latency time.Duration) {
+	s.failed.Add(1)
+	s.Observer.Failed(t, status, cause, latency)
+}
+
+func (s *workerStats) Released(n int, latency time.Duration, err error) {
 	if err == nil {
 		s.released.Add(int64(n))
 	}
+	s.Observer.Released(n, latency, err)
 }
 
 // print writes a line per second while tasks move, until ctx ends.
