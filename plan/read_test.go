@@ -19,7 +19,7 @@ func intp(v int) *int { return &v }
 // basePlan updates a queue, raises a limit 10 -> 20 (slot groups 11..20 of
 // capacity 1), creates a task type and a standalone counter, and deletes a
 // queue.
-func basePlan(t *testing.T) *plan.Plan {
+func basePlan(t testing.TB) *plan.Plan {
 	t.Helper()
 	def := catalog.DefaultQueue("default")
 	old := catalog.DefaultQueue("old")
