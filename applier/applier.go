@@ -69,7 +69,8 @@ type Result struct {
 	Plan *plan.Plan
 	// Migrated lists the schema migrations applied first.
 	Migrated []int
-	// HistoryID is the id of the applies row written (0 for an empty plan).
+	// HistoryID is the id of the applies row written: 0 when none was, for
+	// a plan with no change and no drift.
 	HistoryID int64
 	// Summary counts the changes executed.
 	Summary plan.Summary
@@ -114,7 +115,8 @@ func Apply(ctx context.Context, db DB, p *plan.Plan, opts Options) (*Result, err
 // configurations run one after the other, each planned against what the
 // other left, as Terraform does. opts.Review sees the plan before anything
 // is written. Counters whose tables or columns are missing come back as a
-// *CounterProblemsError. Nothing is applied on any error.
+// *CounterProblemsError, roles the access block cannot name as an
+// *AccessProblemsError. Nothing is applied on any error.
 func ApplyConfig(ctx context.Context, db DB, schema string, desired catalog.State, opts Options) (*Result, error) {
 	return run(ctx, db, schema, "", opts, func(q inspect.Querier) (*plan.Plan, error) {
 		return planConfig(ctx, q, schema, desired)
@@ -144,7 +146,15 @@ func ApplyApproved(ctx context.Context, db DB, desired catalog.State, approved *
 // run takes the apply lock on schema in a new transaction, lets decide make
 // the plan to execute from a snapshot read after the lock was granted (so
 // it sees every earlier apply), and executes it in the locked transaction
-// with a history row recording hash (the executed plan's when empty).
+// with a history row recording hash (the executed plan's when empty) and
+// the state the apply left.
+//
+// A plan without changes writes nothing, unless it has drift: then the
+// configuration already declares what was changed outside pgseq (or the
+// change is one pgseq leaves alone), nothing needs doing, and the history
+// row records the state as it is, so the drift is reported once and not by
+// every plan after. A plan with changes always brings the drifted objects
+// back to the configuration, and its row records the result.
 func run(ctx context.Context, db DB, schema, hash string, opts Options, decide func(q inspect.Querier) (*plan.Plan, error)) (*Result, error) {
 	if opts.LockTimeout <= 0 {
 		opts.LockTimeout = DefaultLockTimeout
@@ -185,7 +195,7 @@ func run(ctx context.Context, db DB, schema, hash string, opts Options, decide f
 			return nil, err
 		}
 	}
-	if p.Empty() {
+	if p.Empty() && len(p.Drift) == 0 {
 		return res, nil
 	}
 	if !opts.AllowDestroy {
@@ -199,8 +209,10 @@ func run(ctx context.Context, db DB, schema, hash string, opts Options, decide f
 	if res.Migrated, err = migrations.Up(ctx, tx, schema); err != nil {
 		return nil, err
 	}
-	if err := execute(ctx, tx, p, opts); err != nil {
-		return nil, err
+	if !p.Empty() {
+		if err := execute(ctx, tx, p, opts); err != nil {
+			return nil, err
+		}
 	}
 	if hash == "" {
 		hash = p.Hash()
@@ -208,8 +220,10 @@ func run(ctx context.Context, db DB, schema, hash string, opts Options, decide f
 	if res.HistoryID, err = writeHistory(ctx, tx, p, hash, opts); err != nil {
 		return nil, err
 	}
-	if _, err := tx.Exec(ctx, `SELECT pg_notify($1, $2)`, NotifyChannel, schema); err != nil {
-		return nil, fmt.Errorf("notifying workers: %w", err)
+	if !p.Empty() {
+		if _, err := tx.Exec(ctx, `SELECT pg_notify($1, $2)`, NotifyChannel, schema); err != nil {
+			return nil, fmt.Errorf("notifying workers: %w", err)
+		}
 	}
 	if err := tx.Commit(ctx); err != nil {
 		return nil, fmt.Errorf("committing the apply: %w", err)
@@ -346,7 +360,8 @@ func collect(p *plan.Plan) (*batch, error) {
 }
 
 // execute runs one statement per kind of change, in dependency order:
-// queues, task types, slot groups, then deletions.
+// queues, task types, slot groups, then deletions, counters and access
+// levels.
 func execute(ctx context.Context, tx pgx.Tx, p *plan.Plan, opts Options) error {
 	b, err := collect(p)
 	if err != nil {
@@ -452,18 +467,31 @@ func execute(ctx context.Context, tx pgx.Tx, p *plan.Plan, opts Options) error {
 			return err
 		}
 	}
-	return applyCounters(ctx, tx, p)
+	if err := applyCounters(ctx, tx, p); err != nil {
+		return err
+	}
+	return applyAccess(ctx, tx, p)
 }
 
-// writeHistory records the apply of p, whose reviewed plan has hash.
+// writeHistory records the apply of p, whose reviewed plan has hash, with
+// the managed state it left (read in tx, after the changes): the baseline
+// the next plans compare the database with to show drift.
 func writeHistory(ctx context.Context, tx pgx.Tx, p *plan.Plan, hash string, opts Options) (int64, error) {
 	changes := make([]string, len(p.Changes))
 	for i, c := range p.Changes {
 		changes[i] = string(c.Action) + " " + c.Address
 	}
+	left, _, err := inspect.ReadManaged(ctx, tx, p.Schema)
+	if err != nil {
+		return 0, fmt.Errorf("reading the state the apply leaves: %w", err)
+	}
+	state, err := inspect.EncodeApplied(left)
+	if err != nil {
+		return 0, fmt.Errorf("recording the state the apply leaves: %w", err)
+	}
 	var id int64
-	err := tx.QueryRow(ctx, statement("insert_history", p.Schema),
-		opts.Client, opts.Version, hash, p.Fingerprint, p.Summary, changes).Scan(&id)
+	err = tx.QueryRow(ctx, statement("insert_history", p.Schema),
+		opts.Client, opts.Version, hash, p.Fingerprint, p.Summary, changes, string(state)).Scan(&id)
 	if err != nil {
 		return 0, fmt.Errorf("writing the apply history: %w", err)
 	}

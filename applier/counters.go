@@ -253,6 +253,11 @@ func triggerFunction(schema string, k catalog.Counter) string {
 	// advisory_lock's MAX must stay an index probe: a plan cached while the
 	// table was small would otherwise scan the whole scope on every insert.
 	settings := "SET lock_timeout = " + lockTimeout
+	// The trigger runs as the owner, so a role that may insert into the
+	// table needs no privilege in the pgseq schema; every name in the body
+	// is qualified, and the search_path is fixed so that the caller cannot
+	// choose what the built-in names mean.
+	settings += " SECURITY DEFINER SET search_path = pg_catalog, pg_temp"
 	if k.Strategy == catalog.StrategyAdvisoryLock {
 		settings += " SET enable_seqscan = off"
 	}
@@ -307,6 +312,10 @@ func attach(ctx context.Context, tx pgx.Tx, schema string, k catalog.Counter, ba
 		}
 	}
 	if err := exec("creating the trigger function", triggerFunction(schema, k)); err != nil {
+		return err
+	}
+	if err := exec("revoking the trigger function from PUBLIC", fmt.Sprintf("REVOKE ALL ON FUNCTION %s.%s() FROM PUBLIC",
+		ident(schema), ident(obj.Function))); err != nil {
 		return err
 	}
 	trigger := ident(obj.Trigger)

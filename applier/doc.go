@@ -5,6 +5,7 @@
 // a saved or approved plan is checked against it and refused if stale or if
 // it does not match), migrates pgseq's schema first when needed, runs one
 // batched statement per kind of change (never a round trip per row), writes
-// a history row and notifies workers. Plan is the same sequence without the
-// lock and the writes.
+// a history row with the managed state the apply left and notifies workers.
+// Plan is the same sequence without the lock and the writes; its plan shows
+// the drift since the state the last apply recorded.
 package applier

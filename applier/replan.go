@@ -2,6 +2,7 @@ package applier
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 
@@ -15,7 +16,9 @@ import (
 // plans desired against it: what pgseq plan shows, and what pgseq apply
 // shows before asking for approval. It writes nothing and takes no lock.
 // Counters whose tables or columns are missing come back as a
-// *CounterProblemsError, and nothing is planned.
+// *CounterProblemsError, roles of the access block that do not exist (or
+// are superusers, or own the schema) as an *AccessProblemsError, and
+// nothing is planned.
 func Plan(ctx context.Context, db inspect.TxBeginner, schema string, desired catalog.State) (*plan.Plan, error) {
 	var p *plan.Plan
 	err := inspect.InSnapshot(ctx, db, func(q inspect.Querier) error {
@@ -55,16 +58,49 @@ func checkCounters(ctx context.Context, q inspect.Querier, schema string, counte
 }
 
 // planConfig is the one sequence that plans a configuration: check the
-// counters' tables, read the state, plan. q should be a snapshot.
+// counters' tables and the access block's roles, read the state, plan. q should be a snapshot.
 func planConfig(ctx context.Context, q inspect.Querier, schema string, desired catalog.State) (*plan.Plan, error) {
 	if err := checkCounters(ctx, q, schema, desired.Counters); err != nil {
 		return nil, err
 	}
-	actual, _, err := inspect.ReadFor(ctx, q, schema, desired)
+	if err := checkAccess(ctx, q, schema, desired.Access); err != nil {
+		return nil, err
+	}
+	actual, version, err := inspect.ReadFor(ctx, q, schema, desired)
 	if err != nil {
 		return nil, fmt.Errorf("reading the database state: %w", err)
 	}
-	return planner.Plan(desired, actual, planner.Options{Schema: schema}), nil
+	opts, warning, err := plannerOptions(ctx, q, schema, version)
+	if err != nil {
+		return nil, err
+	}
+	return withWarning(planner.Plan(desired, actual, opts), warning), nil
+}
+
+// plannerOptions returns the planner's options for schema at version: with
+// the state the last apply recorded, so that the plan shows the drift since.
+// A recorded state that cannot be read costs the drift section, not the
+// plan: it comes back as a warning.
+func plannerOptions(ctx context.Context, q inspect.Querier, schema string, version int) (planner.Options, string, error) {
+	opts := planner.Options{Schema: schema}
+	applied, err := inspect.ReadApplied(ctx, q, schema, version)
+	var bad *inspect.AppliedError
+	switch {
+	case errors.As(err, &bad):
+		return opts, bad.Error() + "; changes made outside pgseq are not shown until the next apply records it again", nil
+	case err != nil:
+		return opts, "", err
+	case applied != nil:
+		opts.Applied = &applied.State
+	}
+	return opts, "", nil
+}
+
+func withWarning(p *plan.Plan, warning string) *plan.Plan {
+	if warning != "" {
+		p.Warnings = append(p.Warnings, warning)
+	}
+	return p
 }
 
 // replanSaved checks a saved plan against the state read through q and
@@ -84,10 +120,17 @@ func replanSaved(ctx context.Context, q inspect.Querier, saved *plan.Plan) (*pla
 	if err := checkCounters(ctx, q, saved.Schema, written); err != nil {
 		return nil, err
 	}
+	if err := checkAccess(ctx, q, saved.Schema, grantsOf(saved)); err != nil {
+		return nil, err
+	}
 	if err := inspect.ReadLiveFor(ctx, q, saved.Schema, version, desired, &actual); err != nil {
 		return nil, fmt.Errorf("reading the current state: %w", err)
 	}
-	now := restrict(planner.Plan(desired, actual, planner.Options{Schema: saved.Schema}), saved)
+	opts, warning, err := plannerOptions(ctx, q, saved.Schema, version)
+	if err != nil {
+		return nil, err
+	}
+	now := restrict(withWarning(planner.Plan(desired, actual, opts), warning), saved)
 	if d := plan.Differences(saved, now); len(d) > 0 {
 		return nil, fmt.Errorf("%w: the plan is not what pgseq plans from this database for the same target:\n  %s\nThe file was edited, or the database drifted since; run pgseq plan again",
 			ErrPlanMismatch, strings.Join(d, "\n  "))
@@ -96,8 +139,8 @@ func replanSaved(ctx context.Context, q inspect.Querier, saved *plan.Plan) (*pla
 }
 
 // target returns the state a plan declares over actual: actual's queues,
-// task types and counters, with the plan's creates and updates written over
-// them and its deletes removed (no slots, no live values, as a
+// task types, counters and access levels, with the plan's creates and
+// updates written over them and its deletes removed (no slots, no live values, as a
 // configuration gives). written lists the counters the plan creates or
 // updates.
 func target(actual catalog.State, p *plan.Plan) (desired catalog.State, written []catalog.Counter) {
@@ -158,6 +201,7 @@ func target(actual catalog.State, p *plan.Plan) (desired catalog.State, written 
 			written = append(written, *after)
 		}
 	}
+	desired.Access = targetAccess(actual.Access, p)
 	return desired, written
 }
 

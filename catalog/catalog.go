@@ -84,6 +84,10 @@ type State struct {
 	TaskTypes []TaskType `json:"task_types"`
 	// Counters are the declared gapless counters.
 	Counters []Counter `json:"counters,omitempty"`
+	// Access lists the access levels given to database roles (desired:
+	// the access block; actual: what pgseq granted, recorded in the grants
+	// table), sorted by SortGrants.
+	Access []Grant `json:"access,omitempty"`
 	// Slots are the concurrency slot rows, actual state only.
 	Slots []SlotGroup `json:"slots,omitempty"`
 	// Live holds runtime context, actual state only.
@@ -103,6 +107,11 @@ type Live struct {
 	// with a backfill (new, or rebuilt for another table, column, scope or
 	// strategy), what the backfill finds in its table.
 	Attach map[string]AttachFacts `json:"attach,omitempty"`
+	// Access holds, per role pgseq manages (and per role the configuration
+	// names), what it holds in the schema: whether it exists and its
+	// privileges. Plans compare it with the levels to repair changes made
+	// outside pgseq.
+	Access map[string]RoleAccess `json:"access,omitempty"`
 }
 
 // Sort puts every list in its canonical order: queues and task types by
@@ -111,6 +120,7 @@ func (s *State) Sort() {
 	sort.Slice(s.Queues, func(i, j int) bool { return s.Queues[i].Name < s.Queues[j].Name })
 	sort.Slice(s.TaskTypes, func(i, j int) bool { return s.TaskTypes[i].Name < s.TaskTypes[j].Name })
 	sortCounters(s.Counters)
+	SortGrants(s.Access)
 	sort.Slice(s.Slots, func(i, j int) bool {
 		if s.Slots[i].TaskType != s.Slots[j].TaskType {
 			return s.Slots[i].TaskType < s.Slots[j].TaskType

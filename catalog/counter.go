@@ -132,7 +132,8 @@ func NeedsBackfill(desired Counter, actual *Counter) bool {
 // TriggerVersion marks the body of the trigger function pgseq generates for
 // an attached counter. A trigger whose function lacks the current marker was
 // made by an older pgseq and is repaired by the next apply, like drift.
-const TriggerVersion = "pgseq counter trigger v2"
+// Version 3 runs as the owner (SECURITY DEFINER) with a fixed search_path.
+const TriggerVersion = "pgseq counter trigger v3"
 
 func sortCounters(cs []Counter) {
 	sort.Slice(cs, func(i, j int) bool { return cs[i].Name < cs[j].Name })

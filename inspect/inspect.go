@@ -94,8 +94,9 @@ func ReadFor(ctx context.Context, db Querier, schema string, desired catalog.Sta
 // ReadLiveFor adds to s, the actual state Read returned with version, the
 // live values planning against desired needs besides those Read reads:
 // Live.Unfinished for the queues desired no longer declares (a plan would
-// delete them), and Live.Attach for the counters an apply would attach with
-// a backfill. Only those are counted, since counting scans the queue's
+// delete them), Live.Attach for the counters an apply would attach with
+// a backfill, and Live.Access for the roles desired names that pgseq does
+// not manage yet. Only those are counted, since counting scans the queue's
 // pending tasks or the counter's table.
 func ReadLiveFor(ctx context.Context, db Querier, schema string, version int, desired catalog.State, s *catalog.State) error {
 	var err error
@@ -107,13 +108,43 @@ func ReadLiveFor(ctx context.Context, db Querier, schema string, version int, de
 	if s.Live.Attach, err = readAttachFacts(ctx, db, desired.Counters, s.Counters); err != nil {
 		return err
 	}
-	return nil
+	return readAccessFor(ctx, db, schema, desired, s)
 }
 
-// Read returns the actual state of schema and its migration version. A
-// schema that does not exist (or has no pgseq tables yet) reads as an empty
-// state with version 0.
+// Read returns the actual state of schema and its migration version: the
+// managed state (ReadManaged) with the live values beside it (running tasks
+// per type, counters' issued values), and the access levels pgseq granted
+// with what those roles hold (Access, Live.Access). A schema that does not exist (or has
+// no pgseq tables yet) reads as an empty state with version 0.
 func Read(ctx context.Context, db Querier, schema string) (catalog.State, int, error) {
+	s, version, err := ReadManaged(ctx, db, schema)
+	if err != nil || version == 0 {
+		return s, version, err
+	}
+	if s.Live.Running, err = readRunning(ctx, db, schema); err != nil {
+		return s, version, fmt.Errorf("counting running tasks: %w", err)
+	}
+	if version >= 3 {
+		if err := readCounterValues(ctx, db, schema, s.Live.Counters); err != nil {
+			return s, version, fmt.Errorf("reading counter values: %w", err)
+		}
+	}
+	if version >= AccessVersion {
+		if err := readAccess(ctx, db, schema, &s); err != nil {
+			return s, version, err
+		}
+	}
+	return s, version, nil
+}
+
+// ReadManaged returns the managed state of schema and its migration version:
+// queues, task types, slot groups (with their usage), counters, and in
+// Live.Counters whether each attached counter's trigger and unique index are
+// intact — but no counts (running tasks, issued values), so it reads no
+// table that grows with use. It is what an apply records as the state it
+// left (EncodeApplied). A schema that does not exist reads as an empty
+// state with version 0.
+func ReadManaged(ctx context.Context, db Querier, schema string) (catalog.State, int, error) {
 	var s catalog.State
 	version, err := migrations.Version(ctx, db, schema)
 	if err != nil {
@@ -135,15 +166,12 @@ func Read(ctx context.Context, db Querier, schema string) (catalog.State, int, e
 	if s.Slots, err = readSlots(ctx, db, schema); err != nil {
 		return s, version, fmt.Errorf("reading slot groups: %w", err)
 	}
-	if s.Live.Running, err = readRunning(ctx, db, schema); err != nil {
-		return s, version, fmt.Errorf("counting running tasks: %w", err)
-	}
 	if version >= 3 {
 		if s.Counters, err = readCounters(ctx, db, schema); err != nil {
 			return s, version, fmt.Errorf("reading counters: %w", err)
 		}
-		if s.Live.Counters, err = readCounterLive(ctx, db, schema, s.Counters); err != nil {
-			return s, version, fmt.Errorf("reading counter values: %w", err)
+		if s.Live.Counters, err = readCounterHealth(ctx, db, schema, s.Counters); err != nil {
+			return s, version, fmt.Errorf("checking counter triggers and indexes: %w", err)
 		}
 	}
 	return s, version, nil
@@ -276,26 +304,12 @@ func readCounters(ctx context.Context, db Querier, schema string) ([]catalog.Cou
 	return out, err
 }
 
-func readCounterLive(ctx context.Context, db Querier, schema string, counters []catalog.Counter) (map[string]catalog.CounterLive, error) {
+// readCounterHealth returns, for each counter, whether its trigger and
+// unique index are intact (always for a standalone counter, which has none).
+func readCounterHealth(ctx context.Context, db Querier, schema string, counters []catalog.Counter) (map[string]catalog.CounterLive, error) {
 	live := make(map[string]catalog.CounterLive, len(counters))
 	for _, c := range counters {
 		live[c.Name] = catalog.CounterLive{TriggerOK: true, IndexOK: true}
-	}
-	rows, err := db.Query(ctx, query("counter_values", schema))
-	if err != nil {
-		return nil, err
-	}
-	var name string
-	var scopes int64
-	var maxValue int64
-	_, err = pgx.ForEachRow(rows, []any{&name, &scopes, &maxValue}, func() error {
-		l := live[name]
-		l.Scopes, l.MaxValue = scopes, maxValue
-		live[name] = l
-		return nil
-	})
-	if err != nil {
-		return nil, err
 	}
 	var names, tables, triggers, cols []string
 	for _, c := range counters {
@@ -311,10 +325,11 @@ func readCounterLive(ctx context.Context, db Querier, schema string, counters []
 	if len(names) == 0 {
 		return live, nil
 	}
-	rows, err = db.Query(ctx, query("counter_health", schema), names, tables, triggers, cols, catalog.TriggerVersion)
+	rows, err := db.Query(ctx, query("counter_health", schema), names, tables, triggers, cols, catalog.TriggerVersion)
 	if err != nil {
 		return nil, err
 	}
+	var name string
 	var trig, idx bool
 	_, err = pgx.ForEachRow(rows, []any{&name, &trig, &idx}, func() error {
 		l := live[name]
@@ -323,4 +338,22 @@ func readCounterLive(ctx context.Context, db Querier, schema string, counters []
 		return nil
 	})
 	return live, err
+}
+
+// readCounterValues adds to live (from readCounterHealth) how many scopes
+// each counter has numbered and the highest value it issued.
+func readCounterValues(ctx context.Context, db Querier, schema string, live map[string]catalog.CounterLive) error {
+	rows, err := db.Query(ctx, query("counter_values", schema))
+	if err != nil {
+		return err
+	}
+	var name string
+	var scopes, maxValue int64
+	_, err = pgx.ForEachRow(rows, []any{&name, &scopes, &maxValue}, func() error {
+		l := live[name]
+		l.Scopes, l.MaxValue = scopes, maxValue
+		live[name] = l
+		return nil
+	})
+	return err
 }

@@ -41,6 +41,10 @@ const (
 	KindQueue   = "queue"
 	KindTask    = "task"
 	KindCounter = "counter"
+	// KindAccess is one access level given to one database role; its name
+	// is catalog.Grant.Name (work["app_worker"]) and its address
+	// access.work["app_worker"].
+	KindAccess = "access"
 )
 
 // Plan is the set of changes that makes the database match the
@@ -56,7 +60,14 @@ type Plan struct {
 	Fingerprint string `json:"state_fingerprint"`
 	// Summary counts the changes by action.
 	Summary Summary `json:"summary"`
-	// Changes are in canonical order: queues, then task types, each by name.
+	// Drift lists the objects changed outside pgseq since the last apply,
+	// in canonical order like Changes. For display only: it never changes
+	// what apply does. Absent when nothing drifted, or when no apply
+	// recorded the state it left (a new database, or history from before
+	// schema version 7).
+	Drift []Drift `json:"drift,omitempty"`
+	// Changes are in canonical order: queues, then task types, then
+	// counters, then access levels, each by name.
 	Changes []Change `json:"changes"`
 	// Warnings are for display only (for example drains in progress).
 	Warnings []string `json:"warnings,omitempty"`
@@ -78,7 +89,9 @@ func (p *Plan) Empty() bool { return len(p.Changes) == 0 }
 
 // Change is one action on one object. Before is nil for a create and After
 // is nil for a delete. For queues Before/After are *catalog.Queue; for task
-// types *catalog.TaskType.
+// types *catalog.TaskType; for counters *catalog.Counter; for access levels
+// *catalog.Grant (an update of one has equal Before and After: it repairs
+// privileges changed outside pgseq, as its Reasons say).
 type Change struct {
 	// Address names the object: `queue "default"`, `task "email:send"`.
 	Address string `json:"address"`
@@ -183,8 +196,9 @@ func (p *Plan) Hash() string {
 }
 
 // Fingerprint identifies the managed part of an actual state: queues, task
-// types, slot group capacities and counters, but not usage, issued values or
-// other live values, which change all the time without making a plan stale.
+// types, slot group capacities, counters and the access levels pgseq
+// granted, but not usage, issued values, privileges or other live values,
+// which change all the time without making a plan stale.
 func Fingerprint(s catalog.State) string {
 	type slot struct {
 		T string `json:"t"`
@@ -196,6 +210,7 @@ func Fingerprint(s catalog.State) string {
 	c.TaskTypes = append([]catalog.TaskType(nil), s.TaskTypes...)
 	c.Slots = append([]catalog.SlotGroup(nil), s.Slots...)
 	c.Counters = append([]catalog.Counter(nil), s.Counters...)
+	c.Access = append([]catalog.Grant(nil), s.Access...)
 	c.Sort()
 	slots := make([]slot, len(c.Slots))
 	for i, g := range c.Slots {
@@ -206,7 +221,8 @@ func Fingerprint(s catalog.State) string {
 		T []catalog.TaskType `json:"t"`
 		S []slot             `json:"s"`
 		C []catalog.Counter  `json:"c,omitempty"`
-	}{c.Queues, c.TaskTypes, slots, c.Counters})
+		A []catalog.Grant    `json:"a,omitempty"`
+	}{c.Queues, c.TaskTypes, slots, c.Counters, c.Access})
 	sum := sha256.Sum256(b)
 	return hex.EncodeToString(sum[:])
 }

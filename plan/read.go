@@ -126,6 +126,8 @@ func (c *Change) UnmarshalJSON(b []byte) error {
 			v = &catalog.TaskType{}
 		case KindCounter:
 			v = &catalog.Counter{}
+		case KindAccess:
+			v = &catalog.Grant{}
 		default:
 			return nil, fmt.Errorf("unknown change type %q", c.Kind)
 		}

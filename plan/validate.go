@@ -18,8 +18,8 @@ var fingerprintRE = regexp.MustCompile(`^[0-9a-f]{64}$`)
 //   - format_version is MAJOR.MINOR of a major version this pgseq reads;
 //     schema is a valid schema name; state_fingerprint is a SHA-256;
 //   - summary counts the changes;
-//   - changes are in canonical order (queues, task types, counters, each by
-//     name), one per object;
+//   - changes are in canonical order (queues, task types, counters, access
+//     levels, each by name), one per object;
 //   - each change's address, name and type agree; its action has the
 //     before and after it needs, naming the same object;
 //   - every object written (after) obeys the configuration's rules
@@ -28,7 +28,11 @@ var fingerprintRE = regexp.MustCompile(`^[0-9a-f]{64}$`)
 //     before and after;
 //   - slot changes belong to task types and fit the new limit: limit_after
 //     is the limit after the change, and the groups set and removed follow
-//     catalog.SlotLayout(limit_after).
+//     catalog.SlotLayout(limit_after);
+//   - drift entries are in canonical order, one per object, with address,
+//     name and type agreeing, attributes of their kind in display order
+//     with the before and after their action needs, and slot groups in
+//     ascending order (task types only).
 //
 // Before values are what the database held; the applier compares them with
 // the database under the apply lock. Context, reasons, warnings and
@@ -61,13 +65,14 @@ func (p *Plan) Validate() error {
 		if i > 0 {
 			prev := p.Changes[i-1]
 			if kindRank(prev.Kind) > kindRank(c.Kind) || (prev.Kind == c.Kind && prev.Name >= c.Name) {
-				add("%s: out of order or repeated after %s: changes are queues, then task types, then counters, each by name, one per object", where, prev.Address)
+				add("%s: out of order or repeated after %s: changes are queues, then task types, then counters, then access levels, each by name, one per object", where, prev.Address)
 			}
 		}
 		for _, msg := range c.problems() {
 			add("%s: %s", where, msg)
 		}
 	}
+	problems = append(problems, p.driftProblems()...)
 	if len(problems) == 0 {
 		return nil
 	}
@@ -83,12 +88,21 @@ func kindRank(kind string) int {
 		return 1
 	case KindCounter:
 		return 2
+	case KindAccess:
+		return 3
 	}
-	return 3
+	return 4
 }
 
-// Address returns the display address of an object: `queue "default"`.
-func Address(kind, name string) string { return fmt.Sprintf("%s %q", kind, name) }
+// Address returns the display address of an object: `queue "default"`,
+// and for an access level given to a role `access.work["app_worker"]`
+// (name is catalog.Grant.Name).
+func Address(kind, name string) string {
+	if kind == KindAccess {
+		return kind + "." + name
+	}
+	return fmt.Sprintf("%s %q", kind, name)
+}
 
 // problems lists what is wrong with one change, each naming the attribute.
 func (c Change) problems() []string {
@@ -97,9 +111,10 @@ func (c Change) problems() []string {
 
 	validName := map[string]func(string) bool{
 		KindQueue: catalog.ValidQueueName, KindTask: catalog.ValidTaskName, KindCounter: catalog.ValidCounterName,
+		KindAccess: validGrantName,
 	}[c.Kind]
 	if validName == nil {
-		return []string{fmt.Sprintf("type %q is not queue, task or counter", c.Kind)}
+		return []string{fmt.Sprintf("type %q is not queue, task, counter or access", c.Kind)}
 	}
 	if !validName(c.Name) {
 		add("name %q is not a valid %s name", c.Name, c.Kind)
@@ -178,8 +193,17 @@ func objectName(kind string, obj any) (string, bool) {
 		return o.Name, kind == KindTask
 	case *catalog.Counter:
 		return o.Name, kind == KindCounter
+	case *catalog.Grant:
+		return o.Name(), kind == KindAccess
 	}
 	return "", false
+}
+
+// validGrantName reports whether name is the name of a valid grant
+// (catalog.Grant.Name).
+func validGrantName(name string) bool {
+	_, ok := catalog.ParseGrantName(name)
+	return ok
 }
 
 // slotProblems checks a change's slot groups against its new limit.

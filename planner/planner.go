@@ -13,12 +13,18 @@ import (
 type Options struct {
 	// Schema is the pgseq schema the plan is for.
 	Schema string
+	// Applied is the managed state the last apply left, as it recorded it
+	// (inspect.ReadApplied), or nil when none was recorded. When set, the
+	// plan's Drift lists how the actual state differs from it (see Drift).
+	Applied *catalog.State
 }
 
 // Plan returns the changes that make actual match desired. desired comes
 // from the configuration (no slots, no live values); actual from the
 // database. Live values (slot usage, running and unfinished counts) only add
 // context and decide whether a change is destructive; they never cause one.
+// With opts.Applied, the plan also lists the drift: what changed outside
+// pgseq since the last apply. It is for display and changes no change.
 func Plan(desired, actual catalog.State, opts Options) *plan.Plan {
 	desired = clone(desired)
 	actual = clone(actual)
@@ -34,7 +40,11 @@ func Plan(desired, actual catalog.State, opts Options) *plan.Plan {
 	p.Changes = append(p.Changes, planQueues(desired, actual)...)
 	p.Changes = append(p.Changes, planTasks(desired, actual, p)...)
 	p.Changes = append(p.Changes, planCounters(desired, actual)...)
+	p.Changes = append(p.Changes, planAccess(desired, actual)...)
 	p.Count()
+	if opts.Applied != nil {
+		p.Drift = Drift(*opts.Applied, actual)
+	}
 	return p
 }
 
@@ -44,6 +54,7 @@ func clone(s catalog.State) catalog.State {
 	c.TaskTypes = append([]catalog.TaskType(nil), s.TaskTypes...)
 	c.Slots = append([]catalog.SlotGroup(nil), s.Slots...)
 	c.Counters = append([]catalog.Counter(nil), s.Counters...)
+	c.Access = append([]catalog.Grant(nil), s.Access...)
 	return c
 }
 

@@ -12,10 +12,20 @@ import (
 // attributes (before -> after), the live context beside them, and a summary
 // line. Output is deterministic, so it can be golden-tested and diffed in
 // pull requests.
+//
+// When the plan has drift, a section saying which objects changed outside
+// pgseq since the last apply, and how, comes first (see writeDrift), apart
+// from the actions.
 func Plan(w io.Writer, p *plan.Plan) error {
 	var b strings.Builder
+	writeDrift(&b, p)
 	if p.Empty() {
 		b.WriteString("No changes. The database matches the configuration.\n")
+		if len(p.Drift) > 0 {
+			b.WriteString("\nThe configuration already declares what was changed outside pgseq: nothing\n" +
+				"needs to change. The next pgseq apply records the database as it is, and\n" +
+				"these changes are no longer reported.\n")
+		}
 		writeWarnings(&b, p.Warnings)
 		_, err := io.WriteString(w, b.String())
 		return err
@@ -53,7 +63,7 @@ var actionVerb = map[plan.Action]string{
 }
 
 func writeChange(b *strings.Builder, c plan.Change) {
-	fmt.Fprintf(b, "  # %s %s", c.Address, actionVerb[c.Action])
+	fmt.Fprintf(b, "  # %s %s", c.Address, changeVerb(c))
 	if ctx := contextNote(c); ctx != "" {
 		fmt.Fprintf(b, " (%s)", ctx)
 	}

@@ -31,14 +31,18 @@ type Config struct {
 	// Counters maps each declared counter name to where its block and the
 	// arguments naming database objects are (see CounterDiag).
 	Counters map[string]CounterRanges
+	// Roles maps each role the access block names to where it is first
+	// named (see AccessDiag).
+	Roles map[string]hcl.Range
 
 	// state is sorted, with every default filled in.
 	state catalog.State
 }
 
 // State returns the desired state: queues, task types and counters sorted
-// by name, defaults filled in, no slots and no live values. Counters is nil
-// when none is declared, and a counter's Scope is nil when it has no scope
+// by name, grants sorted by level then role, defaults filled in, no slots
+// and no live values. Counters is nil when none is declared, Access when no
+// role is granted a level, and a counter's Scope is nil when it has no scope
 // columns; an attached counter's Table is schema-qualified and its
 // Strategy set, a standalone counter's Strategy is empty. The result is a
 // copy the caller may modify.
@@ -52,6 +56,9 @@ func (c *Config) State() catalog.State {
 			v := *t.MaxRetries
 			s.TaskTypes[i].MaxRetries = &v
 		}
+	}
+	if len(c.state.Access) > 0 {
+		s.Access = append([]catalog.Grant{}, c.state.Access...)
 	}
 	if len(c.state.Counters) > 0 {
 		s.Counters = append([]catalog.Counter{}, c.state.Counters...)
@@ -232,6 +239,9 @@ func Parse(files map[string][]byte) (*Config, hcl.Diagnostics) {
 	d.state.Sort()
 	cfg.state = d.state
 	cfg.Queues, cfg.Tasks, cfg.Counters = d.queues, d.tasks, d.counters
+	if d.roles != nil {
+		cfg.Roles = d.roles
+	}
 	return cfg, diags
 }
 
@@ -241,6 +251,7 @@ func emptyConfig() *Config {
 		Queues:   map[string]hcl.Range{},
 		Tasks:    map[string]hcl.Range{},
 		Counters: map[string]CounterRanges{},
+		Roles:    map[string]hcl.Range{},
 		state:    catalog.State{Queues: []catalog.Queue{}, TaskTypes: []catalog.TaskType{}},
 	}
 }

@@ -35,6 +35,11 @@ type decoder struct {
 	// numbered maps "schema.table.column" to the attached counter that
 	// numbers it.
 	numbered map[string]numberedColumn
+
+	// accessBlock is the header of the access block, once decoded; roles
+	// maps each role it names to where it is first named.
+	accessBlock *hcl.Range
+	roles       map[string]hcl.Range
 }
 
 // queueRef is a task's reference to its queue.
@@ -76,6 +81,9 @@ type blockKind struct {
 	// decode decodes a block of this kind, whose name label has been
 	// checked to exist.
 	decode func(d *decoder, b *hclsyntax.Block, name string, nameRange hcl.Range)
+	// unlabeled, when set, decodes a block of a kind that takes no name
+	// label (access) in place of decode.
+	unlabeled func(d *decoder, b *hclsyntax.Block)
 }
 
 // blockKinds lists the top-level blocks. A new kind of managed object adds
@@ -84,6 +92,7 @@ var blockKinds = []blockKind{
 	{name: "queue", example: `queue "default" { ... }`, decode: (*decoder).queue},
 	{name: "task", example: `task "email:send" { ... }`, decode: (*decoder).task},
 	{name: "counter", example: `counter "invoice_number" { ... }`, decode: (*decoder).counter},
+	{name: "access", example: accessExample, unlabeled: (*decoder).access},
 }
 
 func blockKindNames() []string {
@@ -112,6 +121,10 @@ func (d *decoder) file(body *hclsyntax.Body) {
 			d.errorf(b.TypeRange, "Unsupported block type",
 				"Blocks of type %s are not expected here.%s A pgseq file holds only %s blocks.",
 				quote(b.Type), didYouMean(b.Type, blockKindNames()), andList(blockKindNames()))
+			continue
+		}
+		if kind.unlabeled != nil {
+			kind.unlabeled(d, b)
 			continue
 		}
 		switch len(b.Labels) {
@@ -145,8 +158,8 @@ func (d *decoder) content(body *hclsyntax.Body, in string, attrNames, blockNames
 				"%s is a block, not an argument: remove the equals sign and write %s { ... }.", a.Name, a.Name)
 		default:
 			d.errorf(a.NameRange, "Unsupported argument",
-				"An argument named %s is not expected in a %s block.%s %s",
-				quote(a.Name), in, didYouMean(a.Name, all), validItems(attrNames, blockNames))
+				"An argument named %s is not expected in %s block.%s %s",
+				quote(a.Name), withArticle(in), didYouMean(a.Name, all), validItems(attrNames, blockNames))
 		}
 	}
 	blocks := map[string]*hclsyntax.Block{}
@@ -159,8 +172,8 @@ func (d *decoder) content(body *hclsyntax.Body, in string, attrNames, blockNames
 			continue
 		default:
 			d.errorf(b.TypeRange, "Unsupported block type",
-				"Blocks of type %s are not expected in a %s block.%s %s",
-				quote(b.Type), in, didYouMean(b.Type, all), validItems(attrNames, blockNames))
+				"Blocks of type %s are not expected in %s block.%s %s",
+				quote(b.Type), withArticle(in), didYouMean(b.Type, all), validItems(attrNames, blockNames))
 			continue
 		}
 		if first, dup := blocks[b.Type]; dup {

@@ -86,6 +86,25 @@
 // and Config.CounterDiag builds a diagnostic pointing there, for checks
 // made later against a database.
 //
+// # Access
+//
+// One access block names the database roles that may use the schema, by
+// access level (catalog.Levels):
+//
+//	access {
+//	  enqueue  = ["app_web"]     # enqueue, enqueue_batch
+//	  work     = ["app_worker"]  # claim, complete, fail, heartbeat, maintenance…
+//	  counters = ["app_web"]     # next_value, reserve, resolve_key…
+//	  read     = ["grafana"]     # read every table
+//	}
+//
+// Each level is a list of role names (catalog.ValidRoleName: letters,
+// digits, _, $ and -, at most 63 bytes, not pg_… and not public), each at
+// most once per level; a role may hold several levels. A second access
+// block is an error. Whether a role exists is checked against the database
+// when planning: Config.Roles records where each role is first named, and
+// Config.AccessDiag builds a diagnostic pointing there.
+//
 // # Limits
 //
 // Before a file is parsed its bytes are checked against limits that no

@@ -36,7 +36,8 @@ func Format(src []byte, filename string) ([]byte, hcl.Diagnostics) {
 
 // WriteHCL renders a state as a formatted configuration that Parse turns
 // back into the same state: queues, then task types, then counters, each
-// sorted by name. Every queue setting is written out; a task's concurrency
+// sorted by name, then the access block (when roles are granted any
+// level), its levels in the order of catalog.Levels. Every queue setting is written out; a task's concurrency
 // is omitted when unlimited (0) and its max_retries when it inherits the
 // queue's (nil). Every counter setting is written out except those that
 // are unset: prefix, prefix_from and idempotency_window when empty, and
@@ -47,6 +48,7 @@ func WriteHCL(s catalog.State) []byte {
 		Queues:    append([]catalog.Queue(nil), s.Queues...),
 		TaskTypes: append([]catalog.TaskType(nil), s.TaskTypes...),
 		Counters:  append([]catalog.Counter(nil), s.Counters...),
+		Access:    append([]catalog.Grant(nil), s.Access...),
 	}
 	s.Sort()
 
@@ -90,6 +92,10 @@ func WriteHCL(s catalog.State) []byte {
 	for _, c := range s.Counters {
 		separate()
 		writeCounter(body.AppendNewBlock("counter", []string{c.Name}).Body(), c)
+	}
+	if len(s.Access) > 0 {
+		separate()
+		writeAccess(body, s.Access)
 	}
 	return hclwrite.Format(f.Bytes())
 }

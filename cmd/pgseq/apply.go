@@ -84,8 +84,14 @@ created or upgraded first when needed.`,
 			if err := render.Plan(a.stdout, p); err != nil {
 				return err
 			}
-			if p.Empty() {
+			if p.Empty() && len(p.Drift) == 0 {
 				return nil
+			}
+			if p.Empty() {
+				// Drift the configuration already declares: nothing to
+				// approve, the apply only records the state as it is.
+				res, err := applier.ApplyApproved(ctx, pool, desired, p, opts)
+				return a.applied(res, a.counterDiagnostics(err, cfg), false)
 			}
 			if !allowDestroy {
 				for _, c := range p.Changes {
@@ -138,7 +144,7 @@ func (a *app) applySaved(cmd *cobra.Command, path string, opts applier.Options) 
 // applied reports the outcome of an apply. The plan was shown already,
 // except for a saved plan (saved), whose empty plan is reported here.
 func (a *app) applied(res *applier.Result, err error, saved bool) error {
-	if errors.Is(err, reported) {
+	if errors.Is(err, errReported) {
 		return err
 	}
 	if err != nil {
@@ -147,6 +153,9 @@ func (a *app) applied(res *applier.Result, err error, saved bool) error {
 	if res.Plan.Empty() {
 		if saved {
 			fmt.Fprintln(a.stdout, "No changes. The database matches the configuration.")
+		}
+		if res.HistoryID != 0 {
+			fmt.Fprintln(a.stdout, "\nRecorded the database as it is: the changes made outside pgseq are no longer reported.")
 		}
 		return nil
 	}

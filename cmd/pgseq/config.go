@@ -28,27 +28,36 @@ func (a *app) loadConfig(paths []string) (*spec.Config, error) {
 		}
 	}
 	if diags.HasErrors() {
-		return nil, reported
+		return nil, errReported
 	}
 	return cfg, nil
 }
 
 // counterDiagnostics reports an *applier.CounterProblemsError in err as
-// diagnostics at the counters' source in cfg, and returns reported; any
-// other error is returned as it is.
+// diagnostics at the counters' source in cfg, and an
+// *applier.AccessProblemsError at the roles' place in the access block, and
+// returns reported; any other error is returned as it is.
 func (a *app) counterDiagnostics(err error, cfg *spec.Config) error {
 	var cpe *applier.CounterProblemsError
-	if cfg == nil || !errors.As(err, &cpe) {
+	var ape *applier.AccessProblemsError
+	if cfg == nil || !(errors.As(err, &cpe) || errors.As(err, &ape)) {
 		return err
 	}
 	var diags hcl.Diagnostics
-	for _, p := range cpe.Problems {
-		diags = append(diags, cfg.CounterDiag(p.Counter, p.Attr, p.Summary, p.Detail))
+	if cpe != nil {
+		for _, p := range cpe.Problems {
+			diags = append(diags, cfg.CounterDiag(p.Counter, p.Attr, p.Summary, p.Detail))
+		}
+	}
+	if ape != nil {
+		for _, p := range ape.Problems {
+			diags = append(diags, cfg.AccessDiag(p.Role, p.Summary, p.Detail))
+		}
 	}
 	if werr := spec.WriteDiagnostics(a.stderr, diags, cfg.Files); werr != nil {
 		return fmt.Errorf("printing diagnostics: %w", werr)
 	}
-	return reported
+	return errReported
 }
 
 // savedPlanPath decides, by content, whether args name a saved plan rather

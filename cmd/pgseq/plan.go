@@ -24,7 +24,11 @@ func (a *app) planCommand() *cobra.Command {
 		Short: "Show what apply would change in the database",
 		Long: `Compares the configuration with the database and shows the changes apply
 would make, with live usage (running tasks, unfinished tasks) beside them.
-Nothing is written to the database.
+Objects changed outside pgseq since the last apply (a slot group's capacity
+edited by hand, a queue setting changed, a counter's trigger dropped) are
+listed first, apart from the changes, under "Objects have changed outside
+of pgseq"; they are information: apply brings the database back to the
+configuration all the same. Nothing is written to the database.
 
   --out FILE            save the plan; "pgseq apply FILE" applies exactly it (with
                         --allow-destroy if it has destructive changes), and

@@ -1,0 +1,266 @@
+package applier_test
+
+import (
+	"bytes"
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"flag"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
+	"github.com/stretchr/testify/require"
+
+	"github.com/pgseq/pgseq/applier"
+	"github.com/pgseq/pgseq/catalog"
+	"github.com/pgseq/pgseq/internal/pgtest"
+	"github.com/pgseq/pgseq/migrations"
+	"github.com/pgseq/pgseq/plan"
+	"github.com/pgseq/pgseq/render"
+)
+
+// testRole is a login role created for one test. Roles are cluster-wide:
+// its name is unique to the test (from the test schema's random suffix),
+// and it is dropped, with every privilege it holds, when the test ends.
+type testRole struct {
+	Name     string
+	Password string
+}
+
+// newRole creates a login role named from the test's schema and suffix.
+func (e *env) newRole(suffix string) testRole {
+	e.t.Helper()
+	return createRole(e.t, e.pool, e.schema, suffix)
+}
+
+func createRole(t *testing.T, pool *pgxpool.Pool, schema, suffix string) testRole {
+	t.Helper()
+	random := make([]byte, 12)
+	_, _ = rand.Read(random) // crypto/rand.Read never fails
+	r := testRole{Name: "r" + schema[len(schema)-8:] + "_" + suffix, Password: hex.EncodeToString(random)}
+	ctx := context.Background()
+	// A password literal cannot be a parameter of CREATE ROLE; it is hex.
+	_, err := pool.Exec(ctx, "CREATE ROLE "+pgx.Identifier{r.Name}.Sanitize()+" LOGIN PASSWORD '"+r.Password+"'")
+	require.NoError(t, err, "creating test role %s", r.Name)
+	t.Cleanup(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+		defer cancel()
+		// DROP OWNED revokes what the role was granted in this database.
+		q := pgx.Identifier{r.Name}.Sanitize()
+		if _, err := pool.Exec(ctx, "DROP OWNED BY "+q+"; DROP ROLE "+q); err != nil {
+			t.Errorf("dropping test role %s: %v", r.Name, err)
+		}
+	})
+	return r
+}
+
+// poolAs connects to the test database as role. It is closed when the test
+// ends, before the role is dropped.
+func poolAs(t *testing.T, role testRole) *pgxpool.Pool {
+	t.Helper()
+	cfg, err := pgxpool.ParseConfig(pgtest.ConnString(t))
+	require.NoError(t, err)
+	cfg.ConnConfig.User = role.Name
+	cfg.ConnConfig.Password = role.Password
+	cfg.MaxConns = 8
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	pool, err := pgxpool.NewWithConfig(ctx, cfg)
+	require.NoError(t, err)
+	require.NoError(t, pool.Ping(ctx), "connecting as %s", role.Name)
+	t.Cleanup(pool.Close)
+	return pool
+}
+
+// withAccess returns a configuration of one queue and one task type with
+// the given grants.
+func withAccess(grants ...catalog.Grant) catalog.State {
+	s := config(4)
+	s.Access = grants
+	return s
+}
+
+// accessGolden compares got with testdata/access/NAME, after replacing each
+// role name by its placeholder (role names are unique per test). It
+// rewrites the file under -update.
+func accessGolden(t *testing.T, name string, got string, roles map[string]testRole) {
+	t.Helper()
+	for placeholder, r := range roles {
+		got = strings.ReplaceAll(got, r.Name, placeholder)
+	}
+	path := filepath.Join("testdata", "access", name)
+	if f := flag.Lookup("update"); f != nil && f.Value.String() == "true" {
+		require.NoError(t, os.MkdirAll(filepath.Dir(path), 0o755))
+		require.NoError(t, os.WriteFile(path, []byte(got), 0o644))
+		return
+	}
+	want, err := os.ReadFile(path)
+	require.NoError(t, err, "missing golden file; run go test ./applier -run Access -update")
+	require.Equal(t, string(want), got, "golden file %s differs; run go test ./applier -run Access -update and review the diff", path)
+}
+
+// accessPlan is what pgseq plan shows (applier.Plan), and its human view.
+func (e *env) accessPlan(desired catalog.State) (*plan.Plan, string) {
+	e.t.Helper()
+	p, err := applier.Plan(e.ctx(), e.pool, e.schema, desired)
+	require.NoError(e.t, err)
+	var b bytes.Buffer
+	require.NoError(e.t, render.Plan(&b, p))
+	return p, b.String()
+}
+
+// applyAccess applies desired as pgseq apply --auto-approve does and
+// requires the next plan to be empty.
+func (e *env) applyAccess(desired catalog.State) {
+	e.t.Helper()
+	_, err := applier.ApplyConfig(e.ctx(), e.pool, e.schema, desired, applier.Options{Client: "test", Version: "test"})
+	require.NoError(e.t, err)
+	p, human := e.accessPlan(desired)
+	require.True(e.t, p.Empty(), "plan after apply must be empty:\n%s", human)
+}
+
+// may runs a privilege probe (one of the probe constants) for role.
+func (e *env) may(role testRole, probe string) bool {
+	e.t.Helper()
+	var ok bool
+	require.NoError(e.t, e.pool.QueryRow(e.ctx(), migrations.Render(probe, e.schema), role.Name).Scan(&ok))
+	return ok
+}
+
+const (
+	probeClaim     = `SELECT has_function_privilege($1, '{{schema}}.claim(text, text, integer, integer)', 'EXECUTE')`
+	probeEnqueue   = `SELECT has_function_privilege($1, '{{schema}}.enqueue(text, jsonb, text, integer, timestamptz)', 'EXECUTE')`
+	probeNextValue = `SELECT has_function_privilege($1, '{{schema}}.next_value(text, text)', 'EXECUTE')`
+	probeTasks     = `SELECT has_table_privilege($1, '{{schema}}.tasks', 'SELECT')`
+	probeQueues    = `SELECT has_table_privilege($1, '{{schema}}.queues', 'SELECT')`
+	probeSlotsUpd  = `SELECT has_table_privilege($1, '{{schema}}.concurrency_slots', 'UPDATE')`
+	probeUsage     = `SELECT has_schema_privilege($1, '{{schema}}'::regnamespace::oid, 'USAGE')`
+)
+
+func TestAccessGrantChangeRevoke(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	worker, grafana, web, bystander := e.newRole("worker"), e.newRole("grafana"), e.newRole("web"), e.newRole("bystander")
+	roles := map[string]testRole{"WORKER": worker, "GRAFANA": grafana, "WEB": web, "BYSTANDER": bystander}
+	grant := func(level string, r testRole) catalog.Grant { return catalog.Grant{Level: level, Role: r.Name} }
+
+	// Grant.
+	first := withAccess(grant(catalog.LevelWork, worker), grant(catalog.LevelRead, grafana))
+	p, human := e.accessPlan(first)
+	require.Equal(t, plan.Summary{Add: 4}, p.Summary, human)
+	accessGolden(t, "grant.txt", human, roles)
+	e.applyAccess(first)
+	require.True(t, e.may(worker, probeClaim))
+	require.True(t, e.may(worker, probeQueues))
+	require.False(t, e.may(worker, probeTasks), "a worker reads no task, so it never learns another worker's id")
+	require.False(t, e.may(worker, probeSlotsUpd))
+	require.False(t, e.may(worker, probeEnqueue))
+	require.True(t, e.may(grafana, probeTasks))
+	require.False(t, e.may(grafana, probeClaim))
+	require.False(t, e.may(web, probeUsage), "a role never named gets nothing")
+
+	// A bystander granted by hand is not pgseq's: it keeps its grant.
+	e.exec(`GRANT USAGE ON SCHEMA {{schema}} TO ` + pgx.Identifier{bystander.Name}.Sanitize())
+	e.exec(`GRANT SELECT ON {{schema}}.tasks TO ` + pgx.Identifier{bystander.Name}.Sanitize())
+
+	// Change: grafana moves from read to enqueue, the worker gains
+	// counters, web appears.
+	second := withAccess(grant(catalog.LevelWork, worker), grant(catalog.LevelCounters, worker),
+		grant(catalog.LevelEnqueue, grafana), grant(catalog.LevelEnqueue, web))
+	p, human = e.accessPlan(second)
+	require.Equal(t, plan.Summary{Add: 3, Destroy: 1}, p.Summary, human)
+	accessGolden(t, "change.txt", human, roles)
+	e.applyAccess(second)
+	require.False(t, e.may(grafana, probeTasks))
+	require.True(t, e.may(grafana, probeEnqueue))
+	require.True(t, e.may(worker, probeNextValue))
+	require.True(t, e.may(bystander, probeTasks), "a role pgseq does not manage is left alone")
+
+	// Changed outside pgseq: the worker loses EXECUTE on claim and gains
+	// UPDATE on the slots. The next plan repairs both.
+	q := pgx.Identifier{worker.Name}.Sanitize()
+	e.exec(`REVOKE EXECUTE ON FUNCTION {{schema}}.claim(text, text, integer, integer) FROM ` + q)
+	e.exec(`GRANT UPDATE (used) ON {{schema}}.concurrency_slots TO ` + q)
+	e.exec(`GRANT UPDATE ON {{schema}}.concurrency_slots TO ` + q)
+	p, human = e.accessPlan(second)
+	require.Equal(t, plan.Summary{Change: 1}, p.Summary, human)
+	accessGolden(t, "repair.txt", human, roles)
+	e.applyAccess(second)
+	require.True(t, e.may(worker, probeClaim))
+	require.False(t, e.may(worker, probeSlotsUpd))
+
+	// Revoke: no access block at all.
+	none := withAccess()
+	p, human = e.accessPlan(none)
+	require.Equal(t, plan.Summary{Destroy: 4}, p.Summary, human)
+	accessGolden(t, "revoke.txt", human, roles)
+	e.applyAccess(none)
+	for _, r := range []testRole{worker, grafana, web} {
+		require.False(t, e.may(r, probeUsage), "%s keeps nothing", r.Name)
+		require.False(t, e.may(r, probeClaim))
+		require.False(t, e.may(r, probeEnqueue))
+	}
+	require.True(t, e.may(bystander, probeTasks), "a role pgseq does not manage is left alone")
+	var n int
+	require.NoError(t, e.pool.QueryRow(e.ctx(), migrations.Render(`SELECT count(*) FROM {{schema}}.grants`, e.schema)).Scan(&n))
+	require.Zero(t, n)
+}
+
+func TestAccessRolesAreCheckedAtPlanTime(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	var me string
+	require.NoError(t, e.pool.QueryRow(e.ctx(), `SELECT current_user`).Scan(&me))
+	missing := "r" + e.schema[len(e.schema)-8:] + "_missing"
+	_, err := applier.Plan(e.ctx(), e.pool, e.schema, withAccess(
+		catalog.Grant{Level: catalog.LevelWork, Role: missing},
+		catalog.Grant{Level: catalog.LevelRead, Role: me}))
+	var ape *applier.AccessProblemsError
+	require.True(t, errors.As(err, &ape), "%v", err)
+	require.Len(t, ape.Problems, 2)
+	byRole := map[string]string{}
+	for _, p := range ape.Problems {
+		byRole[p.Role] = p.Summary
+	}
+	require.Equal(t, "Unknown role", byRole[missing])
+	require.Equal(t, "Role owns the schema", byRole[me], "the role that applies will own the schema")
+
+	// Nothing was created: not even the schema.
+	var exists bool
+	require.NoError(t, e.pool.QueryRow(e.ctx(), `SELECT EXISTS (SELECT 1 FROM pg_namespace WHERE nspname = $1)`, e.schema).Scan(&exists))
+	require.False(t, exists)
+}
+
+// A saved plan carries access changes like any other: applied exactly, and
+// refused as stale once the access levels changed since.
+func TestAccessInSavedPlans(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	worker, reader := e.newRole("worker"), e.newRole("reader")
+	e.apply(withAccess(catalog.Grant{Level: catalog.LevelWork, Role: worker.Name}))
+	require.True(t, e.may(worker, probeClaim))
+
+	saved := e.plan(withAccess(catalog.Grant{Level: catalog.LevelRead, Role: reader.Name}))
+	var buf bytes.Buffer
+	require.NoError(t, saved.Write(&buf))
+	read, err := plan.Read(&buf)
+	require.NoError(t, err)
+
+	// Another apply changes the access levels first.
+	e.apply(withAccess(catalog.Grant{Level: catalog.LevelWork, Role: worker.Name}, catalog.Grant{Level: catalog.LevelEnqueue, Role: worker.Name}))
+	_, err = applier.Apply(e.ctx(), e.pool, read, applier.Options{Client: "test"})
+	require.ErrorIs(t, err, applier.ErrStale)
+
+	again := e.plan(withAccess(catalog.Grant{Level: catalog.LevelRead, Role: reader.Name}))
+	_, err = applier.Apply(e.ctx(), e.pool, again, applier.Options{Client: "test"})
+	require.NoError(t, err)
+	require.True(t, e.may(reader, probeTasks))
+	require.False(t, e.may(worker, probeClaim))
+	require.False(t, e.may(worker, probeUsage))
+}

@@ -1,0 +1,233 @@
+package planner
+
+import (
+	"sort"
+	"strconv"
+
+	"github.com/pgseq/pgseq/catalog"
+	"github.com/pgseq/pgseq/plan"
+)
+
+// Drift returns the objects changed outside pgseq: how actual (the state a
+// plan is made from) differs from applied (the state the last apply left,
+// as it recorded it), in canonical order — queues, task types, counters,
+// each by name.
+//
+// Drift is made of the managed settings of queues, task types and counters,
+// the capacities of slot groups, and whether an attached counter's trigger
+// and unique index are intact. Runtime values are not: slot usage, running
+// tasks, issued values. Neither is a draining group (capacity 0) that is
+// gone: the runtime deletes those once their last task finishes.
+func Drift(applied, actual catalog.State) []plan.Drift {
+	var out []plan.Drift
+	out = append(out, driftObjects(plan.KindQueue, queueObjects(applied), queueObjects(actual), nil)...)
+	before, after := slotsByType(applied.Slots), slotsByType(actual.Slots)
+	out = append(out, driftObjects(plan.KindTask, taskObjects(applied), taskObjects(actual),
+		func(name string) []plan.SlotDrift { return slotDrift(before[name], after[name]) })...)
+	out = append(out, driftObjects(plan.KindCounter, counterObjects(applied), counterObjects(actual), nil)...)
+	return out
+}
+
+// object is one managed object as drift compares it: its attributes in
+// display order (plan.Attributes, and for counters their objects' health).
+type object struct {
+	name  string
+	attrs []plan.Attr
+}
+
+func queueObjects(s catalog.State) []object {
+	out := make([]object, len(s.Queues))
+	for i := range s.Queues {
+		out[i] = object{s.Queues[i].Name, plan.Attributes(&s.Queues[i])}
+	}
+	return out
+}
+
+func taskObjects(s catalog.State) []object {
+	out := make([]object, len(s.TaskTypes))
+	for i := range s.TaskTypes {
+		out[i] = object{s.TaskTypes[i].Name, plan.Attributes(&s.TaskTypes[i])}
+	}
+	return out
+}
+
+func counterObjects(s catalog.State) []object {
+	out := make([]object, len(s.Counters))
+	for i := range s.Counters {
+		c := &s.Counters[i]
+		attrs := plan.Attributes(c)
+		if c.Attached() {
+			live, ok := s.Live.Counters[c.Name]
+			if !ok {
+				live = catalog.CounterLive{TriggerOK: true, IndexOK: true}
+			}
+			trigger, index := plan.DriftOK, plan.DriftOK
+			if !live.TriggerOK {
+				trigger = plan.DriftTriggerBroken
+			}
+			if !live.IndexOK {
+				index = plan.DriftIndexMissing
+			}
+			attrs = append(attrs, plan.Attr{Name: plan.DriftTrigger, Value: quoteString(trigger)},
+				plan.Attr{Name: plan.DriftIndex, Value: quoteString(index)})
+		}
+		out[i] = object{c.Name, attrs}
+	}
+	return out
+}
+
+// driftObjects compares the objects of one kind, by name.
+// slots, for task types, gives the slot groups of a type that changed.
+func driftObjects(kind string, applied, actual []object, slots func(name string) []plan.SlotDrift) []plan.Drift {
+	before := make(map[string]object, len(applied))
+	for _, o := range applied {
+		before[o.name] = o
+	}
+	after := make(map[string]object, len(actual))
+	for _, o := range actual {
+		after[o.name] = o
+	}
+	var names []string
+	for _, o := range applied {
+		names = append(names, o.name)
+	}
+	for _, o := range actual {
+		if _, ok := before[o.name]; !ok {
+			names = append(names, o.name)
+		}
+	}
+	sort.Strings(names)
+	var out []plan.Drift
+	for _, name := range names {
+		b, inBefore := before[name]
+		a, inAfter := after[name]
+		d := plan.Drift{Address: Address(kind, name), Kind: kind, Name: name}
+		switch {
+		case !inBefore:
+			d.Action = plan.Create
+			for _, attr := range a.attrs {
+				if hasValue(attr) {
+					d.Attributes = append(d.Attributes, plan.AttributeDrift{Name: attr.Name, After: plan.AttributeValue(attr.Value)})
+				}
+			}
+		case !inAfter:
+			d.Action = plan.Delete
+			for _, attr := range b.attrs {
+				if hasValue(attr) {
+					d.Attributes = append(d.Attributes, plan.AttributeDrift{Name: attr.Name, Before: plan.AttributeValue(attr.Value)})
+				}
+			}
+		default:
+			d.Action = plan.Update
+			d.Attributes = attributeDrift(b.attrs, a.attrs)
+			if slots != nil {
+				d.Slots = slots(name)
+			}
+			if len(d.Attributes) == 0 && len(d.Slots) == 0 {
+				continue
+			}
+		}
+		out = append(out, d)
+	}
+	return out
+}
+
+// attributeDrift lists the attributes whose values differ. An attribute
+// only one side has (a counter's health, when it was attached or detached
+// by hand) is compared with null.
+func attributeDrift(before, after []plan.Attr) []plan.AttributeDrift {
+	value := func(attrs []plan.Attr, name string) string {
+		for _, a := range attrs {
+			if a.Name == name {
+				return a.Value
+			}
+		}
+		return "null"
+	}
+	var names []string
+	for _, a := range before {
+		names = append(names, a.Name)
+	}
+	for _, a := range after {
+		if !containsName(before, a.Name) {
+			names = append(names, a.Name)
+		}
+	}
+	var out []plan.AttributeDrift
+	for _, name := range names {
+		x, y := value(before, name), value(after, name)
+		if x != y {
+			out = append(out, plan.AttributeDrift{Name: name, Before: plan.AttributeValue(x), After: plan.AttributeValue(y)})
+		}
+	}
+	return out
+}
+
+func containsName(attrs []plan.Attr, name string) bool {
+	for _, a := range attrs {
+		if a.Name == name {
+			return true
+		}
+	}
+	return false
+}
+
+func hasValue(a plan.Attr) bool { return a.Value != "null" && a.Value != "[]" }
+
+// slotsByType splits slot groups by task type, each type's by group. The
+// state has hundreds of thousands of them at most (10,000 types with 50
+// groups): they are sorted only when they are not already, as inspect and
+// the recorded state give them.
+func slotsByType(gs []catalog.SlotGroup) map[string][]catalog.SlotGroup {
+	less := func(a, b catalog.SlotGroup) bool {
+		if a.TaskType != b.TaskType {
+			return a.TaskType < b.TaskType
+		}
+		return a.Group < b.Group
+	}
+	if !sort.SliceIsSorted(gs, func(i, j int) bool { return less(gs[i], gs[j]) }) {
+		gs = append([]catalog.SlotGroup(nil), gs...)
+		sort.Slice(gs, func(i, j int) bool { return less(gs[i], gs[j]) })
+	}
+	out := map[string][]catalog.SlotGroup{}
+	for i := 0; i < len(gs); {
+		j := i
+		for j < len(gs) && gs[j].TaskType == gs[i].TaskType {
+			j++
+		}
+		out[gs[i].TaskType] = gs[i:j:j]
+		i = j
+	}
+	return out
+}
+
+// slotDrift compares the slot groups of one task type (each list by group)
+// by capacity: groups whose capacity changed, groups that appeared, groups
+// that disappeared — except a draining group (capacity 0) that is gone,
+// which the runtime deletes once its last task finishes.
+func slotDrift(before, after []catalog.SlotGroup) []plan.SlotDrift {
+	capacity := func(c int) *int { return &c }
+	var out []plan.SlotDrift
+	i, j := 0, 0
+	for i < len(before) || j < len(after) {
+		switch {
+		case j == len(after) || (i < len(before) && before[i].Group < after[j].Group):
+			if b := before[i]; b.Capacity != 0 { // a drained group deleted by the runtime is not drift
+				out = append(out, plan.SlotDrift{Group: b.Group, Before: capacity(b.Capacity)})
+			}
+			i++
+		case i == len(before) || after[j].Group < before[i].Group:
+			out = append(out, plan.SlotDrift{Group: after[j].Group, After: capacity(after[j].Capacity)})
+			j++
+		default:
+			if b, a := before[i].Capacity, after[j].Capacity; b != a {
+				out = append(out, plan.SlotDrift{Group: before[i].Group, Before: capacity(b), After: capacity(a)})
+			}
+			i++
+			j++
+		}
+	}
+	return out
+}
+
+func quoteString(s string) string { return strconv.Quote(s) }
