@@ -56,7 +56,10 @@ configured. These commands start, stop and describe it.`,
 			Short: "Say whether the local database is running, and where",
 			Long: `Says whether the local database is running, and where its data, socket, log
 and connection string are. Like pg_ctl status, the exit code is 0 when it is
-running and 3 when it is not.`,
+running and 3 when it is not.
+
+This is about the server; for the state of pgseq's queues, limits and
+workers in a database, see pgseq status.`,
 			Args: cobra.NoArgs,
 			RunE: func(cmd *cobra.Command, args []string) error {
 				db, err := open()

@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
+	"strings"
 
 	"github.com/hashicorp/hcl/v2"
 	"github.com/spf13/cobra"
@@ -15,15 +16,28 @@ import (
 )
 
 func (a *app) fmtCommand() *cobra.Command {
-	var check bool
+	var check, showDiff bool
 	cmd := &cobra.Command{
-		Use:   "fmt [--check] PATH...",
+		Use:   "fmt [--check] [--diff] PATH...",
 		Short: "Rewrite configuration files in canonical format",
 		Long: `Rewrites HCL files (or the *.hcl files of directories) in canonical format and
-lists the files it changed. With --check nothing is written: the files that
-would change are listed and the exit code is 3 if there are any.`,
+lists the files it changed.
+
+  --check   write nothing: list the files that would change, and exit 3 if
+            there are any
+  --diff    write nothing: print a unified diff of what would change (3 lines
+            of context; for files named by relative paths "patch -p0"
+            applies it), and exit 3 if anything would; with --check too it
+            does the same (the diff names the files). On a terminal the
+            diff is coloured, unless NO_COLOR is set`,
+		Example: `  pgseq fmt config/
+  pgseq fmt --check config/           # in CI: exit 3 when a file is not formatted
+  pgseq fmt --diff config/ > fmt.patch`,
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
+			// --diff reports like --check: nothing is written.
+			dryRun := check || showDiff
+			var diffs strings.Builder
 			files, err := hclFiles(args)
 			if err != nil {
 				return err
@@ -48,22 +62,33 @@ would change are listed and the exit code is 3 if there are any.`,
 					continue
 				}
 				changed = append(changed, f)
-				if !check {
+				if showDiff {
+					diffs.WriteString(unifiedDiff(f+"\t(original)", f+"\t(formatted)", src, out))
+				}
+				if !dryRun {
 					if err := writeFileKeepMode(f, out); err != nil {
 						return err
 					}
 				}
 			}
-			for _, f := range changed {
-				fmt.Fprintln(a.stdout, f)
+			if showDiff {
+				d := diffs.String()
+				if colorOutput(a.stdout) {
+					d = colorDiff(d)
+				}
+				fmt.Fprint(a.stdout, d)
+			} else {
+				for _, f := range changed {
+					fmt.Fprintln(a.stdout, f)
+				}
 			}
 			if diags.HasErrors() {
 				if err := spec.WriteDiagnostics(a.stderr, diags, sources); err != nil {
 					return err
 				}
-				return reported
+				return errReported
 			}
-			if check && len(changed) > 0 {
+			if dryRun && len(changed) > 0 {
 				fmt.Fprintf(a.stderr, "%s not in canonical format; run pgseq fmt to fix\n", render.Plural(len(changed), "file"))
 				return &exitCode{code: exitFormat}
 			}
@@ -71,6 +96,7 @@ would change are listed and the exit code is 3 if there are any.`,
 		},
 	}
 	cmd.Flags().BoolVar(&check, "check", false, "list files that are not formatted and exit 3 if any, without writing")
+	cmd.Flags().BoolVar(&showDiff, "diff", false, "print a unified diff of the changes and exit 3 if any, without writing")
 	return cmd
 }
 

@@ -47,8 +47,8 @@ func (e *exitCode) Error() string {
 	return e.err.Error()
 }
 
-// reported is an error already printed (for example HCL diagnostics).
-var reported = errors.New("reported")
+// errReported is an error already printed (for example HCL diagnostics).
+var errReported = errors.New("reported")
 
 // app holds global options and the standard streams.
 type app struct {
@@ -80,12 +80,12 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	}
 	var ec *exitCode
 	if errors.As(err, &ec) {
-		if ec.err != nil && !errors.Is(ec.err, reported) {
+		if ec.err != nil && !errors.Is(ec.err, errReported) {
 			fmt.Fprintf(stderr, "Error: %s\n", dbconn.Redact(ec.err.Error()))
 		}
 		return ec.code
 	}
-	if !errors.Is(err, reported) {
+	if !errors.Is(err, errReported) {
 		fmt.Fprintf(stderr, "Error: %s\n", dbconn.Redact(err.Error()))
 	}
 	return exitError
@@ -108,7 +108,9 @@ or the PG* variables), pgseq uses a local database it manages in .pgseq/.`,
 			return validSchema(a.schema)
 		},
 	}
+	// pgseq's own completion command (completion.go) replaces cobra's.
 	root.CompletionOptions.DisableDefaultCmd = true
+	root.SetVersionTemplate(versionTemplate())
 	pf := root.PersistentFlags()
 	pf.StringVar(&a.databaseURL, "database-url", "", "PostgreSQL connection string (default: $PGSEQ_DATABASE_URL, $DATABASE_URL, PG* variables, else the built-in local database)")
 	pf.StringVar(&a.schema, "schema", migrations.DefaultSchema, "the schema pgseq manages (not information_schema or a pg_ name, which PostgreSQL reserves)")
@@ -118,12 +120,16 @@ or the PG* variables), pgseq uses a local database it manages in .pgseq/.`,
 		a.validateCommand(),
 		a.fmtCommand(),
 		a.planCommand(),
+		a.showCommand(),
 		a.applyCommand(),
 		a.inspectCommand(),
+		a.statusCommand(),
 		a.migrateCommand(),
 		a.devCommand(),
 		a.workerCommand(),
 		a.benchCommand(),
+		a.versionCommand(),
+		a.completionCommand(),
 	)
 	return root
 }

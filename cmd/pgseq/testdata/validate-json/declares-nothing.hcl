@@ -1,0 +1,1 @@
+# A configuration with nothing in it: valid, with a warning.

@@ -1,0 +1,448 @@
+package status
+
+import (
+	"fmt"
+	"io"
+	"math"
+	"strconv"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/pgseq/pgseq/render"
+)
+
+// RenderOptions control Render.
+type RenderOptions struct {
+	// Color marks problems (binding limits, draining, late and dead workers,
+	// an expired lease) with ANSI colours: for a terminal, never with NO_COLOR.
+	Color bool
+}
+
+// Render writes the snapshot for people: one table per section. It reads
+// no clock of its own (ages are the snapshot's), so the same snapshot
+// always renders the same text.
+func Render(w io.Writer, s *Snapshot, o RenderOptions) error {
+	p := &printer{color: o.Color}
+	p.header(s)
+	p.queues(s)
+	p.limits(s)
+	p.workers(s)
+	p.leader(s)
+	p.counters(s)
+	p.legend(s)
+	_, err := io.WriteString(w, p.b.String())
+	return err
+}
+
+type printer struct {
+	b       strings.Builder
+	color   bool
+	inexact bool // some count shown is a lower bound
+	est     bool // some estimate is shown
+}
+
+// ANSI styles.
+const (
+	bold   = "1"
+	red    = "31"
+	yellow = "33"
+)
+
+func (p *printer) style(code, s string) string {
+	if !p.color || s == "" {
+		return s
+	}
+	return "\x1b[" + code + "m" + s + "\x1b[0m"
+}
+
+func (p *printer) line(format string, args ...any) {
+	fmt.Fprintf(&p.b, format, args...)
+	p.b.WriteByte('\n')
+}
+
+func (p *printer) section(title, summary string) {
+	p.b.WriteByte('\n')
+	if summary != "" {
+		p.line("%s  %s", p.style(bold, title), summary)
+	} else {
+		p.line("%s", p.style(bold, title))
+	}
+}
+
+func (p *printer) header(s *Snapshot) {
+	what := fmt.Sprintf("Schema %q (version %d)", s.Schema, s.SchemaVersion)
+	if s.Queue != "" {
+		what += fmt.Sprintf(", queue %q", s.Queue)
+	}
+	p.line("%s at %s", what, s.At.UTC().Format("2006-01-02 15:04:05 MST"))
+}
+
+// count shows a count: 1,234 exact; 10,000+ a lower bound, with the
+// planner's estimate when there is one (10,000+ ≈1.2M).
+func (p *printer) count(c Count) string {
+	if c.Exact {
+		return thousands(c.Value)
+	}
+	p.inexact = true
+	s := thousands(c.Value) + "+"
+	if c.Estimate != nil {
+		p.est = true
+		s += " ≈" + compact(*c.Estimate)
+	}
+	return s
+}
+
+func (p *printer) queues(s *Snapshot) {
+	p.section("QUEUES", "")
+	if len(s.Queues) == 0 {
+		p.line("  No queue is declared (declare one and run pgseq apply).")
+		return
+	}
+	t := table{right: []bool{false, true, true, true, true, true, true, true, true}}
+	t.row("QUEUE", "DUE", "READY", "WAITING", "SCHEDULED", "RUNNING", "FAILED", "DEAD LETTER", "OLDEST DUE")
+	for _, q := range s.Queues {
+		oldest := "-"
+		if q.OldestDue != nil {
+			oldest = p.age(*q.OldestDue)
+		}
+		t.row(q.Name, p.count(q.Due), p.count(q.Ready), p.count(q.Waiting),
+			p.count(q.Scheduled), p.count(q.Running), p.count(q.Failed), p.count(q.DeadLetter), oldest)
+	}
+	t.write(&p.b, "  ", nil)
+}
+
+func (p *printer) age(a Age) string {
+	s := duration(a.Seconds)
+	if !a.Exact {
+		p.inexact = true
+		s += "+"
+	}
+	return s
+}
+
+func (p *printer) limits(s *Snapshot) {
+	p.section("LIMITS", "")
+	if len(s.Limits) == 0 {
+		p.line("  No task type has a concurrency limit.")
+		return
+	}
+	t := table{right: []bool{false, false, true, true, true, true, true, false}}
+	t.row("TASK TYPE", "QUEUE", "RUNNING", "LIMIT", "UNITS USED", "GROUPS", "WAITING", "STATE")
+	styles := []string{""}
+	for _, l := range s.Limits {
+		limit := thousands(int64(l.Limit))
+		if l.Limit == 0 {
+			limit = "none"
+		}
+		t.row(l.TaskType, l.Queue, p.count(l.Running), limit,
+			thousands(l.Used)+"/"+thousands(l.Capacity), strconv.Itoa(l.SlotGroups), p.count(l.Waiting), l.State)
+		styles = append(styles, stateStyle(l.State))
+	}
+	t.write(&p.b, "  ", func(row, col int, cell string) string {
+		if col == 7 && styles[row] != "" {
+			return p.style(styles[row], cell)
+		}
+		return cell
+	})
+	// The types that need a word: why their tasks wait, which groups drain.
+	var notes []string
+	for _, l := range s.Limits {
+		if n := p.limitNote(l); n != "" {
+			notes = append(notes, n)
+		}
+	}
+	if len(notes) > 0 {
+		p.b.WriteByte('\n')
+		for _, n := range notes {
+			p.line("  %s", n)
+		}
+	}
+}
+
+func stateStyle(state string) string {
+	switch state {
+	case "binding", "draining", "dead":
+		return red
+	case "admitting", "late":
+		return yellow
+	}
+	return ""
+}
+
+// limitNote explains a limited type's state in a sentence, "" when all is well.
+func (p *printer) limitNote(l Limit) string {
+	// waiting says how many due tasks wait; oldest for how long.
+	waiting, oldest := "", ""
+	if l.Waiting.Value > 0 {
+		waiting = fmt.Sprintf("%s %s", p.count(l.Waiting), plural(l.Waiting, "due task waits", "due tasks wait"))
+		if l.OldestWaiting != nil {
+			oldest = fmt.Sprintf(" (the oldest for %s)", p.age(*l.OldestWaiting))
+		}
+	}
+	switch l.State {
+	case "draining":
+		var gs []string
+		for _, g := range l.DrainingGroups {
+			gs = append(gs, fmt.Sprintf("%d (capacity %d, %d in use)", g.Group, g.Capacity, g.Used))
+		}
+		within := fmt.Sprintf("within the limit of %s", thousands(int64(l.Limit)))
+		if l.Limit == 0 {
+			within = "released (the type has no limit any more)"
+		}
+		n := fmt.Sprintf("%s: draining after a lowered limit", p.style(red, l.TaskType))
+		switch len(gs) {
+		case 0:
+		case 1:
+			n += ": slot group " + gs[0] + " is over capacity"
+		default:
+			n += ": slot groups " + strings.Join(gs, ", ") + " are over capacity"
+		}
+		n += fmt.Sprintf("; it admits nothing until its units in use are %s", within)
+		if waiting != "" {
+			n += "; " + waiting + oldest
+		}
+		return n + "."
+	case "binding":
+		return fmt.Sprintf("%s: the limit binds: all %s in use; %s for one%s.",
+			p.style(red, l.TaskType), render.Plural(int(l.Capacity), "unit"), waiting, oldest)
+	case "admitting":
+		return fmt.Sprintf("%s: %s%s although %s free; the next claim on queue %q or the leader's maintenance admits them.",
+			p.style(yellow, l.TaskType), waiting, oldest, pluralVerb(l.Free, "unit is", "units are"), l.Queue)
+	}
+	return ""
+}
+
+func plural(c Count, one, many string) string {
+	if c.Exact && c.Value == 1 {
+		return one
+	}
+	return many
+}
+
+func pluralVerb(n int64, one, many string) string {
+	if n == 1 {
+		return "1 " + one
+	}
+	return thousands(n) + " " + many
+}
+
+func (p *printer) workers(s *Snapshot) {
+	ws := s.Workers
+	p.section("WORKERS", fmt.Sprintf("%d alive, %d late, %d dead (timeout %s)", ws.Alive, ws.Late, ws.Dead, duration(ws.TimeoutSeconds)))
+	if len(ws.List) == 0 {
+		p.line("  No worker is registered.")
+		return
+	}
+	t := table{right: []bool{false, false, true, true, true, false}}
+	t.row("WORKER", "HOST", "POOL", "RUNNING", "LAST HEARTBEAT", "STATE")
+	styles := []string{""}
+	for _, w := range ws.List {
+		state := w.State
+		if w.Leader {
+			state += ", leader"
+		}
+		t.row(w.ID, w.Hostname, strconv.Itoa(w.PoolSize), thousands(w.Running), duration(w.HeartbeatAgeSeconds)+" ago", state)
+		styles = append(styles, stateStyle(w.State))
+	}
+	t.write(&p.b, "  ", func(row, col int, cell string) string {
+		if col == 5 && styles[row] != "" {
+			return p.style(styles[row], cell)
+		}
+		return cell
+	})
+	listedDead := 0
+	for _, w := range ws.List {
+		if w.State == "dead" {
+			listedDead++
+		}
+	}
+	if more := ws.Dead - listedDead; more > 0 {
+		p.line("  (%s not listed: the list holds the %d declared dead most recently)", render.Plural(more, "more dead worker"), listedDead)
+	}
+}
+
+func (p *printer) leader(s *Snapshot) {
+	l := s.Leader
+	if l == nil {
+		p.section("LEADER", "none elected yet (workers elect one among themselves)")
+		return
+	}
+	var lease string
+	switch {
+	case l.LeaseLeftSeconds == nil:
+		lease = p.style(red, "lease given up")
+	case l.Live:
+		lease = fmt.Sprintf("lease live, %s left", duration(*l.LeaseLeftSeconds))
+	default:
+		lease = p.style(red, fmt.Sprintf("lease expired %s ago", duration(-*l.LeaseLeftSeconds)))
+	}
+	summary := l.WorkerID + ", " + lease
+	if l.ElectedAt != nil {
+		summary += fmt.Sprintf(", elected %s ago", duration(s.At.Sub(*l.ElectedAt).Seconds()))
+	}
+	switch l.WorkerState {
+	case "":
+		summary += "; the worker is no longer registered"
+	case "alive":
+	default:
+		summary += "; the worker is " + p.style(stateStyle(l.WorkerState), l.WorkerState)
+	}
+	if !l.Live {
+		summary += " (the next worker to call elect_leader takes over)"
+	}
+	p.section("LEADER", summary)
+}
+
+func (p *printer) counters(s *Snapshot) {
+	if len(s.Counters) == 0 {
+		p.section("COUNTERS", "none declared")
+		return
+	}
+	p.section("COUNTERS", "")
+	t := table{right: []bool{false, false, true, true, true, false}}
+	t.row("COUNTER", "KIND", "SCOPES", "HIGHEST", "PENDING RESERVATIONS", "NUMBERS")
+	for _, c := range s.Counters {
+		highest := "-"
+		if c.Highest != nil {
+			highest = p.count(*c.Highest)
+		}
+		pending := "-"
+		if c.TwoPhase || c.PendingReservations.Value > 0 {
+			pending = p.count(c.PendingReservations)
+			if c.OldestReservation != nil {
+				pending += fmt.Sprintf(" (oldest %s ago)", p.age(*c.OldestReservation))
+			}
+		}
+		numbers := ""
+		if c.Kind == "attached" {
+			numbers = c.Table + "." + c.Column
+		}
+		t.row(c.Name, c.Kind, p.count(c.Scopes), highest, pending, numbers)
+	}
+	t.write(&p.b, "  ", nil)
+}
+
+func (p *printer) legend(s *Snapshot) {
+	if !p.inexact {
+		return
+	}
+	p.b.WriteByte('\n')
+	limit := thousands(int64(s.CountLimit))
+	p.line("N+: at least N (counts read at most %s index entries)%s.", limit,
+		map[bool]string{true: "; ≈: the planner's estimate, from the statistics of the last ANALYZE", false: ""}[p.est])
+}
+
+// table aligns columns of cells, separated by two spaces; right[i] aligns
+// column i to the right.
+type table struct {
+	rows  [][]string
+	right []bool
+}
+
+func (t *table) row(cells ...string) { t.rows = append(t.rows, cells) }
+
+// write writes the rows with indent; decorate, when set, styles a padded
+// cell (row 0 is the header), so escape codes never upset the widths.
+func (t *table) write(b *strings.Builder, indent string, decorate func(row, col int, cell string) string) {
+	widths := map[int]int{}
+	for _, r := range t.rows {
+		for i, c := range r {
+			widths[i] = max(widths[i], utf8.RuneCountInString(c))
+		}
+	}
+	for ri, r := range t.rows {
+		var line strings.Builder
+		line.WriteString(indent)
+		for i, c := range r {
+			pad := strings.Repeat(" ", widths[i]-utf8.RuneCountInString(c))
+			last := i == len(r)-1
+			cell := c
+			if decorate != nil {
+				cell = decorate(ri, i, c)
+			}
+			switch {
+			case i < len(t.right) && t.right[i]:
+				line.WriteString(pad + cell)
+			case last:
+				line.WriteString(cell)
+			default:
+				line.WriteString(cell + pad)
+			}
+			if !last {
+				line.WriteString("  ")
+			}
+		}
+		b.WriteString(strings.TrimRight(line.String(), " "))
+		b.WriteByte('\n')
+	}
+}
+
+// thousands writes 88310 as "88,310".
+func thousands(n int64) string {
+	s := strconv.FormatInt(n, 10)
+	neg := strings.HasPrefix(s, "-")
+	s = strings.TrimPrefix(s, "-")
+	var b strings.Builder
+	for i, r := range s {
+		if i > 0 && (len(s)-i)%3 == 0 {
+			b.WriteByte(',')
+		}
+		b.WriteRune(r)
+	}
+	if neg {
+		return "-" + b.String()
+	}
+	return b.String()
+}
+
+// compact writes an estimate with two significant digits: 950, 48k, 1.2M.
+func compact(n int64) string {
+	f := float64(n)
+	switch {
+	case f < 1000:
+		return strconv.FormatInt(n, 10)
+	case f < 1e6:
+		return sig(f/1e3) + "k"
+	case f < 1e9:
+		return sig(f/1e6) + "M"
+	default:
+		return sig(f/1e9) + "G"
+	}
+}
+
+// sig rounds f (≥ 1) to two significant digits, or to a whole number from 10 on.
+func sig(f float64) string {
+	if f < 10 {
+		s := strconv.FormatFloat(math.Round(f*10)/10, 'f', 1, 64)
+		if s == "10.0" {
+			return "10"
+		}
+		return strings.TrimSuffix(s, ".0")
+	}
+	return strconv.FormatFloat(math.Round(f), 'f', 0, 64)
+}
+
+// duration writes seconds as the two largest units: 45s, 3m12s, 2h5m, 3d4h;
+// below a second "0s", and negative (clock skew) as 0s.
+func duration(seconds float64) string {
+	d := time.Duration(math.Max(seconds, 0) * float64(time.Second))
+	s := int64(d / time.Second)
+	switch {
+	case s < 60:
+		return fmt.Sprintf("%ds", s)
+	case s < 3600:
+		return twoUnits(s/60, "m", s%60, "s")
+	case s < 86400:
+		return twoUnits(s/3600, "h", s%3600/60, "m")
+	default:
+		return twoUnits(s/86400, "d", s%86400/3600, "h")
+	}
+}
+
+func twoUnits(a int64, au string, b int64, bu string) string {
+	if b == 0 {
+		return fmt.Sprintf("%d%s", a, au)
+	}
+	return fmt.Sprintf("%d%s%d%s", a, au, b, bu)
+}
