@@ -36,7 +36,10 @@ import (
 //     histogram as whiskers, on a log scale;
 //   - clients-<workload>: throughput against the number of clients, one
 //     line per group of scenarios measured against each other that differ
-//     in clients (counters: the hot-scope sweeps of each strategy).
+//     in clients (counters: the hot-scope sweeps of each strategy);
+//   - timeline-<workload>: the soak scenarios over time, in three panels
+//     sharing the time axis: claim p50 and p99 of each interval, dead
+//     tuples of tasks and concurrency_slots, and their total size.
 //
 // A run with nothing to draw writes nothing.
 func WriteCharts(dir string, r *SuiteResult) ([]string, error) {
@@ -57,7 +60,7 @@ func WriteCharts(dir string, r *SuiteResult) ([]string, error) {
 			dc := draw.New(cw)
 			dc.FillPolygon(color.White, []vg.Point{dc.Min, {X: dc.Max.X, Y: dc.Min.Y}, dc.Max, {X: dc.Min.X, Y: dc.Max.Y}})
 			margin := vg.Points(12)
-			c.plot.Draw(draw.Crop(dc, margin, -margin, margin/2, -margin/2))
+			c.draw(draw.Crop(dc, margin, -margin, margin/2, -margin/2))
 			var b bytes.Buffer
 			if _, err := cw.WriteTo(&b); err != nil {
 				return fmt.Errorf("drawing chart %s: %w", name, err)
@@ -92,6 +95,7 @@ func WriteCharts(dir string, r *SuiteResult) ([]string, error) {
 			{"ratio", ratioChart},
 			{"latency", latencyChart},
 			{"clients", clientsChart},
+			{"timeline", soakChart},
 		} {
 			fig, err := c.draw(w, groups)
 			if err != nil {
@@ -109,10 +113,28 @@ func WriteCharts(dir string, r *SuiteResult) ([]string, error) {
 // high-density screens.
 const chartDPI = 192
 
-// chartFigure is a plot and the size to draw it at.
+// chartFigure is a plot and the size to draw it at; below are plots drawn
+// under it, in order, their data areas aligned with its own.
 type chartFigure struct {
 	plot          *plot.Plot
 	width, height vg.Length
+	below         []*plot.Plot
+}
+
+// draw draws the figure's plots on dc.
+func (c *chartFigure) draw(dc draw.Canvas) {
+	if len(c.below) == 0 {
+		c.plot.Draw(dc)
+		return
+	}
+	plots := [][]*plot.Plot{{c.plot}}
+	for _, p := range c.below {
+		plots = append(plots, []*plot.Plot{p})
+	}
+	canvases := plot.Align(plots, draw.Tiles{Rows: len(plots), Cols: 1, PadY: vg.Points(14)}, dc)
+	for i, row := range plots {
+		row[0].Draw(canvases[i][0])
+	}
 }
 
 // chartWorkloads returns the run's workloads in order of appearance.
@@ -307,8 +329,13 @@ func chartIntervalNote(ms []*MetricResult) string {
 	return fmt.Sprintf("median of %s; whiskers: min–max of the rounds", rounds)
 }
 
-// throughputChart draws each scenario's median throughput.
+// throughputChart draws each scenario's median throughput (not the soak
+// workload's: its throughput is the rate it was given, and its chart is
+// the timeline).
 func throughputChart(w Workload, groups [][]*ScenarioResult) (*chartFigure, error) {
+	if w == WorkloadSoak {
+		return nil, nil
+	}
 	type entry struct {
 		m         *MetricResult
 		reference bool
@@ -370,7 +397,7 @@ func throughputChart(w Workload, groups [][]*ScenarioResult) (*chartFigure, erro
 	}
 	p.X.Min, p.X.Max = 0, hi*1.15
 	p.X.Tick.Marker = chartThousandsTicks{}
-	return &chartFigure{p, chartWidth, chartRowsHeight(chartRowCount(labels))}, nil
+	return &chartFigure{plot: p, width: chartWidth, height: chartRowsHeight(chartRowCount(labels))}, nil
 }
 
 // chartAddLabels adds value labels right of their points.
@@ -503,7 +530,7 @@ func ratioChart(w Workload, groups [][]*ScenarioResult) (*chartFigure, error) {
 	p.X.Min, p.X.Max = max(0, lo-0.08*span-0.02), hi+0.35*span+0.05
 	p.X.Tick.Marker = chartThousandsTicks{}
 	p.Legend.Top = true
-	return &chartFigure{p, chartWidth, chartRowsHeight(chartRowCount(labels) + 1)}, nil
+	return &chartFigure{plot: p, width: chartWidth, height: chartRowsHeight(chartRowCount(labels) + 1)}, nil
 }
 
 // chartWorse returns the worse of two threshold outcomes ("" is none).
@@ -648,7 +675,7 @@ func latencyChart(w Workload, groups [][]*ScenarioResult) (*chartFigure, error) 
 	p.X.Min, p.X.Max = lo*scale/1.5, hi*scale*1.5
 	p.X.Tick.Marker = chartLogTicks{}
 	p.Legend.Top = true
-	return &chartFigure{p, chartWidth, chartRowsHeight(chartRowCount(labels) + 1)}, nil
+	return &chartFigure{plot: p, width: chartWidth, height: chartRowsHeight(chartRowCount(labels) + 1)}, nil
 }
 
 // chartHistogramRange returns the smallest and largest sample a latency
@@ -751,7 +778,7 @@ func clientsChart(w Workload, groups [][]*ScenarioResult) (*chartFigure, error) 
 	p.Y.Min, p.Y.Max = 0, hi*1.3
 	p.Y.Tick.Marker = chartThousandsTicks{}
 	p.Legend.Top = true
-	return &chartFigure{p, chartWidth, 5 * vg.Inch}, nil
+	return &chartFigure{plot: p, width: chartWidth, height: 5 * vg.Inch}, nil
 }
 
 // chartCommonName labels a sweep: the names' longest common prefix

@@ -9,6 +9,12 @@
 // reported as its median ratio to the baseline of the same round with a
 // confidence interval, absolute figures beside them (DrainReport).
 //
+// The soak workload (RunSoak) churns tasks for a long time: a producer
+// enqueues at a steady rate while in-process workers drain and the
+// leader's maintenance purges finished tasks past retention, optionally
+// with another session holding a snapshot; it samples claim latency, dead
+// tuples and table size over time (SoakRun).
+//
 // Progress goes to a Progress observer; rendering (progress bars, files) is
 // left to the caller (pgseq bench).
 package scenarios

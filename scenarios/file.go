@@ -11,7 +11,7 @@
 //
 //	scenario "enabled" {
 //	  description   = "100 task types, each limited to 10"
-//	  workload      = "drain"      # what it measures: drain, explain or counters
+//	  workload      = "drain"      # what it measures: drain, explain, counters or soak
 //	  against       = "baseline"   # the reference it runs interleaved with
 //	  handler_delay = "20ms"       # drain only: how long each handler sleeps
 //
@@ -66,13 +66,18 @@
 //     of claim and complete under EXPLAIN ANALYZE.
 //   - "counters" inserts rows numbered by a gapless counter, or by one of
 //     the alternatives source 000 compares, from concurrent clients.
+//   - "soak" churns tasks for a long time: a producer enqueues at a steady
+//     rate while in-process workers drain and the leader's maintenance
+//     purges finished tasks past retention; claim latency, dead tuples and
+//     table size are sampled over time (see # soak below).
 //
 // # Groups: against
 //
 // against names another scenario of the same workload, its reference: the
 // two run interleaved, round after round, and ratio metrics
 // (throughput_ratio) divide this scenario's figure by the reference's of
-// the same round. Groups are stars: many members may name one reference,
+// the same round. A soak scenario runs on its own and takes no against.
+// Groups are stars: many members may name one reference,
 // but a reference names none itself, and no scenario names itself. A
 // member runs in its reference's rounds: its rounds may be left out (the
 // runner runs the group in the reference's rounds), and when it gives
@@ -87,18 +92,19 @@
 // workload's default when the scenario runs (the parser leaves it zero).
 // Each workload takes its own arguments:
 //
-//	tasks       drain, explain   tasks seeded (explain: pending when the plans are taken), ≤ 100000000
-//	rounds      every workload   measured rounds, ≤ 1000
-//	warmup      drain            tasks of an unreported warm-up run, ≤ 100000000
-//	workers     drain            workers draining at once, ≤ 1000
-//	pool_size   drain            handler goroutines per worker, ≤ 10000
-//	batch_size  drain, explain   the queue's batch_size, ≤ 10000 (generated types only)
-//	clients     counters         concurrent clients, ≤ 1000
-//	duration    counters         how long each run inserts, such as "1s"
+//	tasks       drain, explain            tasks seeded (explain: pending when the plans are taken), ≤ 100000000
+//	rounds      drain, explain, counters  measured rounds, ≤ 1000
+//	warmup      drain                     tasks of an unreported warm-up run, ≤ 100000000
+//	workers     drain, soak               workers draining at once, ≤ 1000
+//	pool_size   drain, soak               handler goroutines per worker, ≤ 10000
+//	batch_size  drain, explain, soak      the queue's batch_size, ≤ 10000 (generated types only)
+//	clients     counters                  concurrent clients, ≤ 1000
+//	duration    counters, soak            how long each counters run inserts, how long a soak is measured: "1s", "30m"
+//	rate        soak                      tasks enqueued per second, ≤ 1000000
 //
 // Durations here and in handler_delay are Go durations: a sequence of
 // numbers with units ns, us, ms, s, m and h ("20ms", "1.5s", "1m30s").
-// handler_delay, for drain only, is optional and positive.
+// handler_delay, for drain and soak only, is optional and positive.
 //
 // # Configuration: types or queue and task blocks
 //
@@ -157,6 +163,50 @@
 // third option), plain a bigserial that numbers without gaps guarantee,
 // the reference.
 //
+// # soak
+//
+// A soak scenario runs once, for size.duration after a warm-up of one
+// sample interval (duration/30, at least 1s, at most 30s). A producer
+// enqueues size.rate tasks per second in small batches (every 50 ms),
+// spread over the configuration's task types in turn, while size.workers
+// workers drain the first queue. Keep the rate below what the workers
+// drain, and give the queue a short retention and leader_lease, so that
+// the leader's maintenance (every leader_lease/3) purges completed tasks
+// during the run:
+//
+//	queue "soak" {
+//	  batch_size   = 100
+//	  leader_lease = "3s"              # maintenance every second
+//	  retention {
+//	    completed = "10s"
+//	  }
+//	}
+//
+// It samples every interval: the claim round trips of that interval (p50,
+// p99), tasks completed per second, and per table (tasks,
+// concurrency_slots) live and dead tuples, total size with indexes,
+// vacuum and autovacuum counts, updates (HOT or not) and deletes, and the
+// age of the oldest snapshot in the database. Two more settings:
+//
+//	hold_snapshot = true    # a separate session holds a REPEATABLE READ snapshot for the whole run
+//
+//	storage "tasks" {       # storage parameters set right after the schema is created
+//	  fillfactor                     = 90
+//	  autovacuum_vacuum_scale_factor = 0.01
+//	  autovacuum_vacuum_cost_delay   = 0
+//	}
+//
+// A storage block is labelled with a pgseq table (tasks,
+// concurrency_slots, workers or leader), at most one per table, and takes
+// these parameters (their PostgreSQL ranges): fillfactor (10..100),
+// autovacuum_enabled (true or false), autovacuum_vacuum_threshold,
+// autovacuum_vacuum_insert_threshold (-1 disables), autovacuum_analyze_threshold
+// (whole numbers), autovacuum_vacuum_scale_factor,
+// autovacuum_vacuum_insert_scale_factor, autovacuum_analyze_scale_factor
+// (0..100), autovacuum_vacuum_cost_delay (milliseconds, 0..100) and
+// autovacuum_vacuum_cost_limit (1..10000). hold_snapshot and storage are
+// for soak scenarios only.
+//
 // # Thresholds
 //
 // Each threshold block is an acceptance criterion of the scenario, labelled
@@ -173,6 +223,9 @@
 //	          complete_p50, complete_p99, running_max, slot_release
 //	explain   rows_examined, buffers, seq_scans, claim_time
 //	counters  throughput, throughput_ratio, insert_p50, insert_p99
+//	soak      throughput, claim_p50_first, claim_p50_last, claim_p50_growth,
+//	          claim_p99_first, claim_p99_last, claim_p99_growth,
+//	          dead_tuples_max, table_size_last, tasks_purged
 //
 // A ratio metric (throughput_ratio) needs against. Bounds are numbers in
 // the metric's unit, never negative, and min is at most max. A metric in
@@ -183,6 +236,7 @@ package scenarios
 
 import (
 	"fmt"
+	"math"
 	"math/big"
 	"regexp"
 	"slices"
@@ -354,9 +408,9 @@ const scenarioNameRule = `A scenario name starts with a lowercase letter, follow
 
 // The arguments and blocks of a scenario block.
 var (
-	scenarioAttrs   = []string{"description", "workload", "against", "handler_delay"}
+	scenarioAttrs   = []string{"description", "workload", "against", "handler_delay", "hold_snapshot"}
 	scenarioBlocks  = []string{"size", "quick", "types", "explain", "counter"}
-	scenarioLabeled = []string{"queue", "task", "threshold"}
+	scenarioLabeled = []string{"queue", "task", "threshold", "storage"}
 )
 
 // scenario decodes a scenario block.
@@ -391,7 +445,9 @@ func (d *fileDecoder) scenario(b *hclsyntax.Block, name string, nameRange hcl.Ra
 	if v, ok := d.str(attrs["description"], "description"); ok {
 		s.Description = v
 	}
-	if a := attrs["against"]; attrSet(a) {
+	if a := attrs["against"]; attrSet(a) && w == WorkloadSoak {
+		d.notForWorkload(a.NameRange, "against", w, "A soak scenario runs on its own, for its whole duration; it has no ratio to a reference.")
+	} else if attrSet(a) {
 		if v, ok := d.str(a, "against"); ok {
 			switch v {
 			case "":
@@ -406,10 +462,17 @@ func (d *fileDecoder) scenario(b *hclsyntax.Block, name string, nameRange hcl.Ra
 		}
 	}
 	if a := attrs["handler_delay"]; attrSet(a) {
-		if w != "" && w != WorkloadDrain {
-			d.notForWorkload(a.NameRange, "handler_delay", w, "It is how long each task's handler sleeps, which only the drain workload has.")
+		if w != "" && w != WorkloadDrain && w != WorkloadSoak {
+			d.notForWorkload(a.NameRange, "handler_delay", w, "It is how long each task's handler sleeps, which only the drain and soak workloads have.")
 		} else if v, ok := d.duration(a, "handler_delay"); ok {
 			s.HandlerDelay = v
+		}
+	}
+	if a := attrs["hold_snapshot"]; attrSet(a) {
+		if w != "" && w != WorkloadSoak {
+			d.notForWorkload(a.NameRange, "hold_snapshot", w, "It holds a snapshot open for the whole of a soak run.")
+		} else if v, ok := d.boolean(a, "hold_snapshot"); ok {
+			s.Soak.HoldSnapshot = v
 		}
 	}
 
@@ -453,6 +516,7 @@ func (d *fileDecoder) scenario(b *hclsyntax.Block, name string, nameRange hcl.Ra
 			`Counters scenario %q has no counter block, which says how its rows are numbered: counter { strategy = "counter_table" }.`, name)
 	}
 
+	d.storage(&s, labeled)
 	d.thresholds(&s, labeled, attrs["against"])
 
 	if first, dup := d.byName[name]; dup {
@@ -486,11 +550,12 @@ var sizeArgs = []struct {
 	{"tasks", []Workload{WorkloadDrain, WorkloadExplain}, 100_000_000},
 	{"rounds", []Workload{WorkloadDrain, WorkloadExplain, WorkloadCounters}, 1000},
 	{"warmup", []Workload{WorkloadDrain}, 100_000_000},
-	{"workers", []Workload{WorkloadDrain}, 1000},
-	{"pool_size", []Workload{WorkloadDrain}, 10_000},
-	{"batch_size", []Workload{WorkloadDrain, WorkloadExplain}, catalog.MaxBatchSize},
+	{"workers", []Workload{WorkloadDrain, WorkloadSoak}, 1000},
+	{"pool_size", []Workload{WorkloadDrain, WorkloadSoak}, 10_000},
+	{"batch_size", []Workload{WorkloadDrain, WorkloadExplain, WorkloadSoak}, catalog.MaxBatchSize},
 	{"clients", []Workload{WorkloadCounters}, 1000},
-	{"duration", []Workload{WorkloadCounters}, 0},
+	{"duration", []Workload{WorkloadCounters, WorkloadSoak}, 0},
+	{"rate", []Workload{WorkloadSoak}, 1_000_000},
 }
 
 // sizeArgNames returns the size arguments a workload uses (every one for
@@ -512,7 +577,7 @@ func (d *fileDecoder) size(b *hclsyntax.Block, which string, w Workload) (Size, 
 	var s Size
 	ints := map[string]*int{
 		"tasks": &s.Tasks, "rounds": &s.Rounds, "warmup": &s.Warmup, "workers": &s.Workers,
-		"pool_size": &s.PoolSize, "batch_size": &s.BatchSize, "clients": &s.Clients,
+		"pool_size": &s.PoolSize, "batch_size": &s.BatchSize, "clients": &s.Clients, "rate": &s.Rate,
 	}
 	for _, arg := range sizeArgs {
 		a := attrs[arg.name]
@@ -783,6 +848,140 @@ func (d *fileDecoder) counter(b *hclsyntax.Block, s *Scenario) {
 		"It is how many rows each scope holds before the run."); ok {
 		s.Counter.RowsPerScope = v
 	}
+}
+
+// StorageTables are the pgseq tables a soak scenario's storage block may
+// name.
+var StorageTables = []string{"tasks", "concurrency_slots", "workers", "leader"}
+
+// storageKind is the type of a storage parameter's value.
+type storageKind int
+
+const (
+	storageInt storageKind = iota
+	storageReal
+	storageBool
+)
+
+// storageParam is a table storage parameter a storage block may set, with
+// PostgreSQL's range for it.
+type storageParam struct {
+	name     string
+	kind     storageKind
+	min, max float64
+}
+
+// storageParams are the storage parameters a storage block may set, in
+// documentation order.
+var storageParams = []storageParam{
+	{"fillfactor", storageInt, 10, 100},
+	{"autovacuum_enabled", storageBool, 0, 0},
+	{"autovacuum_vacuum_threshold", storageInt, 0, math.MaxInt32},
+	{"autovacuum_vacuum_scale_factor", storageReal, 0, 100},
+	{"autovacuum_vacuum_insert_threshold", storageInt, -1, math.MaxInt32},
+	{"autovacuum_vacuum_insert_scale_factor", storageReal, 0, 100},
+	{"autovacuum_analyze_threshold", storageInt, 0, math.MaxInt32},
+	{"autovacuum_analyze_scale_factor", storageReal, 0, 100},
+	{"autovacuum_vacuum_cost_delay", storageReal, 0, 100},
+	{"autovacuum_vacuum_cost_limit", storageInt, 1, 10000},
+}
+
+func storageParamNames() []string {
+	names := make([]string, len(storageParams))
+	for i, p := range storageParams {
+		names[i] = p.name
+	}
+	return names
+}
+
+// storage decodes the storage blocks among labeled.
+func (d *fileDecoder) storage(s *Scenario, labeled []*hclsyntax.Block) {
+	seen := map[string]hcl.Range{}
+	for _, b := range labeled {
+		if b.Type != "storage" {
+			continue
+		}
+		if s.Workload != "" && s.Workload != WorkloadSoak {
+			d.notForWorkload(b.TypeRange, "storage", s.Workload, "It sets storage parameters of pgseq's tables for a soak run.")
+			continue
+		}
+		switch len(b.Labels) {
+		case 0:
+			d.errorf(b.DefRange(), "Missing table for storage",
+				`A storage block needs one label, the pgseq table it sets parameters of: storage "tasks" { fillfactor = 90 }.`)
+			continue
+		case 1:
+		default:
+			d.errorf(hcl.RangeBetween(b.LabelRanges[1], b.LabelRanges[len(b.LabelRanges)-1]), "Extraneous label for storage",
+				`A storage block takes exactly one label, the pgseq table it sets parameters of: storage "tasks" { ... }. Remove the other labels.`)
+		}
+		table, tableRange := b.Labels[0], b.LabelRanges[0]
+		attrs, _, _ := d.content(b.Body, "storage", storageParamNames(), nil, nil)
+		if !slices.Contains(StorageTables, table) {
+			d.errorf(tableRange, "Unknown table",
+				"storage names table %s, which is not one of pgseq's tables it may set.%s Tables: %s.",
+				diagQuote(table), diagDidYouMean(table, StorageTables), strings.Join(StorageTables, ", "))
+			continue
+		}
+		if first, dup := seen[table]; dup {
+			d.errorf(tableRange, "Duplicate storage block",
+				"Table %q already has a storage block at %s. Put all of its parameters in one block.", table, diagPos(first))
+			continue
+		}
+		seen[table] = tableRange
+		set := StorageSetting{Table: table}
+		for _, a := range attrsInOrder(b.Body) {
+			i := slices.Index(storageParamNames(), a.Name)
+			if i < 0 || !attrSet(a) {
+				continue
+			}
+			if v, ok := d.storageValue(a, table, storageParams[i]); ok {
+				set.Params = append(set.Params, StorageParam{Name: a.Name, Value: v})
+			}
+		}
+		if len(set.Params) == 0 && len(attrs) == 0 {
+			d.errorf(b.DefRange(), "Empty storage block",
+				"The storage block of %q sets no parameter. Set one, such as fillfactor = 90, or remove the block.", table)
+			continue
+		}
+		s.Soak.Storage = append(s.Soak.Storage, set)
+	}
+}
+
+// storageValue decodes a storage parameter's value and renders it as SQL.
+func (d *fileDecoder) storageValue(a *hclsyntax.Attribute, table string, p storageParam) (string, bool) {
+	path := fmt.Sprintf("storage %q %s", table, p.name)
+	if p.kind == storageBool {
+		v, ok := d.boolean(a, path)
+		if !ok {
+			return "", false
+		}
+		return strconv.FormatBool(v), true
+	}
+	v, ok := d.value(a)
+	if !ok {
+		return "", false
+	}
+	if v.Type() != cty.Number {
+		what := "a number"
+		if p.kind == storageInt {
+			what = "a whole number"
+		}
+		d.wrongType(a, path, what, v)
+		return "", false
+	}
+	bf := v.AsBigFloat()
+	f, _ := bf.Float64()
+	if (p.kind == storageInt && !bf.IsInt()) || f < p.min || f > p.max {
+		what := "a number"
+		if p.kind == storageInt {
+			what = "a whole number"
+		}
+		d.errorf(a.Expr.Range(), "Invalid "+p.name, "%s must be %s from %s to %s; got %s.",
+			path, what, strconv.FormatFloat(p.min, 'f', -1, 64), strconv.FormatFloat(p.max, 'f', -1, 64), bf.Text('g', 20))
+		return "", false
+	}
+	return strconv.FormatFloat(f, 'f', -1, 64), true
 }
 
 // thresholds decodes the threshold blocks among labeled. against is the
@@ -1148,6 +1347,19 @@ func (d *fileDecoder) str(a *hclsyntax.Attribute, path string) (string, bool) {
 		return "", false
 	}
 	return v.AsString(), true
+}
+
+// boolean decodes a bool.
+func (d *fileDecoder) boolean(a *hclsyntax.Attribute, path string) (bool, bool) {
+	v, ok := d.value(a)
+	if !ok {
+		return false, false
+	}
+	if v.Type() != cty.Bool {
+		d.wrongType(a, path, "true or false", v)
+		return false, false
+	}
+	return v.True(), true
 }
 
 // whole decodes a whole number in r (r.Attr names it); hint ends the

@@ -151,6 +151,12 @@ func TestScenarioFilesGood(t *testing.T) {
 		oneLimited[i] = catalog.TaskType{Name: fmt.Sprintf("noop.%04d", i), Queue: "bench"}
 	}
 	oneLimited[0].Concurrency = 10
+	soakQueue := catalog.DefaultQueue("soak")
+	soakQueue.BatchSize = 100
+	soakQueue.LeaderLease = catalog.Duration(3 * time.Second)
+	soakQueue.Retention.Completed = catalog.Duration(10 * time.Second)
+	bench20 := catalog.DefaultQueue("bench")
+	bench20.BatchSize = 20
 
 	cases := []struct {
 		path string
@@ -244,6 +250,49 @@ func TestScenarioFilesGood(t *testing.T) {
 				},
 			},
 		},
+		{
+			path: "testdata/scenario-files/good/soak.hcl",
+			want: []Scenario{
+				{
+					Name: "churn", Description: "retention on", Workload: WorkloadSoak,
+					HandlerDelay: time.Millisecond,
+					Size:         Size{Duration: 30 * time.Minute, Rate: 1000, Workers: 2, PoolSize: 4},
+					Quick:        Size{Duration: time.Minute},
+					Config: catalog.State{
+						Queues: []catalog.Queue{soakQueue},
+						TaskTypes: []catalog.TaskType{
+							{Name: "email", Queue: "soak"},
+							{Name: "render", Queue: "soak", Concurrency: 50},
+						},
+					},
+					Soak: SoakSpec{
+						HoldSnapshot: true,
+						Storage: []StorageSetting{
+							{Table: "tasks", Params: []StorageParam{
+								{"fillfactor", "90"}, {"autovacuum_vacuum_scale_factor", "0.01"}, {"autovacuum_enabled", "true"},
+							}},
+							{Table: "concurrency_slots", Params: []StorageParam{{"autovacuum_vacuum_cost_delay", "0"}}},
+						},
+					},
+					Thresholds: []Threshold{
+						{Metric: "claim_p99_growth", Max: thresholdValue(2)},
+						{Metric: "claim_p99_last", Max: thresholdValue(0.05)},
+						{Metric: "table_size_last", Max: thresholdValue(100_000_000)},
+					},
+				},
+				{
+					Name: "generated", Workload: WorkloadSoak,
+					Size: Size{Rate: 50, BatchSize: 20},
+					Config: catalog.State{
+						Queues: []catalog.Queue{bench20},
+						TaskTypes: []catalog.TaskType{
+							{Name: "noop.0000", Queue: "bench", Concurrency: 5},
+							{Name: "noop.0001", Queue: "bench"},
+						},
+					},
+				},
+			},
+		},
 	}
 	for _, c := range cases {
 		t.Run(filepath.Base(c.path), func(t *testing.T) {
@@ -262,7 +311,7 @@ func TestShippedScenarioFiles(t *testing.T) {
 	t.Parallel()
 	shipped, err := filepath.Glob("*.hcl")
 	require.NoError(t, err)
-	require.ElementsMatch(t, []string{"counters.hcl", "drain.hcl", "explain.hcl"}, shipped)
+	require.ElementsMatch(t, []string{"counters.hcl", "drain.hcl", "explain.hcl", "soak.hcl"}, shipped)
 	for _, f := range shipped {
 		_, diags := LoadScenarios(f)
 		require.Empty(t, diags, "%s: %s", f, diags)
@@ -285,6 +334,7 @@ func TestShippedScenarioFiles(t *testing.T) {
 		"rows-optimistic-1k", "rows-optimistic-100k",
 		"baseline", "enabled", "mixed", "many", "high-baseline", "high", "binding",
 		"explain-no-limit", "explain-one-limited", "explain-all-limited", "explain-saturated",
+		"soak-retention", "soak-held-snapshot",
 	}, names)
 
 	bound := func(name, metric string) (lo, hi *float64) {
@@ -315,8 +365,8 @@ func TestShippedScenarioFiles(t *testing.T) {
 	// which can never reach p < 0.05 with 3 rounds a side: every shipped
 	// scenario measured in rounds has at least 5, at both sizes.
 	for _, sc := range byName {
-		if sc.Workload == WorkloadExplain {
-			continue
+		if sc.Workload == WorkloadExplain || sc.Workload == WorkloadSoak {
+			continue // measured once: no rounds
 		}
 		for _, quick := range []bool{false, true} {
 			require.GreaterOrEqual(t, EffectiveSize(sc, quick).Rounds, 5, "%s (quick %v)", sc.Name, quick)
@@ -398,6 +448,32 @@ func TestShippedScenarioFiles(t *testing.T) {
 	require.Equal(t, 0.80, *lo)
 	require.Equal(t, "hot-counter_table-8", byName["hot-counter_table-64"].Against)
 	require.Equal(t, 64, byName["hot-counter_table-64"].Size.Clients)
+
+	// Soak: the same churn with and without a held snapshot, 30 minutes
+	// (1 quick), retention short enough that maintenance purges during
+	// the run, limited types in the mix; the claim's p99 may at most
+	// double with nothing in vacuum's way.
+	retention, held := byName["soak-retention"], byName["soak-held-snapshot"]
+	require.False(t, retention.Soak.HoldSnapshot)
+	require.True(t, held.Soak.HoldSnapshot)
+	for _, s := range []Scenario{retention, held} {
+		require.Equal(t, Size{Duration: 30 * time.Minute, Rate: 1000, Workers: 2, PoolSize: 4}, s.Size, s.Name)
+		require.Equal(t, Size{Duration: time.Minute}, s.Quick, s.Name)
+		require.Equal(t, retention.Config, s.Config, s.Name)
+		q := s.Config.Queues[0]
+		require.Less(t, time.Duration(q.Retention.Completed), time.Minute, s.Name)
+		require.LessOrEqual(t, time.Duration(q.LeaderLease), 3*time.Second, s.Name)
+		limited, _ := limits(s.Name)
+		require.Positive(t, limited, s.Name)
+		require.Less(t, limited, len(s.Config.TaskTypes), s.Name)
+		lo, _ := bound(s.Name, "tasks_purged")
+		require.Equal(t, 1.0, *lo, s.Name)
+	}
+	_, hi = bound("soak-retention", "claim_p50_growth")
+	require.Equal(t, 3.0, *hi)
+	for _, th := range held.Thresholds {
+		require.NotContains(t, th.Metric, "growth", "a held snapshot is shown, not judged")
+	}
 }
 
 // TestParseScenariosAcrossFiles checks what spans files: duplicate names,
@@ -547,7 +623,13 @@ func FuzzParseScenarios(f *testing.F) {
 		names := map[string]bool{}
 		for _, s := range scs {
 			for _, quick := range []bool{false, true} {
-				require.Positive(t, EffectiveSize(s, quick).Rounds, s.Name)
+				size := EffectiveSize(s, quick)
+				require.Positive(t, size.Rounds, s.Name)
+				if s.Workload == WorkloadSoak {
+					require.Positive(t, size.Duration, s.Name)
+					require.Positive(t, size.Rate, s.Name)
+					require.Positive(t, size.Workers, s.Name)
+				}
 			}
 			require.True(t, scenarioNameRE.MatchString(s.Name), s.Name)
 			require.False(t, names[s.Name], s.Name)

@@ -2,6 +2,7 @@ package scenarios
 
 import (
 	"fmt"
+	"math"
 	"strings"
 )
 
@@ -9,11 +10,23 @@ import (
 // before a threshold on it is judged: with fewer, the tail is a guess.
 var minQuantileSamples = map[string]int{"_p50": 2, "_p99": 100}
 
+// quantileSamplesNeeded returns how many samples a metric needs before it
+// is judged, and its percentile ("p99"): metrics named <op>_p99 or
+// <op>_p99_<what> (claim_p99_last, claim_p99_growth) are percentiles.
+func quantileSamplesNeeded(metric string) (need int, pct string) {
+	for suffix, n := range minQuantileSamples {
+		if strings.HasSuffix(metric, suffix) || strings.Contains(metric, suffix+"_") {
+			return n, strings.TrimPrefix(suffix, "_")
+		}
+	}
+	return 0, ""
+}
+
 // judgeAll judges every threshold of sc against its result.
 func judgeAll(sc Scenario, r *ScenarioResult) []ThresholdResult {
 	out := make([]ThresholdResult, 0, len(sc.Thresholds))
 	for _, t := range sc.Thresholds {
-		out = append(out, judge(t, r.Metric(t.Metric)))
+		out = append(out, judge(sc.Workload, t, r.Metric(t.Metric)))
 	}
 	return out
 }
@@ -26,7 +39,7 @@ func judgeAll(sc Scenario, r *ScenarioResult) []ThresholdResult {
 //   - a percentile needs enough pooled samples (100 for a p99), else it is
 //     INCONCLUSIVE;
 //   - anything else (one round, a count, a plan's rows) compares its value.
-func judge(t Threshold, m *MetricResult) ThresholdResult {
+func judge(w Workload, t Threshold, m *MetricResult) ThresholdResult {
 	tr := ThresholdResult{Metric: t.Metric, Min: t.Min, Max: t.Max, Where: where(t)}
 	if m == nil {
 		tr.Status = StatusInconclusive
@@ -34,12 +47,10 @@ func judge(t Threshold, m *MetricResult) ThresholdResult {
 		return tr
 	}
 	tr.Value, tr.N = m.Value, m.N
-	for suffix, need := range minQuantileSamples {
-		if strings.HasSuffix(t.Metric, suffix) && m.N < need {
-			tr.Status = StatusInconclusive
-			tr.Reason = fmt.Sprintf("%d samples: a %s needs at least %d", m.N, strings.TrimPrefix(suffix, "_"), need)
-			return tr
-		}
+	if need, pct := quantileSamplesNeeded(t.Metric); m.N < need {
+		tr.Status = StatusInconclusive
+		tr.Reason = fmt.Sprintf("%d samples: a %s needs at least %d", m.N, pct, need)
+		return tr
 	}
 	low, high := m.Value, m.Value
 	if m.Level > 0 {
@@ -74,20 +85,16 @@ func judge(t Threshold, m *MetricResult) ThresholdResult {
 		reasons = append(reasons, fmt.Sprintf("the %.0f%% interval %s – %s straddles the bound", m.Level*100,
 			formatValue(m.Unit, low), formatValue(m.Unit, high)))
 	}
-	if m.Level == 0 && m.N == 1 && isPerRound(t.Metric) {
+	if m.Level == 0 && m.N == 1 && isPerRound(w, t.Metric) {
 		reasons = append(reasons, "one round: no interval")
 	}
 	tr.Reason = strings.Join(reasons, "; ")
 	return tr
 }
 
-func isPerRound(metric string) bool {
-	for _, m := range Metrics {
-		if m.Name == metric && m.PerRound {
-			return true
-		}
-	}
-	return false
+func isPerRound(w Workload, metric string) bool {
+	m, ok := LookupMetric(w, metric)
+	return ok && m.PerRound
 }
 
 func where(t Threshold) string {
@@ -132,10 +139,27 @@ func formatValue(u Unit, v float64) string {
 		return fmt.Sprintf("%.3f×", v)
 	case UnitFraction:
 		return fmt.Sprintf("%.1f%%", v*100)
-	case UnitRows, UnitBuffers, UnitCount:
+	case UnitRows, UnitBuffers, UnitCount, UnitTuples:
 		return thousands(v)
+	case UnitBytes:
+		return formatBytes(v)
 	}
 	return fmt.Sprintf("%g", v)
+}
+
+// formatBytes renders a size in bytes with a binary unit: "512 B",
+// "1.5 MiB".
+func formatBytes(v float64) string {
+	units := []string{"B", "KiB", "MiB", "GiB", "TiB"}
+	i := 0
+	for math.Abs(v) >= 1024 && i < len(units)-1 {
+		v /= 1024
+		i++
+	}
+	if i == 0 {
+		return fmt.Sprintf("%.0f B", v)
+	}
+	return fmt.Sprintf("%.1f %s", v, units[i])
 }
 
 // formatBound renders a threshold's bounds: "≥ 0.85×", "≤ 1.00 ms", or

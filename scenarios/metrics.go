@@ -14,6 +14,10 @@ const (
 	UnitRows          Unit = "rows"
 	UnitBuffers       Unit = "buffers"
 	UnitCount         Unit = "count"
+	// UnitTuples counts row versions (dead tuples, rows purged): figures
+	// that vary from run to run, unlike a plan's counts.
+	UnitTuples Unit = "tuples"
+	UnitBytes  Unit = "bytes"
 )
 
 // Metric describes one metric a threshold can name.
@@ -68,6 +72,27 @@ var Metrics = []Metric{
 		"throughput divided by the against scenario's of the same round"},
 	{"insert_p50", WorkloadCounters, UnitSeconds, false, false, false, "median insert round trip (commit included)"},
 	{"insert_p99", WorkloadCounters, UnitSeconds, false, false, false, "99th percentile insert round trip"},
+
+	{"throughput", WorkloadSoak, UnitTasksPerSec, true, false, false,
+		"tasks completed per second over the measured run (the enqueue rate when the workers keep up)"},
+	{"claim_p50_first", WorkloadSoak, UnitSeconds, false, false, false,
+		"median claim round trip in the first window (see claim_p99_first)"},
+	{"claim_p50_last", WorkloadSoak, UnitSeconds, false, false, false,
+		"median claim round trip in the last window"},
+	{"claim_p50_growth", WorkloadSoak, UnitRatio, false, false, false,
+		"claim_p50_last divided by claim_p50_first: the scan's own cost, less noisy than the p99, which durable commits dominate"},
+	{"claim_p99_first", WorkloadSoak, UnitSeconds, false, false, false,
+		"99th percentile claim round trip in the first window: the first tenth of the run, or its first 10 minutes from 20 minutes on"},
+	{"claim_p99_last", WorkloadSoak, UnitSeconds, false, false, false,
+		"99th percentile claim round trip in the last window (the last tenth, or the last 10 minutes)"},
+	{"claim_p99_growth", WorkloadSoak, UnitRatio, false, false, false,
+		"claim_p99_last divided by claim_p99_first: 1 when the claim stays flat"},
+	{"dead_tuples_max", WorkloadSoak, UnitTuples, false, false, false,
+		"most dead tuples of tasks and concurrency_slots together in one sample"},
+	{"table_size_last", WorkloadSoak, UnitBytes, false, false, false,
+		"total size of tasks and concurrency_slots, indexes and TOAST included, at the last sample"},
+	{"tasks_purged", WorkloadSoak, UnitTuples, true, false, false,
+		"finished tasks the leader's maintenance deleted past retention during the run (0: maintenance did not purge)"},
 }
 
 // LookupMetric returns the metric named name of a workload.

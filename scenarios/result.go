@@ -6,8 +6,9 @@ import (
 
 // ResultFormatVersion is the version of the suite result document
 // (SuiteResult). The major number changes when a field changes meaning or
-// goes away; readers refuse a major they do not know.
-const ResultFormatVersion = "1.0"
+// goes away; readers refuse a major they do not know. 1.1 added the soak
+// workload's series (ScenarioResult.Soak).
+const ResultFormatVersion = "1.1"
 
 // SuiteResult is one `pgseq bench run`: every scenario it ran, with every
 // round's samples, and the verdict. It is written as JSON (run.json) and
@@ -66,6 +67,9 @@ type ScenarioResult struct {
 	// []CounterRun), Plans the explain workload's stored plans.
 	Runs  any         `json:"runs,omitempty"`
 	Plans []PlanEntry `json:"plans,omitempty"`
+	// Soak is the soak workload's run: its settings and the series sampled
+	// over time.
+	Soak *SoakRun `json:"soak,omitempty"`
 }
 
 // Metric returns the scenario's metric named name, or nil.

@@ -23,10 +23,15 @@ const (
 	// WorkloadCounters inserts rows numbered by a counter (or by one of the
 	// alternatives source 000 compares) from concurrent clients.
 	WorkloadCounters Workload = "counters"
+	// WorkloadSoak churns tasks for a long time: a producer enqueues at a
+	// steady rate below capacity while in-process workers drain, the
+	// leader's maintenance purges finished tasks past retention, and the
+	// claim latency, dead tuples and table size are sampled over time.
+	WorkloadSoak Workload = "soak"
 )
 
 // Workloads lists every workload, in documentation order.
-var Workloads = []Workload{WorkloadDrain, WorkloadExplain, WorkloadCounters}
+var Workloads = []Workload{WorkloadDrain, WorkloadExplain, WorkloadCounters, WorkloadSoak}
 
 // Scenario is one benchmark scenario as a scenario file declares it (the
 // package documentation describes the format; LoadScenarios reads it):
@@ -64,15 +69,17 @@ type Scenario struct {
 	Size  Size
 	Quick Size
 	// Config is the pgseq configuration the scenario runs against: the
-	// inline queue/task blocks, or the generated types. Drain and explain
-	// workloads use its first queue.
+	// inline queue/task blocks, or the generated types. The drain, explain
+	// and soak workloads use its first queue.
 	Config catalog.State
-	// HandlerDelay is how long each task's handler sleeps (drain).
+	// HandlerDelay is how long each task's handler sleeps (drain, soak).
 	HandlerDelay time.Duration
 	// Explain says what the explain workload seeds.
 	Explain ExplainSpec
 	// Counter says what the counters workload measures.
 	Counter CounterSpec
+	// Soak says what the soak workload does besides churning tasks.
+	Soak SoakSpec
 	// Thresholds are the scenario's acceptance criteria.
 	Thresholds []Threshold
 
@@ -98,8 +105,11 @@ type Size struct {
 	BatchSize int `json:"batch_size,omitempty"`
 	// Clients is the number of concurrent clients (counters).
 	Clients int `json:"clients,omitempty"`
-	// Duration is how long each counters run inserts.
+	// Duration is how long each counters run inserts, or how long a soak
+	// run is measured (after its warm-up).
 	Duration time.Duration `json:"duration_ns,omitempty"`
+	// Rate is the soak's steady enqueue rate, in tasks per second.
+	Rate int `json:"rate,omitempty"`
 }
 
 // Merge returns s with the non-zero fields of o.
@@ -116,6 +126,7 @@ func (s Size) Merge(o Size) Size {
 	set(&s.PoolSize, o.PoolSize)
 	set(&s.BatchSize, o.BatchSize)
 	set(&s.Clients, o.Clients)
+	set(&s.Rate, o.Rate)
 	if o.Duration != 0 {
 		s.Duration = o.Duration
 	}
@@ -146,6 +157,35 @@ type CounterSpec struct {
 	Scopes int
 	// RowsPerScope is how many rows each scope holds before the run.
 	RowsPerScope int
+}
+
+// SoakSpec configures the soak workload beyond its size.
+type SoakSpec struct {
+	// HoldSnapshot keeps a separate session in a REPEATABLE READ
+	// transaction, its snapshot taken before the run starts, for the whole
+	// run: no dead tuple created meanwhile can be removed (what a
+	// forgotten transaction, a long report or a replica with
+	// hot_standby_feedback does to a queue).
+	HoldSnapshot bool
+	// Storage are storage parameters set on pgseq's tables right after the
+	// schema is created, before anything is enqueued (ALTER TABLE … SET),
+	// to measure them before they become a migration.
+	Storage []StorageSetting
+}
+
+// StorageSetting is one storage block: parameters of one pgseq table.
+type StorageSetting struct {
+	// Table is one of StorageTables.
+	Table string
+	// Params are in declaration order, each a parameter of
+	// StorageParams with its value as SQL (a number, true or false).
+	Params []StorageParam
+}
+
+// StorageParam is one storage parameter and its value, rendered as SQL.
+type StorageParam struct {
+	Name  string
+	Value string
 }
 
 // Threshold is one acceptance criterion: the scenario's Metric must be at

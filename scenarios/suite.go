@@ -31,6 +31,8 @@ type SuiteOptions struct {
 	Drain Progress
 	// Counters receives the counters runs' progress; may be nil.
 	Counters func(CounterProgress)
+	// Soak receives the soak runs' progress; may be nil.
+	Soak func(SoakProgress)
 }
 
 // Workload defaults: the sizes a scenario gets for the fields it leaves out.
@@ -39,6 +41,8 @@ var (
 	drainDefaults    = Size{Tasks: 200_000, Rounds: 3, Workers: 1, PoolSize: 4}
 	explainDefaults  = Size{Tasks: 1_000_000, Rounds: 1}
 	countersDefaults = Size{Rounds: 6, Clients: 8, Duration: time.Second}
+	// A soak runs once; its batch_size defaults to its queue's (RunSoak).
+	soakDefaults = Size{Rounds: 1, Workers: 1, PoolSize: 4, Duration: 10 * time.Minute, Rate: 500}
 )
 
 // EffectiveSize is the size sc runs at: the workload's defaults, the
@@ -52,6 +56,8 @@ func EffectiveSize(sc Scenario, quick bool) Size {
 		s = explainDefaults
 	case WorkloadCounters:
 		s = countersDefaults
+	case WorkloadSoak:
+		s = soakDefaults
 	}
 	s = s.Merge(sc.Size)
 	if quick {
@@ -65,8 +71,8 @@ func EffectiveSize(sc Scenario, quick bool) Size {
 
 // RunSuite runs the scenarios — drain scenarios in groups (a reference and
 // the scenarios measured against it, interleaved round after round), then
-// the explain scenarios, then the counters scenarios interleaved — and
-// judges every threshold.
+// the explain scenarios, then the counters scenarios interleaved, then the
+// soak scenarios one by one — and judges every threshold.
 func RunSuite(ctx context.Context, opts SuiteOptions) (*SuiteResult, error) {
 	if opts.Pool == nil || len(opts.Scenarios) == 0 {
 		return nil, errors.New("scenarios: SuiteOptions needs a Pool and Scenarios")
@@ -157,6 +163,22 @@ func RunSuite(ctx context.Context, opts SuiteOptions) (*SuiteResult, error) {
 		for _, r := range out {
 			results[r.Name] = r
 		}
+	}
+
+	// Soak scenarios, one by one: each runs for its duration.
+	for _, sc := range opts.Scenarios {
+		if sc.Workload != WorkloadSoak {
+			continue
+		}
+		size := EffectiveSize(sc, opts.Quick)
+		step(fmt.Sprintf("soak: %s (%s at %s tasks/s)", sc.Name, size.Duration, thousands(float64(size.Rate))))
+		r, err := RunSoak(ctx, SoakOptions{
+			Pool: opts.Pool, Scenario: sc, Size: size, SchemaPrefix: opts.SchemaPrefix, Progress: opts.Soak,
+		})
+		if err != nil {
+			return nil, fmt.Errorf("scenario %q: %w", sc.Name, err)
+		}
+		results[sc.Name] = *r
 	}
 
 	for _, sc := range opts.Scenarios {

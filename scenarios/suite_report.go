@@ -116,6 +116,9 @@ func (r *SuiteResult) WriteMarkdown(w io.Writer, charts []string) error {
 			fmt.Fprintf(&b, "| `%s` | %s | %s | %d | %s |\n", m.Name, formatValue(m.Unit, m.Value), interval, m.N, strings.Join(rounds, ", "))
 		}
 		b.WriteString("\n")
+		if s.Soak != nil {
+			writeSoakMarkdown(&b, s.Soak)
+		}
 		if len(s.Plans) > 0 {
 			b.WriteString("| function | statement | indexes | seq scans of tasks | rows examined | buffers | ms | plan |\n|---|---|---|---:|---:|---:|---:|---|\n")
 			for _, p := range s.Plans {
@@ -140,6 +143,8 @@ func sizeLine(w Workload, s Size) string {
 		return fmt.Sprintf("%s pending", Plural(s.Tasks, "task"))
 	case WorkloadCounters:
 		return fmt.Sprintf("%s, %s, %s per run", Plural(s.Clients, "client"), Plural(s.Rounds, "round"), s.Duration)
+	case WorkloadSoak:
+		return soakSizeLine(s)
 	}
 	return ""
 }

@@ -6,10 +6,14 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
+	"time"
 
 	"github.com/hashicorp/hcl/v2"
 	"github.com/hashicorp/hcl/v2/hclsyntax"
 	"github.com/spf13/cobra"
+	"github.com/vbauerster/mpb/v8"
+	"github.com/vbauerster/mpb/v8/decor"
 
 	"github.com/pgseq/pgseq/scenarios"
 	"github.com/pgseq/pgseq/spec"
@@ -35,7 +39,8 @@ database, in throw-away schemas, and judges every threshold.
 Drain scenarios run in groups: a scenario and those declared "against" it
 run interleaved, round after round, so their ratios compare runs made one
 after the other on the same machine. Explain scenarios record the plans of
-every statement of claim and complete; counters scenarios run interleaved.
+every statement of claim and complete; counters scenarios run interleaved;
+soak scenarios run one by one for their duration, sampled over time.
 
 Writes to --out: run.json (the versioned result, every round's samples),
 run.md (a report for a pull request), run.bench.txt (Go benchmark format,
@@ -59,7 +64,7 @@ Exit codes: 0 every threshold met; 4 a threshold missed or inconclusive
 					return fmt.Errorf("printing diagnostics: %w", err)
 				}
 				if diags.HasErrors() {
-					return reported
+					return errReported
 				}
 			}
 			picked, err := pickScenarios(all, names)
@@ -94,8 +99,10 @@ Exit codes: 0 every threshold met; 4 a threshold missed or inconclusive
 				}
 			}
 			counters := newCounterProgress(a.stderr, isTerminal(a.stderr), counterRuns)
+			soak := &soakProgress{w: a.stderr, terminal: isTerminal(a.stderr)}
 			if bars, ok := progress.(*barProgress); ok {
 				counters.p = bars.p // one container draws every bar
+				soak.p = bars.p
 			}
 			res, err := scenarios.RunSuite(ctx, scenarios.SuiteOptions{
 				Pool: pool, Scenarios: picked, Quick: quick, SchemaPrefix: a.schema + "_bench",
@@ -104,7 +111,9 @@ Exit codes: 0 every threshold met; 4 a threshold missed or inconclusive
 				Step:     func(s string) { fmt.Fprintf(a.stderr, "== %s\n", s) },
 				Drain:    progress,
 				Counters: counters.update,
+				Soak:     soak.update,
 			})
+			soak.wait()
 			counters.wait()
 			progress.wait()
 			if err != nil {
@@ -131,6 +140,56 @@ Exit codes: 0 every threshold met; 4 a threshold missed or inconclusive
 	f.BoolVar(&quick, "quick", false, "run every scenario at its quick size: a smoke run")
 	f.StringVar(&outDir, "out", filepath.Join("results", "run"), `directory to write the results to ("" writes nothing)`)
 	return cmd
+}
+
+// soakProgress shows the soak runs' progress: on a terminal a bar per run
+// counting its measured seconds, with the latest sample beside it; a line
+// per sample otherwise.
+type soakProgress struct {
+	w        io.Writer
+	terminal bool
+	// p draws the bars: bench run's drain bars' container.
+	p *mpb.Progress
+
+	bar   *mpb.Bar
+	mu    sync.Mutex // guards state, read by the render goroutine
+	state string
+}
+
+func (sp *soakProgress) update(ev scenarios.SoakProgress) {
+	line := "warming up"
+	if ev.Sample != nil {
+		line = ev.Sample.Summary()
+	}
+	if !sp.terminal || sp.p == nil {
+		fmt.Fprintf(sp.w, "soak %s %s/%s  %s\n", ev.Scenario, ev.Elapsed.Round(time.Second), ev.Duration, line)
+		return
+	}
+	if ev.Warmup {
+		if sp.bar != nil && !sp.bar.Completed() {
+			sp.bar.Abort(false)
+		}
+		sp.bar = sp.p.AddBar(int64(ev.Duration/time.Second),
+			mpb.PrependDecorators(decor.Name("soak "+ev.Scenario, decor.WCSyncSpaceR)),
+			mpb.AppendDecorators(decor.Any(func(decor.Statistics) string {
+				sp.mu.Lock()
+				defer sp.mu.Unlock()
+				return sp.state
+			})))
+	}
+	sp.mu.Lock()
+	sp.state = line
+	sp.mu.Unlock()
+	if sp.bar != nil {
+		sp.bar.SetCurrent(int64(ev.Elapsed / time.Second))
+	}
+}
+
+// wait ends the last bar if the run stopped before it was full.
+func (sp *soakProgress) wait() {
+	if sp.bar != nil && !sp.bar.Completed() {
+		sp.bar.Abort(false)
+	}
 }
 
 // pickScenarios returns the scenarios named (all when none), with the

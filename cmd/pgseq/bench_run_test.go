@@ -90,6 +90,53 @@ func TestBenchRunVerdicts(t *testing.T) {
 	require.Contains(t, same.stdout, "~")
 }
 
+// TestBenchRunSoak runs a soak scenario of two seconds end to end: the
+// verdict, the series in run.json, the timeline chart and the Markdown
+// section.
+func TestBenchRunSoak(t *testing.T) {
+	c := newCLI(t)
+	out := t.TempDir()
+	res := c.run("bench", "run", "--out", out, writeScenarios(t, `
+scenario "churn" {
+  workload = "soak"
+  size {
+    duration  = "2s"
+    rate      = 200
+    pool_size = 2
+  }
+  queue "soak" {
+    batch_size   = 20
+    leader_lease = "1s"
+    retention {
+      completed = "0s"
+    }
+  }
+  task "free" {
+    queue = "soak"
+  }
+  task "capped" {
+    queue       = "soak"
+    concurrency = 5
+  }
+  threshold "throughput" {
+    min = 1
+  }
+}
+`))
+	require.Equal(t, 0, res.code, "stdout:\n%s\nstderr:\n%s", res.stdout, res.stderr)
+	require.Contains(t, res.stdout, "Verdict: MET")
+	require.Contains(t, res.stderr, "soak churn 2s/2s  claim p50")
+	for _, f := range []string{"run.json", "charts/timeline-soak.png", "charts/timeline-soak.svg"} {
+		require.FileExists(t, filepath.Join(out, f))
+	}
+	js, err := os.ReadFile(filepath.Join(out, "run.json"))
+	require.NoError(t, err)
+	require.Contains(t, string(js), `"soak": {`)
+	md, err := os.ReadFile(filepath.Join(out, "run.md"))
+	require.NoError(t, err)
+	require.Contains(t, string(md), "**Over time.**")
+}
+
 // TestBenchRunBadScenarioFiles: mistakes in a scenario file are reported
 // with their location, exit 1, and nothing runs.
 func TestBenchRunBadScenarioFiles(t *testing.T) {

@@ -1,0 +1,154 @@
+package scenarios
+
+import (
+	"fmt"
+	"math"
+
+	"gonum.org/v1/plot"
+	"gonum.org/v1/plot/plotter"
+	"gonum.org/v1/plot/vg"
+	"gonum.org/v1/plot/vg/draw"
+)
+
+// soakChart draws the soak scenarios over time, one colour per scenario,
+// in three panels on one time axis: claim p99 (solid) and p50 (dashed) of
+// each interval in milliseconds; dead tuples of tasks (solid) and
+// concurrency_slots (dashed); the two tables' total size. Every panel is
+// on a log scale, so that a flat line and one that grows a thousandfold
+// both read; zeros are drawn at the floor of their axis.
+func soakChart(w Workload, groups [][]*ScenarioResult) (*chartFigure, error) {
+	var scs []*ScenarioResult
+	longest := 0.0
+	for _, g := range groups {
+		for _, s := range g {
+			if s.Soak != nil && len(s.Soak.Samples) > 0 {
+				scs = append(scs, s)
+				longest = max(longest, s.Soak.Samples[len(s.Soak.Samples)-1].Seconds)
+			}
+		}
+	}
+	if len(scs) == 0 {
+		return nil, nil
+	}
+	unit, scale := "s", 1.0
+	if longest >= 180 {
+		unit, scale = "min", 60
+	}
+	xLabel := fmt.Sprintf("time since the warm-up (%s)", unit)
+
+	latency := chartNew(fmt.Sprintf("%s: claim latency, dead tuples and table size over time\nper sample interval; log scales", w), "", "claim round trip (ms)")
+	dead := chartNew("", "", "dead tuples")
+	size := chartNew("", xLabel, "size of tasks + slots (MiB)")
+	dashes := []vg.Length{vg.Points(5), vg.Points(3)}
+
+	var ranges [3]chartRange
+	for i, s := range scs {
+		c := chartPalette[i%len(chartPalette)]
+		solid := draw.LineStyle{Color: c, Width: vg.Points(1.8)}
+		dashed := draw.LineStyle{Color: c, Width: vg.Points(1.4), Dashes: dashes}
+		series := func(f func(SoakSample) (float64, bool), floor float64, r *chartRange) plotter.XYs {
+			var xys plotter.XYs
+			for _, smp := range s.Soak.Samples {
+				v, ok := f(smp)
+				if !ok {
+					continue
+				}
+				r.add(v)
+				xys = append(xys, plotter.XY{X: smp.Seconds / scale, Y: math.Max(v, floor)})
+			}
+			return xys
+		}
+		p99 := series(func(x SoakSample) (float64, bool) { return x.ClaimP99 * 1e3, x.Claims > 0 }, 1e-3, &ranges[0])
+		p50 := series(func(x SoakSample) (float64, bool) { return x.ClaimP50 * 1e3, x.Claims > 0 }, 1e-3, &ranges[0])
+		deadTasks := series(func(x SoakSample) (float64, bool) { return float64(x.Tasks.Dead), true }, 1, &ranges[1])
+		deadSlots := series(func(x SoakSample) (float64, bool) { return float64(x.Slots.Dead), true }, 1, &ranges[1])
+		bytes := series(func(x SoakSample) (float64, bool) { return float64(x.Tasks.Bytes+x.Slots.Bytes) / (1 << 20), true }, 1e-3, &ranges[2])
+
+		for _, l := range []struct {
+			p      *plot.Plot
+			xys    plotter.XYs
+			style  draw.LineStyle
+			legend string
+		}{
+			{latency, p99, solid, s.Name + ": p99"},
+			{latency, p50, dashed, s.Name + ": p50"},
+			{dead, deadTasks, solid, s.Name + ": tasks"},
+			{dead, deadSlots, dashed, s.Name + ": concurrency_slots"},
+			{size, bytes, solid, s.Name},
+		} {
+			if len(l.xys) == 0 {
+				continue
+			}
+			line, err := plotter.NewLine(l.xys)
+			if err != nil {
+				return nil, err
+			}
+			line.LineStyle = l.style
+			l.p.Add(line)
+			if l.legend != "" {
+				l.p.Legend.Add(l.legend, line)
+			}
+		}
+	}
+	floors := [3]float64{1e-3, 1, 1e-3}
+	for i, p := range []*plot.Plot{latency, dead, size} {
+		lo, hi := ranges[i].bounds(floors[i])
+		p.Y.Scale = plot.LogScale{}
+		p.Y.Tick.Marker = chartLogThousandsTicks{}
+		p.Y.Min, p.Y.Max = lo, hi
+		p.X.Min, p.X.Max = 0, longest/scale
+		p.X.Tick.Marker = chartThousandsTicks{}
+		p.Legend.Top, p.Legend.Left = true, true
+	}
+	return &chartFigure{plot: latency, width: chartWidth, height: 8 * vg.Inch, below: []*plot.Plot{dead, size}}, nil
+}
+
+// chartRange collects the range of a panel's positive values, and
+// whether it had zeros.
+type chartRange struct {
+	lo, hi     float64
+	seen, zero bool
+}
+
+func (r *chartRange) add(v float64) {
+	if v <= 0 {
+		r.zero = true
+		return
+	}
+	if !r.seen {
+		r.lo, r.hi, r.seen = v, v, true
+		return
+	}
+	r.lo, r.hi = min(r.lo, v), max(r.hi, v)
+}
+
+// bounds returns the axis's range on a log scale: whole decades around the
+// values, at least one decade, never below floor.
+func (r *chartRange) bounds(floor float64) (lo, hi float64) {
+	if !r.seen {
+		return floor, floor * 10
+	}
+	lo = math.Pow(10, math.Floor(math.Log10(r.lo)))
+	hi = math.Pow(10, math.Ceil(math.Log10(r.hi)))
+	if hi <= lo {
+		hi = lo * 10
+	}
+	if r.zero {
+		lo = floor
+	}
+	return max(lo, floor), hi
+}
+
+// chartLogThousandsTicks are chartLogTicks labelled as the reports write
+// numbers: 100,000 rather than 1e+05.
+type chartLogThousandsTicks struct{}
+
+func (chartLogThousandsTicks) Ticks(lo, hi float64) []plot.Tick {
+	ticks := chartLogTicks{}.Ticks(lo, hi)
+	for i := range ticks {
+		if ticks[i].Label != "" && ticks[i].Value >= 1000 {
+			ticks[i].Label = thousands(ticks[i].Value)
+		}
+	}
+	return ticks
+}
