@@ -522,21 +522,7 @@ func (d *drainer) run(ctx context.Context, c DrainCase, round, tasks int) (Run, 
 	_, _ = d.admin.Exec(ctx, "CHECKPOINT")
 
 	obs := &drainObserver{target: int64(tasks), done: make(chan struct{})}
-	delay := c.HandlerDelay
-	handler := func(ctx context.Context, _ *queue.Task) error {
-		if delay > 0 {
-			select {
-			case <-time.After(delay):
-			case <-ctx.Done():
-				return ctx.Err()
-			}
-		}
-		return nil
-	}
-	handlers := make(map[string]queue.Handler, len(types))
-	for _, t := range types {
-		handlers[t.Name] = handler
-	}
+	handlers := sleepHandlers(types, c.HandlerDelay)
 	workers := make([]*queue.Worker, d.opts.Workers)
 	for i := range workers {
 		w, err := queue.NewWorker(queue.Config{
@@ -833,6 +819,26 @@ func (o *drainObserver) Failed(*queue.Task, string, error, time.Duration) {
 	o.mu.Lock()
 	o.failed++
 	o.mu.Unlock()
+}
+
+// sleepHandlers returns a handler for each type that sleeps delay (none
+// when 0), or until its task's context ends.
+func sleepHandlers(types []catalog.TaskType, delay time.Duration) map[string]queue.Handler {
+	handler := func(ctx context.Context, _ *queue.Task) error {
+		if delay > 0 {
+			select {
+			case <-time.After(delay):
+			case <-ctx.Done():
+				return ctx.Err()
+			}
+		}
+		return nil
+	}
+	handlers := make(map[string]queue.Handler, len(types))
+	for _, t := range types {
+		handlers[t.Name] = handler
+	}
+	return handlers
 }
 
 // applyConfig creates schema with pgseq's runtime and applies cfg to it.

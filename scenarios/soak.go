@@ -361,21 +361,7 @@ func (s *soaker) run(ctx context.Context) error {
 	}
 	defer workerPool.Close()
 
-	delay := s.opts.Scenario.HandlerDelay
-	handler := func(ctx context.Context, _ *queue.Task) error {
-		if delay > 0 {
-			select {
-			case <-time.After(delay):
-			case <-ctx.Done():
-				return ctx.Err()
-			}
-		}
-		return nil
-	}
-	handlers := make(map[string]queue.Handler, len(s.types))
-	for _, t := range s.types {
-		handlers[t.Name] = handler
-	}
+	handlers := sleepHandlers(s.types, s.opts.Scenario.HandlerDelay)
 	workers := make([]*queue.Worker, s.size.Workers)
 	for i := range workers {
 		w, err := queue.NewWorker(queue.Config{
