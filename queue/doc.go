@@ -35,7 +35,11 @@
 // its session down gracefully and carries on under a new id; the leader
 // recovers whatever the old id held once its heartbeat is older than the
 // queue's worker_timeout. A worker whose heartbeat says it was declared dead
-// abandons its in-flight tasks (they are recovered) and does the same.
+// abandons its in-flight tasks (they are recovered) and does the same. A call
+// that could not connect sent nothing: the worker retries it and keeps its
+// session. After the database was unreachable (no worker could heartbeat),
+// a leader runs no maintenance until worker_timeout has passed, so that no
+// live worker is declared dead for the outage.
 //
 // Cancelling Run's context shuts down gracefully: no more claims, unstarted
 // tasks are released at once, running handlers get Config.ShutdownTimeout

@@ -104,6 +104,27 @@ type Worker struct {
 	listening atomic.Bool
 	// wake is signalled when the runtime notifies TasksChannel.
 	wake chan struct{}
+	// lostContact is set while the database is unreachable; contactSince
+	// is when it last became reachable again (UnixNano; 0: never lost).
+	// See noteContact.
+	lostContact  atomic.Bool
+	contactSince atomic.Int64
+}
+
+// noteContact records whether a call (err is its error) reached the
+// database. While the database is unreachable nobody can heartbeat, so the
+// leader runs no maintenance until worker_timeout after it is reachable
+// again: every live worker has heartbeated by then, and none is declared
+// dead for the outage.
+func (w *Worker) noteContact(err error) {
+	var pgErr *pgconn.PgError
+	var connErr *pgconn.ConnectError
+	if err != nil && (errors.As(err, &connErr) || !errors.As(err, &pgErr)) {
+		w.lostContact.Store(true)
+		w.contactSince.Store(time.Now().UnixNano())
+	} else if w.lostContact.CompareAndSwap(true, false) {
+		w.contactSince.Store(time.Now().UnixNano())
+	}
 }
 
 // NewWorker checks cfg, fills in its defaults and returns a worker.
@@ -255,6 +276,7 @@ func (w *Worker) session(ctx context.Context, id string, first bool) (sessionEnd
 	delay := w.cfg.PollInterval
 	for {
 		_, err := w.cfg.Pool.Exec(ctx, w.sql.registerWorker, id, host, w.cfg.PoolSize, version)
+		w.noteContact(err)
 		if err == nil {
 			break
 		}
@@ -439,6 +461,10 @@ func outcomeUnknown(err error) bool {
 	var pgErr *pgconn.PgError
 	if errors.As(err, &pgErr) {
 		return false // the server reported the error: the transaction rolled back
+	}
+	var connErr *pgconn.ConnectError
+	if errors.As(err, &connErr) {
+		return false // no connection (server down or restarting): nothing was sent
 	}
 	return !pgconn.SafeToRetry(err)
 }
@@ -925,6 +951,7 @@ func (s *session) heartbeat() {
 		var alive bool
 		err := s.w.cfg.Pool.QueryRow(ctx, s.w.sql.heartbeat, s.id).Scan(&alive)
 		cancel()
+		s.w.noteContact(err)
 		if err != nil {
 			if s.ctx.Err() == nil {
 				s.w.log.Warn("heartbeat failed", "worker", s.id, "error", err)
@@ -962,6 +989,7 @@ func (s *session) lead() {
 		var elected bool
 		err := s.w.cfg.Pool.QueryRow(ctx, s.w.sql.electLeader, s.id).Scan(&elected)
 		cancel()
+		s.w.noteContact(err)
 		switch {
 		case err != nil:
 			if s.ctx.Err() == nil {
@@ -976,7 +1004,8 @@ func (s *session) lead() {
 			}
 		}
 		st := s.w.Settings()
-		if s.leader.Load() && time.Since(lastMaintenance) >= st.MaintenanceInterval {
+		if s.leader.Load() && time.Since(lastMaintenance) >= st.MaintenanceInterval &&
+			!s.w.lostContact.Load() && time.Since(time.Unix(0, s.w.contactSince.Load())) >= st.WorkerTimeout {
 			lastMaintenance = time.Now()
 			s.maintain()
 		}

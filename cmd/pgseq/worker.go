@@ -29,7 +29,7 @@ func (a *app) workerCommand() *cobra.Command {
 		execLog     string
 	)
 	cmd := &cobra.Command{
-		Use:   "worker [--queue NAME] [--pool-size N] [--batch-size N] [--metrics-addr ADDR]",
+		Use:   "worker [--queue NAME] [--pool-size N] [--batch-size N] [--metrics-addr ADDR] [--handler-sleep D] [--exec-log FILE]",
 		Short: "Run a demo worker with no-op handlers on a queue",
 		Long: `Runs a queue worker whose handlers do nothing, one for every task type
 declared on the queue, and prints a line per second with its throughput.
