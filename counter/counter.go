@@ -79,12 +79,11 @@ func (c *Client) NextValue(ctx context.Context, db DB, name, scope string) (int6
 // NextValues issues one number per scope of the standalone counter name, in
 // db's transaction, and returns them in the order of scopes (a scope given
 // twice gets two consecutive numbers). The scopes are locked in ascending
-// order, so two NextValues calls do not deadlock with each other, whatever
-// order their scopes are given in. (Known exception, open at the time of
-// writing: the runtime queues a scope's waiters on an advisory lock keyed
-// by the scope's hash, and takes them in the order of the scopes' text, so
-// two scopes whose hashes collide can deadlock two calls; run them with
-// InTx.)
+// lock-key order (the advisory lock key, then the scope's text for keys
+// that collide), so two NextValues calls do not deadlock with each other,
+// whatever order their scopes are given in. Other transactions that take
+// the same scopes one at a time, in another order, can still deadlock with
+// it: run those with InTx, which retries.
 func (c *Client) NextValues(ctx context.Context, db DB, name string, scopes []string) ([]int64, error) {
 	op := fmt.Sprintf("next values of counter %q scopes %q", name, scopes)
 	if scopes == nil {

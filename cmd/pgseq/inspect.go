@@ -13,8 +13,9 @@ func (a *app) inspectCommand() *cobra.Command {
 	return &cobra.Command{
 		Use:   "inspect",
 		Short: "Print the live configuration as HCL",
-		Long: `Reads the queues and task types from the database and prints them as HCL.
-Applying that output to the same database gives an empty plan.`,
+		Long: `Reads the queues, task types (with their concurrency limits), counters and
+the access block (the roles pgseq granted) from the database and prints them
+as HCL. Applying that output to the same database gives an empty plan.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			pool, err := a.connect(cmd.Context(), "pgseq inspect")
