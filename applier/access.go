@@ -52,44 +52,6 @@ func grantsOf(p *plan.Plan) []catalog.Grant {
 	return out
 }
 
-// targetAccess returns the access levels p declares over actual: actual's,
-// with p's creates added and its deletes removed.
-func targetAccess(actual []catalog.Grant, p *plan.Plan) []catalog.Grant {
-	deleted := map[catalog.Grant]bool{}
-	var out []catalog.Grant
-	for _, c := range p.Changes {
-		if c.Kind != plan.KindAccess {
-			continue
-		}
-		switch {
-		case c.Action == plan.Delete:
-			if g, ok := c.Before.(*catalog.Grant); ok {
-				deleted[*g] = true
-			}
-		case c.Action == plan.Create:
-			if g, ok := c.After.(*catalog.Grant); ok {
-				out = append(out, *g)
-			}
-		}
-	}
-	for _, g := range actual {
-		if !deleted[g] && !containsGrant(out, g) {
-			out = append(out, g)
-		}
-	}
-	catalog.SortGrants(out)
-	return out
-}
-
-func containsGrant(gs []catalog.Grant, g catalog.Grant) bool {
-	for _, x := range gs {
-		if x == g {
-			return true
-		}
-	}
-	return false
-}
-
 // applyAccess executes p's access changes. Every role a change names ends
 // with exactly the privileges of the levels it has after the plan: all it
 // holds in the schema (tables, columns, sequences, functions, the schema

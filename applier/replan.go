@@ -140,68 +140,37 @@ func replanSaved(ctx context.Context, q inspect.Querier, saved *plan.Plan) (*pla
 
 // target returns the state a plan declares over actual: actual's queues,
 // task types, counters and access levels, with the plan's creates and
-// updates written over them and its deletes removed (no slots, no live values, as a
-// configuration gives). written lists the counters the plan creates or
-// updates.
+// updates written over them and its deletes removed (no slots, no live
+// values, as a configuration gives). written lists the counters the plan
+// creates or updates.
 func target(actual catalog.State, p *plan.Plan) (desired catalog.State, written []catalog.Counter) {
 	type key struct{ kind, name string }
 	changes := make(map[key]plan.Change, len(p.Changes))
 	for _, c := range p.Changes {
 		changes[key{c.Kind, c.Name}] = c
 	}
-	seen := map[key]bool{}
 	desired = catalog.State{Queues: []catalog.Queue{}, TaskTypes: []catalog.TaskType{}}
-	for _, q := range actual.Queues {
-		k := key{plan.KindQueue, q.Name}
-		seen[k] = true
-		if c, ok := changes[k]; ok {
-			if after, ok := c.After.(*catalog.Queue); ok {
-				desired.Queues = append(desired.Queues, *after)
-			}
-			continue
+	for _, o := range actual.Objects() {
+		k := key{o.Kind(), o.Key()}
+		c, changed := changes[k]
+		switch {
+		case !changed:
+			desired.Add(o)
+		case c.After != nil:
+			desired.Add(c.After)
 		}
-		desired.Queues = append(desired.Queues, q)
-	}
-	for _, t := range actual.TaskTypes {
-		k := key{plan.KindTask, t.Name}
-		seen[k] = true
-		if c, ok := changes[k]; ok {
-			if after, ok := c.After.(*catalog.TaskType); ok {
-				desired.TaskTypes = append(desired.TaskTypes, *after)
-			}
-			continue
-		}
-		desired.TaskTypes = append(desired.TaskTypes, t)
-	}
-	for _, n := range actual.Counters {
-		k := key{plan.KindCounter, n.Name}
-		seen[k] = true
-		if c, ok := changes[k]; ok {
-			if after, ok := c.After.(*catalog.Counter); ok {
-				desired.Counters = append(desired.Counters, *after)
-				written = append(written, *after)
-			}
-			continue
-		}
-		desired.Counters = append(desired.Counters, n)
+		delete(changes, k)
 	}
 	// Objects the plan creates (or updates, or deletes, though the state
 	// does not hold them: the plan made from the target then differs).
 	for _, c := range p.Changes {
-		if seen[key{c.Kind, c.Name}] {
-			continue
+		if _, left := changes[key{c.Kind, c.Name}]; left && c.After != nil {
+			desired.Add(c.After)
 		}
-		switch after := c.After.(type) {
-		case *catalog.Queue:
-			desired.Queues = append(desired.Queues, *after)
-		case *catalog.TaskType:
-			desired.TaskTypes = append(desired.TaskTypes, *after)
-		case *catalog.Counter:
-			desired.Counters = append(desired.Counters, *after)
-			written = append(written, *after)
+		if k, ok := c.After.(*catalog.Counter); ok {
+			written = append(written, *k)
 		}
 	}
-	desired.Access = targetAccess(actual.Access, p)
 	return desired, written
 }
 

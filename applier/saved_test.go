@@ -44,7 +44,7 @@ func TestSavedPlanMustMatchTheDatabase(t *testing.T) {
 		{"a before value the database does not hold", func(t *testing.T, p *plan.Plan) {
 			c := taskChange(t, p, "render")
 			c.Before.(*catalog.TaskType).Priority = 3
-			c.Attributes = plan.ChangedAttributes(c.Before, c.After)
+			c.Attributes = catalog.ChangedAttributes(c.Before, c.After)
 		}, `task "render": changed in the database since the plan was made: priority 3 -> 0`},
 		{"slot groups left out", func(t *testing.T, p *plan.Plan) {
 			s := taskChange(t, p, "render").Slots

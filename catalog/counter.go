@@ -56,24 +56,6 @@ type PrefixSource struct {
 // Attached reports whether the counter numbers a table's rows.
 func (c Counter) Attached() bool { return c.Table != "" }
 
-// Equal reports whether two counters have the same settings.
-func (c Counter) Equal(o Counter) bool {
-	if c.Name != o.Name || c.Table != o.Table || c.Column != o.Column || c.Prefix != o.Prefix ||
-		c.Start != o.Start || c.LockTimeout != o.LockTimeout || c.Strategy != o.Strategy ||
-		c.IdempotencyWindow != o.IdempotencyWindow || len(c.Scope) != len(o.Scope) {
-		return false
-	}
-	for i := range c.Scope {
-		if c.Scope[i] != o.Scope[i] {
-			return false
-		}
-	}
-	if (c.PrefixFrom == nil) != (o.PrefixFrom == nil) {
-		return false
-	}
-	return c.PrefixFrom == nil || *c.PrefixFrom == *o.PrefixFrom
-}
-
 // DefaultCounterLockTimeout is a counter's lock_timeout when not declared.
 const DefaultCounterLockTimeout = Duration(5_000_000_000)
 

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+
+	"github.com/pgseq/pgseq/catalog"
 )
 
 // Differences lists, one line per difference, how current (planned now)
@@ -25,7 +27,7 @@ func Differences(approved, current *Plan) []string {
 	index := func(p *Plan) map[key]Change {
 		m := make(map[key]Change, len(p.Changes))
 		for _, c := range p.Changes {
-			m[key{kindRank(c.Kind), c.Name}] = c
+			m[key{catalog.KindRank(c.Kind), c.Name}] = c
 		}
 		return m
 	}
@@ -71,7 +73,7 @@ var pastTense = map[Action]string{Create: "created", Update: "updated", Delete: 
 // type: no attribute changes and no group is set or dropped.
 func (c Change) cleanupOnly() bool {
 	return c.Kind == KindTask && c.Action == Update && c.Slots != nil && !c.Slots.Drop &&
-		len(c.Slots.Set) == 0 && len(ChangedAttributes(c.Before, c.After)) == 0
+		len(c.Slots.Set) == 0 && len(catalog.ChangedAttributes(c.Before, c.After)) == 0
 }
 
 // changeDifferences compares two changes of the same object.
@@ -94,8 +96,8 @@ func changeDifferences(a, b Change) []string {
 
 // attributeDifferences writes the attributes whose values differ between
 // two objects of the same kind ("concurrency 20 -> 30"), or "".
-func attributeDifferences(x, y any) string {
-	ax, ay := Attributes(x), Attributes(y)
+func attributeDifferences(x, y catalog.Object) string {
+	ax, ay := catalog.AttributesOf(x), catalog.AttributesOf(y)
 	var parts []string
 	for i := range ax {
 		if i < len(ay) && ax[i].Value != ay[i].Value {

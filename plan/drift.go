@@ -105,17 +105,12 @@ func AttributeValue(literal string) json.RawMessage {
 // driftAttributeNames lists the attributes a drift entry of kind may name,
 // in display order.
 func driftAttributeNames(kind string) []string {
-	var obj any
-	switch kind {
-	case KindQueue:
-		obj = &catalog.Queue{}
-	case KindTask:
-		obj = &catalog.TaskType{}
-	case KindCounter:
-		obj = &catalog.Counter{}
+	obj, ok := catalog.NewObject(kind)
+	if !ok || kind == KindAccess {
+		return nil // access levels do not drift: their repairs are changes
 	}
 	var names []string
-	for _, a := range Attributes(obj) {
+	for _, a := range obj.Attributes() {
 		names = append(names, a.Name)
 	}
 	if kind == KindCounter {
@@ -135,7 +130,7 @@ func (p *Plan) driftProblems() []string {
 		where := fmt.Sprintf("drift[%d] (%s)", i, d.Address)
 		if i > 0 {
 			prev := p.Drift[i-1]
-			if kindRank(prev.Kind) > kindRank(d.Kind) || (prev.Kind == d.Kind && prev.Name >= d.Name) {
+			if !inOrder(prev.Kind, prev.Name, d.Kind, d.Name) {
 				add("%s: out of order or repeated after %s: drift is queues, then task types, then counters, each by name, one per object", where, prev.Address)
 			}
 		}

@@ -36,15 +36,15 @@ func (a Action) Symbol() string {
 	return "?"
 }
 
-// Kinds of objects a change can address.
+// Kinds of objects a change can address (catalog's, for readers of plans).
 const (
-	KindQueue   = "queue"
-	KindTask    = "task"
-	KindCounter = "counter"
+	KindQueue   = catalog.KindQueue
+	KindTask    = catalog.KindTask
+	KindCounter = catalog.KindCounter
 	// KindAccess is one access level given to one database role; its name
 	// is catalog.Grant.Name (work["app_worker"]) and its address
 	// access.work["app_worker"].
-	KindAccess = "access"
+	KindAccess = catalog.KindAccess
 )
 
 // Plan is the set of changes that makes the database match the
@@ -88,23 +88,23 @@ type Summary struct {
 func (p *Plan) Empty() bool { return len(p.Changes) == 0 }
 
 // Change is one action on one object. Before is nil for a create and After
-// is nil for a delete. For queues Before/After are *catalog.Queue; for task
-// types *catalog.TaskType; for counters *catalog.Counter; for access levels
-// *catalog.Grant (an update of one has equal Before and After: it repairs
-// privileges changed outside pgseq, as its Reasons say).
+// is nil for a delete; both are objects of the change's Kind (a
+// *catalog.Queue for a queue, and so on: catalog.NewObject). An update of
+// an access level has equal Before and After: it repairs privileges changed
+// outside pgseq, as its Reasons say.
 type Change struct {
 	// Address names the object: `queue "default"`, `task "email:send"`.
 	Address string `json:"address"`
-	// Kind is KindQueue or KindTask.
+	// Kind is one of the kinds of objects (catalog.Kinds).
 	Kind string `json:"type"`
 	// Name is the object's name.
 	Name string `json:"name"`
 	// Action is create, update or delete.
 	Action Action `json:"action"`
 	// Before is the object as it is in the database (nil for create).
-	Before any `json:"before"`
+	Before catalog.Object `json:"before"`
 	// After is the object as the configuration declares it (nil for delete).
-	After any `json:"after"`
+	After catalog.Object `json:"after"`
 	// Attributes lists the attribute names (in HCL spelling, dotted for
 	// nested blocks: "backoff.initial") whose values differ. Empty for
 	// create and delete.

@@ -114,21 +114,12 @@ func (c *Change) UnmarshalJSON(b []byte) error {
 		return err
 	}
 	*c = Change(raw.plain)
-	decode := func(m json.RawMessage) (any, error) {
+	decode := func(m json.RawMessage) (catalog.Object, error) {
 		if len(m) == 0 || bytes.Equal(m, []byte("null")) {
 			return nil, nil
 		}
-		var v any
-		switch c.Kind {
-		case KindQueue:
-			v = &catalog.Queue{}
-		case KindTask:
-			v = &catalog.TaskType{}
-		case KindCounter:
-			v = &catalog.Counter{}
-		case KindAccess:
-			v = &catalog.Grant{}
-		default:
+		v, ok := catalog.NewObject(c.Kind)
+		if !ok {
 			return nil, fmt.Errorf("unknown change type %q", c.Kind)
 		}
 		if err := strictDecode(m, v); err != nil {

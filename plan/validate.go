@@ -64,7 +64,7 @@ func (p *Plan) Validate() error {
 		where := fmt.Sprintf("changes[%d] (%s)", i, c.Address)
 		if i > 0 {
 			prev := p.Changes[i-1]
-			if kindRank(prev.Kind) > kindRank(c.Kind) || (prev.Kind == c.Kind && prev.Name >= c.Name) {
+			if !inOrder(prev.Kind, prev.Name, c.Kind, c.Name) {
 				add("%s: out of order or repeated after %s: changes are queues, then task types, then counters, then access levels, each by name, one per object", where, prev.Address)
 			}
 		}
@@ -79,19 +79,14 @@ func (p *Plan) Validate() error {
 	return fmt.Errorf("%w:\n  %s", ErrInvalid, strings.Join(problems, "\n  "))
 }
 
-// kindRank orders kinds in a plan: queues, task types, counters.
-func kindRank(kind string) int {
-	switch kind {
-	case KindQueue:
-		return 0
-	case KindTask:
-		return 1
-	case KindCounter:
-		return 2
-	case KindAccess:
-		return 3
+// inOrder reports whether an object of kind and name may follow one of
+// prevKind and prevName in a plan's changes or drift: kinds in plan order
+// (catalog.KindRank), each by name, one entry per object.
+func inOrder(prevKind, prevName, kind, name string) bool {
+	if rp, r := catalog.KindRank(prevKind), catalog.KindRank(kind); rp != r {
+		return rp < r
 	}
-	return 4
+	return prevName < name
 }
 
 // Address returns the display address of an object: `queue "default"`,
@@ -109,14 +104,10 @@ func (c Change) problems() []string {
 	var out []string
 	add := func(format string, args ...any) { out = append(out, fmt.Sprintf(format, args...)) }
 
-	validName := map[string]func(string) bool{
-		KindQueue: catalog.ValidQueueName, KindTask: catalog.ValidTaskName, KindCounter: catalog.ValidCounterName,
-		KindAccess: validGrantName,
-	}[c.Kind]
-	if validName == nil {
-		return []string{fmt.Sprintf("type %q is not queue, task, counter or access", c.Kind)}
+	if catalog.KindRank(c.Kind) == len(catalog.Kinds()) {
+		return []string{fmt.Sprintf("type %q is not %s", c.Kind, orList(catalog.Kinds()))}
 	}
-	if !validName(c.Name) {
+	if !catalog.ValidKey(c.Kind, c.Name) {
 		add("name %q is not a valid %s name", c.Name, c.Kind)
 	}
 	if want := Address(c.Kind, c.Name); c.Address != want {
@@ -140,17 +131,14 @@ func (c Change) problems() []string {
 	}
 	for _, side := range []struct {
 		name string
-		obj  any
+		obj  catalog.Object
 	}{{"before", c.Before}, {"after", c.After}} {
-		if side.obj == nil {
-			continue
-		}
-		name, ok := objectName(c.Kind, side.obj)
 		switch {
-		case !ok:
+		case side.obj == nil:
+		case side.obj.Kind() != c.Kind:
 			add("%s is not a %s", side.name, c.Kind)
-		case name != c.Name:
-			add("%s.name %q is not the change's name %q", side.name, name, c.Name)
+		case side.obj.Key() != c.Name:
+			add("%s.name %q is not the change's name %q", side.name, side.obj.Key(), c.Name)
 		}
 	}
 	if len(out) > 0 {
@@ -158,7 +146,7 @@ func (c Change) problems() []string {
 	}
 	if c.After != nil {
 		var es catalog.Errors
-		if err := c.After.(interface{ Validate() error }).Validate(); errors.As(err, &es) {
+		if err := c.After.Validate(); errors.As(err, &es) {
 			for _, e := range es {
 				add("after.%s: %s", e.Attr, e.Msg)
 			}
@@ -166,7 +154,7 @@ func (c Change) problems() []string {
 	}
 	want := []string(nil)
 	if c.Action == Update {
-		want = ChangedAttributes(c.Before, c.After)
+		want = catalog.ChangedAttributes(c.Before, c.After)
 	}
 	if !slices.Equal(c.Attributes, want) {
 		add("changed_attributes %q do not match before and after (%q)", c.Attributes, want)
@@ -183,27 +171,12 @@ func (c Change) problems() []string {
 	return out
 }
 
-// objectName returns the name of before or after, and whether it has the
-// change's kind.
-func objectName(kind string, obj any) (string, bool) {
-	switch o := obj.(type) {
-	case *catalog.Queue:
-		return o.Name, kind == KindQueue
-	case *catalog.TaskType:
-		return o.Name, kind == KindTask
-	case *catalog.Counter:
-		return o.Name, kind == KindCounter
-	case *catalog.Grant:
-		return o.Name(), kind == KindAccess
+// orList writes "queue, task, counter or access".
+func orList(xs []string) string {
+	if len(xs) < 2 {
+		return strings.Join(xs, "")
 	}
-	return "", false
-}
-
-// validGrantName reports whether name is the name of a valid grant
-// (catalog.Grant.Name).
-func validGrantName(name string) bool {
-	_, ok := catalog.ParseGrantName(name)
-	return ok
+	return strings.Join(xs[:len(xs)-1], ", ") + " or " + xs[len(xs)-1]
 }
 
 // slotProblems checks a change's slot groups against its new limit.

@@ -1,14 +1,12 @@
 package planner
 
 import (
-	"bytes"
 	"testing"
 
 	"github.com/stretchr/testify/require"
 
 	"github.com/pgseq/pgseq/catalog"
 	"github.com/pgseq/pgseq/plan"
-	"github.com/pgseq/pgseq/render"
 )
 
 // holding returns what a role holds when it has exactly levels, plus extra.
@@ -140,15 +138,7 @@ func TestPlanAccess(t *testing.T) {
 				require.Equal(t, plan.KindAccess, c.Kind)
 			}
 
-			var human, js bytes.Buffer
-			require.NoError(t, render.Plan(&human, p))
-			require.NoError(t, p.Write(&js))
-			golden(t, tt.name+".txt", human.Bytes())
-			golden(t, tt.name+".json", js.Bytes())
-
-			back, err := plan.Read(bytes.NewReader(js.Bytes()))
-			require.NoError(t, err)
-			require.Equal(t, p.Hash(), back.Hash())
+			goldenPlan(t, tt.name, p)
 		})
 	}
 }

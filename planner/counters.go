@@ -2,6 +2,7 @@ package planner
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/pgseq/pgseq/catalog"
@@ -19,79 +20,83 @@ import (
 //   - a trigger dropped or disabled by hand, or a missing unique index, is
 //     drift: the counter is updated and the objects repaired.
 func planCounters(desired, actual catalog.State) []plan.Change {
-	have := make(map[string]catalog.Counter, len(actual.Counters))
-	for _, c := range actual.Counters {
-		have[c.Name] = c
-	}
-	want := make(map[string]bool, len(desired.Counters))
 	var out []plan.Change
-	for _, d := range desired.Counters {
-		d := d
-		want[d.Name] = true
-		a, ok := have[d.Name]
-		c := plan.Change{Address: Address(plan.KindCounter, d.Name), Kind: plan.KindCounter, Name: d.Name, After: &d}
-		if !ok {
-			c.Action = plan.Create
-			if d.Attached() {
-				c.Reasons = append(c.Reasons, fmt.Sprintf("numbers %s.%s per scope; existing rows are backfilled from MAX(%s) under a table lock", d.Table, d.Column, d.Column))
-				c.Context = attachContext(c.Context, actual.Live.Attach[d.Name])
-				c.Reasons = append(c.Reasons, attachReasons(d, actual.Live.Attach[d.Name])...)
+	for _, k := range diff(desired.Counters, actual.Counters) {
+		c, same := k.change()
+		switch {
+		case k.have == nil:
+			out = append(out, createCounter(c, *k.want, actual))
+		case k.want == nil:
+			out = append(out, deleteCounter(c, *k.have, actual.Live.Counters[c.Name]))
+		default:
+			live := actual.Live.Counters[c.Name]
+			drift := k.have.Attached() && (!live.TriggerOK || !live.IndexOK)
+			if same && !drift {
+				continue
 			}
-			if d.Strategy == catalog.StrategyAdvisoryLock {
-				c.Reasons = append(c.Reasons, "advisory_lock numbers from MAX(column): deleting a scope's newest row makes its number available again (counter_table never reissues)")
+			if same {
+				c = k.update()
 			}
-			out = append(out, c)
-			continue
+			out = append(out, updateCounter(c, *k.want, *k.have, actual))
 		}
-		live := actual.Live.Counters[d.Name]
-		drift := a.Attached() && (!live.TriggerOK || !live.IndexOK)
-		if a.Equal(d) && !drift {
-			continue
-		}
-		c.Action = plan.Update
-		c.Before = &a
-		c.Attributes = plan.ChangedAttributes(&a, &d)
-		c.Context = counterContext(live)
-		if !live.TriggerOK && a.Attached() {
-			c.Reasons = append(c.Reasons, "trigger missing or disabled, or made by an older pgseq (drift): re-created")
-		}
-		if !live.IndexOK && a.Attached() {
-			c.Reasons = append(c.Reasons, "unique index on (scope…, column) missing (drift): re-created")
-		}
-		if catalog.NeedsBackfill(d, &a) {
-			c.Context = attachContext(c.Context, actual.Live.Attach[d.Name])
-			c.Reasons = append(c.Reasons, attachReasons(d, actual.Live.Attach[d.Name])...)
-		}
-		if a.Table != d.Table || a.Column != d.Column {
-			c.Destructive = true
-			c.Reasons = append(c.Reasons, fmt.Sprintf("the counter moves to another table or column: its %d issued scopes are discarded and it is backfilled from the new column", live.Scopes))
-		} else if d.Attached() && (!equalStrings(a.Scope, d.Scope) || a.Strategy != d.Strategy) {
-			c.Reasons = append(c.Reasons, "scope or strategy changes: counter rows are rebuilt from the table under a table lock")
-		}
-		if d.Start < a.Start && live.MaxValue >= d.Start {
-			c.Destructive = true
-			c.Reasons = append(c.Reasons, fmt.Sprintf("start lowered to %d below the highest value issued (%d): scopes would be rewound, never below the highest value present in the table", d.Start, live.MaxValue))
-		} else if d.Start > a.Start && live.MaxValue > 0 && live.MaxValue < d.Start-1 {
-			c.Reasons = append(c.Reasons, fmt.Sprintf("start raised: scopes below %d jump to it", d.Start))
-		}
-		out = append(out, c)
 	}
-	for _, a := range actual.Counters {
-		if want[a.Name] {
-			continue
-		}
-		a := a
-		live := actual.Live.Counters[a.Name]
-		c := plan.Change{Address: Address(plan.KindCounter, a.Name), Kind: plan.KindCounter, Name: a.Name,
-			Action: plan.Delete, Before: &a, Context: counterContext(live), Destructive: true}
-		c.Reasons = append(c.Reasons, fmt.Sprintf("the counter's issued values (max %d) are discarded", live.MaxValue))
-		if a.Attached() {
-			c.Reasons = append(c.Reasons, fmt.Sprintf("its trigger on %s is dropped; the rows keep their numbers", a.Table))
-		}
-		out = append(out, c)
-	}
-	sortChanges(out)
 	return out
+}
+
+// createCounter explains the creation of counter d: an attached one
+// backfills its table.
+func createCounter(c plan.Change, d catalog.Counter, actual catalog.State) plan.Change {
+	if d.Attached() {
+		c.Reasons = append(c.Reasons, fmt.Sprintf("numbers %s.%s per scope; existing rows are backfilled from MAX(%s) under a table lock", d.Table, d.Column, d.Column))
+		c.Context = attachContext(c.Context, actual.Live.Attach[d.Name])
+		c.Reasons = append(c.Reasons, attachReasons(d, actual.Live.Attach[d.Name])...)
+	}
+	if d.Strategy == catalog.StrategyAdvisoryLock {
+		c.Reasons = append(c.Reasons, "advisory_lock numbers from MAX(column): deleting a scope's newest row makes its number available again (counter_table never reissues)")
+	}
+	return c
+}
+
+// updateCounter explains the update of counter a into d (or the repair of
+// its objects), and decides whether it is destructive.
+func updateCounter(c plan.Change, d, a catalog.Counter, actual catalog.State) plan.Change {
+	live := actual.Live.Counters[d.Name]
+	c.Context = counterContext(live)
+	if !live.TriggerOK && a.Attached() {
+		c.Reasons = append(c.Reasons, "trigger missing or disabled, or made by an older pgseq (drift): re-created")
+	}
+	if !live.IndexOK && a.Attached() {
+		c.Reasons = append(c.Reasons, "unique index on (scope…, column) missing (drift): re-created")
+	}
+	if catalog.NeedsBackfill(d, &a) {
+		c.Context = attachContext(c.Context, actual.Live.Attach[d.Name])
+		c.Reasons = append(c.Reasons, attachReasons(d, actual.Live.Attach[d.Name])...)
+	}
+	if a.Table != d.Table || a.Column != d.Column {
+		c.Destructive = true
+		c.Reasons = append(c.Reasons, fmt.Sprintf("the counter moves to another table or column: its %d issued scopes are discarded and it is backfilled from the new column", live.Scopes))
+	} else if d.Attached() && (!slices.Equal(a.Scope, d.Scope) || a.Strategy != d.Strategy) {
+		c.Reasons = append(c.Reasons, "scope or strategy changes: counter rows are rebuilt from the table under a table lock")
+	}
+	if d.Start < a.Start && live.MaxValue >= d.Start {
+		c.Destructive = true
+		c.Reasons = append(c.Reasons, fmt.Sprintf("start lowered to %d below the highest value issued (%d): scopes would be rewound, never below the highest value present in the table", d.Start, live.MaxValue))
+	} else if d.Start > a.Start && live.MaxValue > 0 && live.MaxValue < d.Start-1 {
+		c.Reasons = append(c.Reasons, fmt.Sprintf("start raised: scopes below %d jump to it", d.Start))
+	}
+	return c
+}
+
+// deleteCounter explains the deletion of counter a: always destructive,
+// its issued values are lost.
+func deleteCounter(c plan.Change, a catalog.Counter, live catalog.CounterLive) plan.Change {
+	c.Context = counterContext(live)
+	c.Destructive = true
+	c.Reasons = append(c.Reasons, fmt.Sprintf("the counter's issued values (max %d) are discarded", live.MaxValue))
+	if a.Attached() {
+		c.Reasons = append(c.Reasons, fmt.Sprintf("its trigger on %s is dropped; the rows keep their numbers", a.Table))
+	}
+	return c
 }
 
 // attachReasons says what a backfill will do with rows that have no number
@@ -137,16 +142,4 @@ func attachContext(c *plan.Context, f catalog.AttachFacts) *plan.Context {
 func counterContext(l catalog.CounterLive) *plan.Context {
 	scopes, maxValue := l.Scopes, l.MaxValue
 	return &plan.Context{Scopes: &scopes, MaxValue: &maxValue}
-}
-
-func equalStrings(a, b []string) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
 }

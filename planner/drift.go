@@ -20,42 +20,36 @@ import (
 // gone: the runtime deletes those once their last task finishes.
 func Drift(applied, actual catalog.State) []plan.Drift {
 	var out []plan.Drift
-	out = append(out, driftObjects(plan.KindQueue, queueObjects(applied), queueObjects(actual), nil)...)
+	out = append(out, driftObjects(plan.KindQueue, objects(applied.Queues), objects(actual.Queues), nil)...)
 	before, after := slotsByType(applied.Slots), slotsByType(actual.Slots)
-	out = append(out, driftObjects(plan.KindTask, taskObjects(applied), taskObjects(actual),
+	out = append(out, driftObjects(plan.KindTask, objects(applied.TaskTypes), objects(actual.TaskTypes),
 		func(name string) []plan.SlotDrift { return slotDrift(before[name], after[name]) })...)
 	out = append(out, driftObjects(plan.KindCounter, counterObjects(applied), counterObjects(actual), nil)...)
 	return out
 }
 
 // object is one managed object as drift compares it: its attributes in
-// display order (plan.Attributes, and for counters their objects' health).
+// display order (catalog.Object's, and for counters their objects' health).
 type object struct {
 	name  string
-	attrs []plan.Attr
+	attrs []catalog.Attr
 }
 
-func queueObjects(s catalog.State) []object {
-	out := make([]object, len(s.Queues))
-	for i := range s.Queues {
-		out[i] = object{s.Queues[i].Name, plan.Attributes(&s.Queues[i])}
-	}
-	return out
-}
-
-func taskObjects(s catalog.State) []object {
-	out := make([]object, len(s.TaskTypes))
-	for i := range s.TaskTypes {
-		out[i] = object{s.TaskTypes[i].Name, plan.Attributes(&s.TaskTypes[i])}
+// objects returns the objects of one kind as drift compares them.
+func objects[T any, P objectPtr[T]](list []T) []object {
+	out := make([]object, len(list))
+	for i := range list {
+		o := P(&list[i])
+		out[i] = object{o.Key(), o.Attributes()}
 	}
 	return out
 }
 
 func counterObjects(s catalog.State) []object {
-	out := make([]object, len(s.Counters))
+	out := objects(s.Counters)
 	for i := range s.Counters {
 		c := &s.Counters[i]
-		attrs := plan.Attributes(c)
+		attrs := out[i].attrs
 		if c.Attached() {
 			live, ok := s.Live.Counters[c.Name]
 			if !ok {
@@ -68,8 +62,8 @@ func counterObjects(s catalog.State) []object {
 			if !live.IndexOK {
 				index = plan.DriftIndexMissing
 			}
-			attrs = append(attrs, plan.Attr{Name: plan.DriftTrigger, Value: quoteString(trigger)},
-				plan.Attr{Name: plan.DriftIndex, Value: quoteString(index)})
+			attrs = append(attrs, catalog.Attr{Name: plan.DriftTrigger, Value: quoteString(trigger)},
+				catalog.Attr{Name: plan.DriftIndex, Value: quoteString(index)})
 		}
 		out[i] = object{c.Name, attrs}
 	}
@@ -135,8 +129,8 @@ func driftObjects(kind string, applied, actual []object, slots func(name string)
 // attributeDrift lists the attributes whose values differ. An attribute
 // only one side has (a counter's health, when it was attached or detached
 // by hand) is compared with null.
-func attributeDrift(before, after []plan.Attr) []plan.AttributeDrift {
-	value := func(attrs []plan.Attr, name string) string {
+func attributeDrift(before, after []catalog.Attr) []plan.AttributeDrift {
+	value := func(attrs []catalog.Attr, name string) string {
 		for _, a := range attrs {
 			if a.Name == name {
 				return a.Value
@@ -163,7 +157,7 @@ func attributeDrift(before, after []plan.Attr) []plan.AttributeDrift {
 	return out
 }
 
-func containsName(attrs []plan.Attr, name string) bool {
+func containsName(attrs []catalog.Attr, name string) bool {
 	for _, a := range attrs {
 		if a.Name == name {
 			return true
@@ -172,7 +166,7 @@ func containsName(attrs []plan.Attr, name string) bool {
 	return false
 }
 
-func hasValue(a plan.Attr) bool { return a.Value != "null" && a.Value != "[]" }
+func hasValue(a catalog.Attr) bool { return a.Value != "null" && a.Value != "[]" }
 
 // slotsByType splits slot groups by task type, each type's by group. The
 // state has hundreds of thousands of them at most (10,000 types with 50

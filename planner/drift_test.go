@@ -1,7 +1,6 @@
 package planner
 
 import (
-	"bytes"
 	"encoding/json"
 	"testing"
 
@@ -9,7 +8,6 @@ import (
 
 	"github.com/pgseq/pgseq/catalog"
 	"github.com/pgseq/pgseq/plan"
-	"github.com/pgseq/pgseq/render"
 )
 
 // TestPlanDrift: with the state the last apply recorded, the plan lists
@@ -113,15 +111,7 @@ func TestPlanDrift(t *testing.T) {
 
 			require.Equal(t, p.Hash(), Plan(tt.desired, tt.actual, opts).Hash(), "deterministic")
 
-			var human, js bytes.Buffer
-			require.NoError(t, render.Plan(&human, p))
-			require.NoError(t, p.Write(&js))
-			golden(t, tt.name+".txt", human.Bytes())
-			golden(t, tt.name+".json", js.Bytes())
-
-			back, err := plan.Read(bytes.NewReader(js.Bytes()))
-			require.NoError(t, err)
-			require.Equal(t, p.Hash(), back.Hash())
+			back := goldenPlan(t, tt.name, p)
 			require.Equal(t, p.Drift, back.Drift)
 		})
 	}
@@ -153,7 +143,7 @@ func TestDriftSlotGroups(t *testing.T) {
 
 	// The same state is no drift, whatever the usage.
 	require.Empty(t, Drift(actual, actual))
-	used := clone(actual)
+	used := actual.Clone()
 	for i := range used.Slots {
 		used.Slots[i].Used += 3
 	}

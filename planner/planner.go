@@ -26,8 +26,8 @@ type Options struct {
 // With opts.Applied, the plan also lists the drift: what changed outside
 // pgseq since the last apply. It is for display and changes no change.
 func Plan(desired, actual catalog.State, opts Options) *plan.Plan {
-	desired = clone(desired)
-	actual = clone(actual)
+	desired = desired.Clone()
+	actual = actual.Clone()
 	desired.Sort()
 	actual.Sort()
 
@@ -48,134 +48,81 @@ func Plan(desired, actual catalog.State, opts Options) *plan.Plan {
 	return p
 }
 
-func clone(s catalog.State) catalog.State {
-	c := s
-	c.Queues = append([]catalog.Queue(nil), s.Queues...)
-	c.TaskTypes = append([]catalog.TaskType(nil), s.TaskTypes...)
-	c.Slots = append([]catalog.SlotGroup(nil), s.Slots...)
-	c.Counters = append([]catalog.Counter(nil), s.Counters...)
-	c.Access = append([]catalog.Grant(nil), s.Access...)
-	return c
-}
-
 // Address returns the display address of an object: `queue "default"`
 // (plan.Address).
 func Address(kind, name string) string { return plan.Address(kind, name) }
 
+// planQueues plans the queues. Deleting a queue deletes its tasks: with
+// unfinished tasks that is destructive.
 func planQueues(desired, actual catalog.State) []plan.Change {
-	have := make(map[string]catalog.Queue, len(actual.Queues))
-	for _, q := range actual.Queues {
-		have[q.Name] = q
-	}
-	want := make(map[string]bool, len(desired.Queues))
 	var out []plan.Change
-	for _, q := range desired.Queues {
-		want[q.Name] = true
-		q := q
-		old, ok := have[q.Name]
-		switch {
-		case !ok:
-			out = append(out, plan.Change{
-				Address: Address(plan.KindQueue, q.Name), Kind: plan.KindQueue, Name: q.Name,
-				Action: plan.Create, After: &q,
-			})
-		case old != q:
-			old := old
-			out = append(out, plan.Change{
-				Address: Address(plan.KindQueue, q.Name), Kind: plan.KindQueue, Name: q.Name,
-				Action: plan.Update, Before: &old, After: &q,
-				Attributes: plan.ChangedAttributes(&old, &q),
-			})
-		}
-	}
-	for _, q := range actual.Queues {
-		if want[q.Name] {
+	for _, q := range diff(desired.Queues, actual.Queues) {
+		c, same := q.change()
+		if same {
 			continue
 		}
-		q := q
-		c := plan.Change{
-			Address: Address(plan.KindQueue, q.Name), Kind: plan.KindQueue, Name: q.Name,
-			Action: plan.Delete, Before: &q,
-		}
-		n := actual.Live.Unfinished[q.Name]
-		c.Context = &plan.Context{Unfinished: &n}
-		if n > 0 {
-			c.Destructive = true
-			c.Reasons = append(c.Reasons, fmt.Sprintf("%s would be deleted with the queue", plural(int(n), "unfinished task")))
+		if c.Action == plan.Delete {
+			n := actual.Live.Unfinished[c.Name]
+			c.Context = &plan.Context{Unfinished: &n}
+			if n > 0 {
+				c.Destructive = true
+				c.Reasons = append(c.Reasons, fmt.Sprintf("%s would be deleted with the queue", plural(int(n), "unfinished task")))
+			}
 		}
 		out = append(out, c)
 	}
-	sortChanges(out)
 	return out
 }
 
+// planTasks plans the task types and their slot groups: a type whose
+// groups do not fit its limit is updated even when its settings are equal.
+// Types whose groups still drain after a lower limit, and slot groups of
+// types pgseq does not manage, are warnings.
 func planTasks(desired, actual catalog.State, p *plan.Plan) []plan.Change {
-	have := make(map[string]catalog.TaskType, len(actual.TaskTypes))
-	for _, t := range actual.TaskTypes {
-		have[t.Name] = t
-	}
 	slots := make(map[string][]catalog.SlotGroup)
 	for _, g := range actual.Slots {
 		slots[g.TaskType] = append(slots[g.TaskType], g)
 	}
-	want := make(map[string]bool, len(desired.TaskTypes))
 	var out []plan.Change
-	for _, t := range desired.TaskTypes {
-		want[t.Name] = true
-		t := t
-		old, ok := have[t.Name]
-		sc := planSlots(t.Concurrency, slots[t.Name])
-		c := plan.Change{
-			Address: Address(plan.KindTask, t.Name), Kind: plan.KindTask, Name: t.Name,
-			After: &t, Slots: sc,
-		}
+	for _, t := range diff(desired.TaskTypes, actual.TaskTypes) {
+		c, same := t.change()
+		running := actual.Live.Running[c.Name]
 		switch {
-		case !ok:
-			c.Action = plan.Create
-		case !taskEqual(old, t) || sc != nil:
-			old := old
-			c.Action = plan.Update
-			c.Before = &old
-			c.Attributes = plan.ChangedAttributes(&old, &t)
-		default:
-			if d := draining(slots[t.Name], t.Concurrency); len(d) > 0 {
-				p.Warnings = append(p.Warnings, fmt.Sprintf("%s: %s still draining (%s running above the limit of %d)",
-					c.Address, plural(len(d), "slot group"), plural(overLimit(slots[t.Name], t.Concurrency), "task"), t.Concurrency))
-			}
-			continue
-		}
-		if ok {
-			running := actual.Live.Running[t.Name]
+		case t.want == nil: // deleted
 			c.Context = &plan.Context{Running: &running}
-			if sc != nil {
-				c.Reasons = append(c.Reasons, slotReasons(sc, running, t.Concurrency)...)
+			if gs := slots[c.Name]; len(gs) > 0 {
+				c.Slots = &plan.SlotChange{LimitBefore: t.have.Concurrency, Used: sumUsed(gs), Drop: true}
 			}
-		}
-		out = append(out, c)
-	}
-	for _, t := range actual.TaskTypes {
-		if want[t.Name] {
+			if running > 0 {
+				c.Reasons = append(c.Reasons, fmt.Sprintf("%s running: %s normally", plural(running, "task"), verb(running, "finishes", "finish")))
+			}
+			out = append(out, c)
 			continue
 		}
-		t := t
-		running := actual.Live.Running[t.Name]
-		c := plan.Change{
-			Address: Address(plan.KindTask, t.Name), Kind: plan.KindTask, Name: t.Name,
-			Action: plan.Delete, Before: &t,
-			Context: &plan.Context{Running: &running},
+		c.Slots = planSlots(t.want.Concurrency, slots[c.Name])
+		if same && c.Slots == nil {
+			if d := draining(slots[c.Name], t.want.Concurrency); len(d) > 0 {
+				p.Warnings = append(p.Warnings, fmt.Sprintf("%s: %s still draining (%s running above the limit of %d)",
+					c.Address, plural(len(d), "slot group"), plural(overLimit(slots[c.Name], t.want.Concurrency), "task"), t.want.Concurrency))
+			}
+			continue
 		}
-		if gs := slots[t.Name]; len(gs) > 0 {
-			c.Slots = &plan.SlotChange{LimitBefore: t.Concurrency, Used: sumUsed(gs), Drop: true}
+		if same {
+			c = t.update()
+			c.Slots = planSlots(t.want.Concurrency, slots[c.Name])
 		}
-		if running > 0 {
-			c.Reasons = append(c.Reasons, fmt.Sprintf("%s running: %s normally", plural(running, "task"), verb(running, "finishes", "finish")))
+		if t.have != nil {
+			c.Context = &plan.Context{Running: &running}
+			if c.Slots != nil {
+				c.Reasons = append(c.Reasons, slotReasons(c.Slots, running, t.want.Concurrency)...)
+			}
 		}
 		out = append(out, c)
 	}
 	// Slot rows whose task type is not declared at all (left behind by hand).
 	var orphans []string
 	for name := range slots {
-		if _, ok := have[name]; !ok {
+		if !hasTask(actual.TaskTypes, name) {
 			orphans = append(orphans, name)
 		}
 	}
@@ -183,18 +130,16 @@ func planTasks(desired, actual catalog.State, p *plan.Plan) []plan.Change {
 	for _, name := range orphans {
 		p.Warnings = append(p.Warnings, fmt.Sprintf("slot groups exist for %q, which is not a managed task type; pgseq leaves them alone", name))
 	}
-	sortChanges(out)
 	return out
 }
 
-func taskEqual(a, b catalog.TaskType) bool {
-	if a.Name != b.Name || a.Queue != b.Queue || a.Concurrency != b.Concurrency || a.Priority != b.Priority {
-		return false
+func hasTask(ts []catalog.TaskType, name string) bool {
+	for _, t := range ts {
+		if t.Name == name {
+			return true
+		}
 	}
-	if (a.MaxRetries == nil) != (b.MaxRetries == nil) {
-		return false
-	}
-	return a.MaxRetries == nil || *a.MaxRetries == *b.MaxRetries
+	return false
 }
 
 // planSlots compares the layout for limit with the actual groups. It returns

@@ -204,18 +204,25 @@ func TestPlan(t *testing.T) {
 			again := Plan(tt.desired, tt.actual, Options{Schema: "pgseq"})
 			require.Equal(t, p.Hash(), again.Hash())
 
-			var human, js bytes.Buffer
-			require.NoError(t, render.Plan(&human, p))
-			require.NoError(t, p.Write(&js))
-			golden(t, tt.name+".txt", human.Bytes())
-			golden(t, tt.name+".json", js.Bytes())
-
-			// The JSON document reads back to the same plan.
-			back, err := plan.Read(bytes.NewReader(js.Bytes()))
-			require.NoError(t, err)
-			require.Equal(t, p.Hash(), back.Hash())
+			goldenPlan(t, tt.name, p)
 		})
 	}
+}
+
+// goldenPlan compares p's human view and JSON document with the golden
+// files name.txt and name.json, and requires the document to read back to
+// the same plan, which it returns.
+func goldenPlan(t *testing.T, name string, p *plan.Plan) *plan.Plan {
+	t.Helper()
+	var human, js bytes.Buffer
+	require.NoError(t, render.Plan(&human, p))
+	require.NoError(t, p.Write(&js))
+	golden(t, name+".txt", human.Bytes())
+	golden(t, name+".json", js.Bytes())
+	back, err := plan.Read(bytes.NewReader(js.Bytes()))
+	require.NoError(t, err)
+	require.Equal(t, p.Hash(), back.Hash())
+	return back
 }
 
 func golden(t *testing.T, name string, got []byte) {

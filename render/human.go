@@ -5,6 +5,7 @@ import (
 	"io"
 	"strings"
 
+	"github.com/pgseq/pgseq/catalog"
 	"github.com/pgseq/pgseq/plan"
 )
 
@@ -77,20 +78,20 @@ func writeChange(b *strings.Builder, c plan.Change) {
 	hidden := 0
 	switch c.Action {
 	case plan.Create:
-		for _, a := range plan.Attributes(c.After) {
+		for _, a := range catalog.AttributesOf(c.After) {
 			if a.Value != "null" && a.Value != "[]" {
 				lines = append(lines, line{sym: "+", name: a.Name, value: a.Value})
 			}
 		}
 	case plan.Delete:
-		for _, a := range plan.Attributes(c.Before) {
+		for _, a := range catalog.AttributesOf(c.Before) {
 			if a.Value != "null" && a.Value != "[]" {
 				lines = append(lines, line{sym: "-", name: a.Name, value: a.Value})
 			}
 		}
 	case plan.Update:
-		before := plan.Attributes(c.Before)
-		after := plan.Attributes(c.After)
+		before := catalog.AttributesOf(c.Before)
+		after := catalog.AttributesOf(c.After)
 		for i := range before {
 			if before[i].Value == after[i].Value {
 				hidden++
