@@ -34,7 +34,7 @@ const DefaultLockTimeout = 5 * time.Second
 
 // NotifyChannel is the channel apply notifies (payload: the schema) after a
 // commit, so workers reload limits and queue settings.
-const NotifyChannel = "pgseq_config"
+const NotifyChannel = migrations.ConfigChannel
 
 // DB is what an apply needs: a pool. The apply transaction holds the apply
 // lock on one connection; the state is read in a snapshot of its own on a

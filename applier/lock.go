@@ -10,6 +10,8 @@ import (
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
+
+	"github.com/pgseq/pgseq/internal/pgcode"
 )
 
 // LockKey is the advisory lock key that serialises applies (and migrations)
@@ -60,10 +62,6 @@ func (e *LockTimeoutError) Error() string {
 		e.Schema, e.Timeout, who)
 }
 
-// lockTimeoutCode is SQLSTATE lock_not_available, raised when lock_timeout
-// expires.
-const lockTimeoutCode = "55P03"
-
 // Lock takes the apply lock for schema inside tx; it is released when tx
 // ends. tx must have lock_timeout set. On timeout the error is a
 // *LockTimeoutError naming the holder, looked up through db.
@@ -73,7 +71,7 @@ func Lock(ctx context.Context, tx pgx.Tx, db RowsQuerier, schema string, timeout
 		return nil
 	}
 	var pgErr *pgconn.PgError
-	if errors.As(err, &pgErr) && pgErr.Code == lockTimeoutCode {
+	if errors.As(err, &pgErr) && pgErr.Code == pgcode.LockNotAvailable {
 		holders, herr := LockHolders(ctx, db, schema)
 		if herr != nil {
 			return fmt.Errorf("timed out waiting for the apply lock on schema %q (could not look up the holder: %v)", schema, herr)

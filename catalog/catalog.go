@@ -72,8 +72,9 @@ type SlotGroup struct {
 	TaskType string `json:"task_type"`
 	Group    int    `json:"slot_group"`
 	Capacity int    `json:"capacity"`
-	// Used is the number of claimed or running tasks holding the group. It
-	// is a runtime value: context for plans, never drift.
+	// Used is the number of tasks holding a unit of the group: running ones
+	// and pending ones admitted but not claimed yet. It is a runtime value:
+	// context for plans, never drift.
 	Used int `json:"used"`
 }
 
@@ -97,9 +98,9 @@ type State struct {
 // Live is runtime context read beside the actual state. Plans show it; it
 // never makes a change.
 type Live struct {
-	// Running counts claimed+running tasks per task type.
+	// Running counts running tasks per task type.
 	Running map[string]int `json:"running,omitempty"`
-	// Unfinished counts pending, claimed and running tasks per queue.
+	// Unfinished counts pending and running tasks per queue.
 	Unfinished map[string]int64 `json:"unfinished,omitempty"`
 	// Counters holds each actual counter's issued values and object health.
 	Counters map[string]CounterLive `json:"counters,omitempty"`

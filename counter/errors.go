@@ -6,6 +6,8 @@ import (
 	"strings"
 
 	"github.com/jackc/pgx/v5/pgconn"
+
+	"github.com/pgseq/pgseq/internal/pgcode"
 )
 
 // SQLSTATEs the counter runtime raises (migration 003), and the PostgreSQL
@@ -23,9 +25,9 @@ const (
 	CodeCommittedElsewhere = "PS026"
 	CodeExpired            = "PS027"
 
-	CodeLockTimeout   = "55P03" // lock_not_available: lock_timeout expired
-	CodeDeadlock      = "40P01" // deadlock_detected
-	CodeSerialization = "40001" // serialization_failure
+	CodeLockTimeout   = pgcode.LockNotAvailable     // 55P03: lock_timeout expired
+	CodeDeadlock      = pgcode.DeadlockDetected     // 40P01
+	CodeSerialization = pgcode.SerializationFailure // 40001
 )
 
 // Sentinel errors. Errors returned by the Client match them with errors.Is

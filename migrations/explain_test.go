@@ -18,6 +18,19 @@ import (
 // those plans, the claimed task types and the call's duration.
 func (r *rt) claimPlans(t *testing.T, batch int) (plans []string, types []string, took time.Duration) {
 	t.Helper()
+	plans, rows, took := r.plansOf(t, `SELECT type FROM {{schema}}.claim('q', 'w', $1)`, batch)
+	for _, row := range rows {
+		types = append(types, row[0].(string))
+	}
+	return plans, types, took
+}
+
+// plansOf runs query on a connection of its own with auto_explain reporting
+// the actual plan of every statement, nested ones (inside the functions
+// called) included, as a NOTICE, and returns those plans and the query's
+// rows and duration.
+func (r *rt) plansOf(t *testing.T, query string, args ...any) (plans []string, rows [][]any, took time.Duration) {
+	t.Helper()
 	var mu sync.Mutex
 	cfg := r.pool.Config().ConnConfig.Copy()
 	cfg.OnNotice = func(_ *pgconn.PgConn, n *pgconn.Notice) {
@@ -42,12 +55,14 @@ func (r *rt) claimPlans(t *testing.T, batch int) (plans []string, types []string
 		require.NoError(t, err, "%s (auto_explain ships with the PostgreSQL server package; the test role must be allowed to LOAD it)", s)
 	}
 	start := time.Now()
-	rows, err := conn.Query(bg, r.sql(`SELECT type FROM {{schema}}.claim('q', 'w', $1)`), batch)
+	res, err := conn.Query(bg, r.sql(query), args...)
 	require.NoError(t, err)
-	types, err = pgx.CollectRows(rows, pgx.RowTo[string])
+	rows, err = pgx.CollectRows(res, func(row pgx.CollectableRow) ([]any, error) { return row.Values() })
 	require.NoError(t, err)
 	took = time.Since(start)
-	return plans, types, took
+	mu.Lock()
+	defer mu.Unlock()
+	return plans, rows, took
 }
 
 // seed inserts n pending tasks of a type directly (the fastest way to make a

@@ -97,6 +97,13 @@ func Version(ctx context.Context, db RowQuerier, schema string) (int, error) {
 // commits. The caller holds pgseq's apply lock for the schema, so two
 // migrators never race. It returns the versions it applied.
 func Up(ctx context.Context, tx pgx.Tx, schema string) ([]int, error) {
+	return UpTo(ctx, tx, schema, Latest())
+}
+
+// UpTo is Up to version target (at most Latest) rather than the latest:
+// for tests that upgrade a schema as an older pgseq left it. A schema
+// already at target or beyond is left as it is.
+func UpTo(ctx context.Context, tx pgx.Tx, schema string, target int) ([]int, error) {
 	current, err := Version(ctx, tx, schema)
 	if err != nil {
 		return nil, err
@@ -105,7 +112,10 @@ func Up(ctx context.Context, tx pgx.Tx, schema string) ([]int, error) {
 	if current > len(all) {
 		return nil, fmt.Errorf("%w: schema %q is at version %d, this pgseq knows up to %d; upgrade pgseq", ErrNewerSchema, schema, current, len(all))
 	}
-	if current == len(all) {
+	if target > len(all) {
+		return nil, fmt.Errorf("migrating schema %q to version %d: this pgseq knows up to %d", schema, target, len(all))
+	}
+	if current >= target {
 		return nil, nil
 	}
 	if current == 0 {
@@ -120,7 +130,7 @@ CREATE TABLE {{schema}}.schema_migrations (
 		}
 	}
 	var applied []int
-	for _, m := range all[current:] {
+	for _, m := range all[current:target] {
 		if _, err := tx.Exec(ctx, Render(m.SQL, schema)); err != nil {
 			return nil, fmt.Errorf("applying migration %03d_%s to schema %q: %w", m.Version, m.Name, schema, err)
 		}

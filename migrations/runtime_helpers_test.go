@@ -9,12 +9,10 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/stretchr/testify/require"
 
-	"github.com/pgseq/pgseq/applier"
 	"github.com/pgseq/pgseq/catalog"
-	"github.com/pgseq/pgseq/inspect"
+	"github.com/pgseq/pgseq/internal/pgseqtest"
 	"github.com/pgseq/pgseq/internal/pgtest"
 	"github.com/pgseq/pgseq/migrations"
-	"github.com/pgseq/pgseq/planner"
 )
 
 // rt is one test's pgseq schema with the runtime installed.
@@ -36,11 +34,7 @@ var bg = context.Background()
 // apply plans and applies desired, and requires convergence.
 func (r *rt) apply(desired catalog.State) {
 	r.t.Helper()
-	actual, _, err := inspect.ReadFor(bg, r.pool, r.schema, desired)
-	require.NoError(r.t, err)
-	p := planner.Plan(desired, actual, planner.Options{Schema: r.schema})
-	_, err = applier.Apply(bg, r.pool, p, applier.Options{Client: "test"})
-	require.NoError(r.t, err)
+	pgseqtest.Apply(r.t, r.pool, r.schema, desired)
 }
 
 // sql renders {{schema}} in a statement.
@@ -84,17 +78,17 @@ func claim(ctx context.Context, db interface {
 }
 
 // checkSlotAccounting requires invariant 2: every slot group's used equals
-// the number of tasks holding one of its units (open pending, claimed or
-// running); that no task holds a unit of a group that does not exist; and
-// invariant 5 at rest: no limited type has a due waiting task while a unit
-// of it is free (unless it is draining).
+// the number of tasks holding one of its units (open pending or running);
+// that no task holds a unit of a group that does not exist; and invariant 5
+// at rest: no limited type has a due waiting task while a unit of it is
+// free (unless it is draining).
 func (r *rt) checkSlotAccounting() {
 	r.t.Helper()
 	rows, err := r.pool.Query(bg, r.sql(`
 		SELECT s.task_type, s.slot_group, s.used, count(t.id)
 		FROM {{schema}}.concurrency_slots s
 		LEFT JOIN {{schema}}.tasks t ON t.type = s.task_type AND t.slot_group = s.slot_group
-		     AND t.status IN ('pending', 'claimed', 'running')
+		     AND t.status IN ('pending', 'running')
 		GROUP BY 1, 2, 3
 		HAVING s.used <> count(t.id)`))
 	require.NoError(r.t, err)
@@ -110,7 +104,7 @@ func (r *rt) checkSlotAccounting() {
 
 	var orphans int
 	r.scalar(&orphans, `SELECT count(*) FROM {{schema}}.tasks t
-		WHERE t.status IN ('pending', 'claimed', 'running') AND t.slot_group IS NOT NULL
+		WHERE t.status IN ('pending', 'running') AND t.slot_group IS NOT NULL
 		  AND NOT EXISTS (SELECT 1 FROM {{schema}}.concurrency_slots s
 		                  WHERE s.task_type = t.type AND s.slot_group = t.slot_group)`)
 	require.Zero(r.t, orphans, "tasks holding units of slot groups that do not exist")
@@ -135,7 +129,7 @@ func (r *rt) checkSlotAccounting() {
 func (r *rt) running(taskType string) int {
 	r.t.Helper()
 	var n int
-	r.scalar(&n, `SELECT count(*) FROM {{schema}}.tasks WHERE type = $1 AND status IN ('claimed', 'running')`, taskType)
+	r.scalar(&n, `SELECT count(*) FROM {{schema}}.tasks WHERE type = $1 AND status = 'running'`, taskType)
 	return n
 }
 

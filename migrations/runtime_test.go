@@ -101,7 +101,7 @@ func (r *rt) sample(taskType string) *sampler {
 			default:
 			}
 			var n int
-			err := r.pool.QueryRow(bg, r.sql(`SELECT count(*) FROM {{schema}}.tasks WHERE type = $1 AND status IN ('claimed', 'running')`), taskType).Scan(&n)
+			err := r.pool.QueryRow(bg, r.sql(`SELECT count(*) FROM {{schema}}.tasks WHERE type = $1 AND status = 'running'`), taskType).Scan(&n)
 			if err != nil {
 				return
 			}

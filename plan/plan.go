@@ -122,9 +122,9 @@ type Change struct {
 
 // Context is live information about an object at plan time.
 type Context struct {
-	// Running is the number of claimed+running tasks of a task type.
+	// Running is the number of running tasks of a task type.
 	Running *int `json:"running,omitempty"`
-	// Unfinished is the number of pending, claimed and running tasks of a queue.
+	// Unfinished is the number of pending and running tasks of a queue.
 	Unfinished *int64 `json:"unfinished,omitempty"`
 	// Scopes is the number of scopes a counter has issued values in.
 	Scopes *int64 `json:"scopes,omitempty"`

@@ -7,16 +7,20 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
+
+	"github.com/pgseq/pgseq/migrations"
 )
 
 // ConfigChannel is the channel pgseq apply notifies after every apply, with
 // the schema name as payload; workers reload their queue's settings then.
-const ConfigChannel = "pgseq_config"
+// Defined by the schema (migrations.ConfigChannel).
+const ConfigChannel = migrations.ConfigChannel
 
 // TasksChannel is the channel the runtime notifies, with the schema name as
 // payload, when a completion passes slot units to tasks it leaves open for
 // any worker: idle workers claim at once instead of at their next poll.
-const TasksChannel = "pgseq_tasks"
+// Defined by the schema (migrations.TasksChannel).
+const TasksChannel = migrations.TasksChannel
 
 // Settings are the queue settings a worker runs with: its queue's, as
 // declared and applied, with the worker's own overrides.

@@ -1,2 +1,2 @@
 SELECT count(*) FROM {{schema}}.tasks
-WHERE queue = ANY($1::text[]) AND status IN ('pending', 'claimed', 'running')
+WHERE queue = ANY($1::text[]) AND status IN ('pending', 'running')

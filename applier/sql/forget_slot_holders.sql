@@ -2,4 +2,4 @@
 -- them: they finish normally and release nothing.
 UPDATE {{schema}}.tasks
 SET slot_group = NULL
-WHERE type = ANY($1::text[]) AND status IN ('claimed', 'running') AND slot_group IS NOT NULL
+WHERE type = ANY($1::text[]) AND status = 'running' AND slot_group IS NOT NULL

@@ -1,4 +1,4 @@
 SELECT type, count(*)
 FROM {{schema}}.tasks
-WHERE status IN ('claimed', 'running')
+WHERE status = 'running'
 GROUP BY type

@@ -3,7 +3,7 @@
 -- hold, so in practice all of them.
 SELECT x.queue, x.type, coalesce(x.worker_id, ''), count(*)
 FROM (SELECT t.queue, t.type, t.worker_id FROM {{schema}}.tasks t
-      WHERE t.status IN ('claimed', 'running')
+      WHERE t.status = 'running'
       ORDER BY t.worker_id
       LIMIT $1::int) x
 GROUP BY 1, 2, 3

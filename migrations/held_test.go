@@ -1,0 +1,207 @@
+package migrations_test
+
+import (
+	"context"
+	"regexp"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/stretchr/testify/require"
+
+	"github.com/pgseq/pgseq/catalog"
+	"github.com/pgseq/pgseq/internal/pgtest"
+	"github.com/pgseq/pgseq/migrations"
+)
+
+// functionAttributes returns, per function of the schema (by signature),
+// what CREATE OR REPLACE would reset unless restated: SECURITY DEFINER and
+// the SET clauses; and what it keeps, the grants.
+func functionAttributes(t *testing.T, db pgx.Tx, schema string) map[string]string {
+	t.Helper()
+	rows, err := db.Query(bg, `
+		SELECT p.proname || '(' || pg_catalog.oidvectortypes(p.proargtypes) || ')',
+		       format('definer=%s config=%s acl=%s', p.prosecdef, coalesce(p.proconfig, '{}'), coalesce(p.proacl::text, 'default'))
+		FROM pg_catalog.pg_proc p JOIN pg_catalog.pg_namespace n ON n.oid = p.pronamespace
+		WHERE n.nspname = $1`, schema)
+	require.NoError(t, err)
+	out := map[string]string{}
+	var sig, attrs string
+	_, err = pgx.ForEachRow(rows, []any{&sig, &attrs}, func() error { out[sig] = attrs; return nil })
+	require.NoError(t, err)
+	return out
+}
+
+// Migration 9 redefines runtime functions with CREATE OR REPLACE, which
+// resets their attributes to what it states: every function keeps exactly
+// the SECURITY DEFINER, search_path, jit setting and grants that migrations
+// 6 and 8 gave it.
+func TestMigration9KeepsFunctionAttributes(t *testing.T) {
+	t.Parallel()
+	pool := pgtest.Pool(t)
+	schema := pgtest.Schema(t)
+	tx, err := pool.Begin(bg)
+	require.NoError(t, err)
+	defer tx.Rollback(bg) //nolint:errcheck // after Commit, a no-op
+
+	_, err = migrations.UpTo(bg, tx, schema, 8)
+	require.NoError(t, err)
+	before := functionAttributes(t, tx, schema)
+	applied, err := migrations.UpTo(bg, tx, schema, 9)
+	require.NoError(t, err)
+	require.Equal(t, []int{9}, applied)
+	after := functionAttributes(t, tx, schema)
+	require.NotEmpty(t, before)
+	for sig, attrs := range before {
+		require.Equal(t, attrs, after[sig], sig)
+	}
+	require.Contains(t, after, "lock_owned(bigint[], text)")
+}
+
+// The runtime's SQL notifies the channel the Go worker listens on
+// (migrations.TasksChannel), with the schema as payload: a completion that
+// passes a unit to a waiting task, left open for any worker, wakes them.
+func TestTasksChannelIsTheOneTheRuntimeNotifies(t *testing.T) {
+	t.Parallel()
+	r := newRT(t, state(queueCfg("q"), task("lim", 1)))
+	r.register("w")
+	r.enqueueN("lim", 2) // one holds the unit, one waits for it
+	ids, err := claim(bg, r.pool, r.schema, "q", "w", 10)
+	require.NoError(t, err)
+	require.Len(t, ids, 1)
+
+	conn, err := pgx.ConnectConfig(bg, r.pool.Config().ConnConfig)
+	require.NoError(t, err)
+	defer conn.Close(bg)
+	_, err = conn.Exec(bg, "LISTEN "+pgx.Identifier{migrations.TasksChannel}.Sanitize())
+	require.NoError(t, err)
+	var n int
+	r.scalar(&n, `SELECT {{schema}}.complete($1, 'w')`, ids)
+	require.Equal(t, 1, n)
+
+	ctx, cancel := context.WithTimeout(bg, 10*time.Second)
+	defer cancel()
+	note, err := conn.WaitForNotification(ctx)
+	require.NoError(t, err, "no notification on %s", migrations.TasksChannel)
+	require.Equal(t, migrations.TasksChannel, note.Channel)
+	require.Equal(t, r.schema, note.Payload)
+}
+
+// The slot-group maximum has one source, catalog.MaxSlotGroups: the
+// planner lays groups out with it, and the runtime's SQL works with
+// whatever groups a type's rows hold. No function of the schema carries a
+// copy of the number (migration 2's claim did; migration 5 dropped it).
+func TestSlotGroupMaximumIsNotInTheSQL(t *testing.T) {
+	t.Parallel()
+	r := newRT(t, state(queueCfg("q")))
+	literal := `\m` + strconv.Itoa(catalog.MaxSlotGroups) + `\M`
+	var copies []string
+	r.scalar(&copies, `
+		SELECT coalesce(array_agg(p.proname::text ORDER BY p.proname), '{}')
+		FROM pg_catalog.pg_proc p
+		WHERE p.pronamespace = $1::regnamespace AND p.prosrc ~ $2`, r.schema, literal)
+	require.Empty(t, copies, "functions whose source holds %d, catalog.MaxSlotGroups", catalog.MaxSlotGroups)
+}
+
+// complete, fail and release change only the tasks the worker still owns
+// (lock_owned), each once however often its id is given, and pass on each
+// unit once.
+func TestOwnershipFence(t *testing.T) {
+	t.Parallel()
+	r := newRT(t, state(queueCfg("q"), task("lim", 3)))
+	r.register("w1")
+	r.register("w2")
+	r.enqueueN("lim", 5) // 3 hold units, 2 wait
+	ids, err := claim(bg, r.pool, r.schema, "q", "w1", 3)
+	require.NoError(t, err)
+	require.Len(t, ids, 3)
+
+	// Another worker owns none of them.
+	var n int
+	var status *string
+	r.scalar(&n, `SELECT {{schema}}.complete($1, 'w2')`, ids)
+	require.Zero(t, n)
+	r.scalar(&n, `SELECT {{schema}}.release($1, 'w2')`, ids)
+	require.Zero(t, n)
+	r.scalar(&status, `SELECT {{schema}}.fail($1, 'w2', 'not mine')`, ids[0])
+	require.Nil(t, status)
+	require.Equal(t, 3, r.running("lim"))
+	r.checkSlotAccounting()
+
+	// The owner: an id given twice is one task, and one unit passed on.
+	r.scalar(&n, `SELECT {{schema}}.complete($1, 'w1')`, []int64{ids[0], ids[0]})
+	require.Equal(t, 1, n)
+	r.checkSlotAccounting()
+	r.scalar(&n, `SELECT {{schema}}.release($1, 'w1')`, []int64{ids[1], ids[1]})
+	require.Equal(t, 1, n)
+	r.checkSlotAccounting()
+	r.scalar(&status, `SELECT {{schema}}.fail($1, 'w1', 'boom')`, ids[2])
+	require.NotNil(t, status)
+	require.Equal(t, "pending", *status)
+	r.checkSlotAccounting()
+	require.Equal(t, map[string]int{"completed": 1, "pending": 4}, r.statusCounts())
+	var used int
+	r.scalar(&used, `SELECT sum(used)::int FROM {{schema}}.concurrency_slots WHERE task_type = 'lim'`)
+	require.Equal(t, 3, used, "the 3 units passed to the 3 due tasks (the failed one is scheduled for its retry)")
+}
+
+// tasks_held (WHERE status IN ('claimed', 'running'), migration 1) serves
+// the runtime's status = 'running' predicates: recovery of dead workers'
+// tasks reads the running tasks through it and forgetting a dead worker
+// probes it, with 100,000 pending tasks beside them that no plan scans;
+// complete reads no more tasks than it completes.
+func TestHeldTaskQueriesUseTheirIndexes(t *testing.T) {
+	t.Parallel()
+	r := newRT(t, state(queueCfg("q"), task("free", 0)))
+	r.seed("free", "open", manyPending, "1 day")
+	// 20 tasks of a worker that never registered (recovered), and a
+	// worker dead for two days that holds none (forgotten).
+	r.exec(`INSERT INTO {{schema}}.tasks (queue, type, status, worker_id, attempts)
+	        SELECT 'q', 'free', 'running', 'gone', 1 FROM generate_series(1, 20)`)
+	r.exec(`INSERT INTO {{schema}}.workers (id, hostname, pool_size, dead_at) VALUES ('old', 'h', 1, now() - interval '2 days')`)
+	r.exec(`ANALYZE {{schema}}.tasks`)
+	r.register("leader")
+	var ok bool
+	r.scalar(&ok, `SELECT {{schema}}.elect_leader('leader')`)
+	require.True(t, ok)
+
+	plans, rows, _ := r.plansOf(t, `SELECT {{schema}}.run_maintenance('leader')`)
+	report := rows[0][0].(map[string]any)
+	require.EqualValues(t, 20, report["recovered"])
+	require.EqualValues(t, 1, report["workers_forgotten"])
+	recovery := planOf(t, plans, "WITH victims AS")
+	require.Contains(t, recovery, "tasks_held", "recovery reads the running tasks by tasks_held")
+	requireBounded(t, []string{recovery}, 20)
+	forget := planOf(t, plans, "WITH forgot AS")
+	require.Contains(t, forget, "tasks_held", "forgetting a worker probes tasks_held")
+	requireBounded(t, []string{forget}, 20)
+
+	r.register("w")
+	ids, err := claim(bg, r.pool, r.schema, "q", "w", 100)
+	require.NoError(t, err)
+	require.Len(t, ids, 100)
+	plans, rows, took := r.plansOf(t, `SELECT {{schema}}.complete($1, 'w')`, ids)
+	require.EqualValues(t, 100, rows[0][0])
+	// lock_owned reads the tasks by primary key or the worker's held tasks
+	// by tasks_held, whichever the statistics favour: either reads at most
+	// what the worker holds.
+	require.Regexp(t, `using (tasks_pkey|tasks_held) on tasks`, planOf(t, plans, "FOR UPDATE"))
+	requireBounded(t, plans, 100)
+	t.Logf("complete of 100 with %d pending: %s\n%s", manyPending, took, strings.Join(plans, "\n"))
+}
+
+// planOf returns the one plan among plans whose query text contains what.
+func planOf(t *testing.T, plans []string, what string) string {
+	t.Helper()
+	var found []string
+	query := regexp.MustCompile(`(?s)Query Text:(.*?)\n\S`)
+	for _, p := range plans {
+		if m := query.FindStringSubmatch(p); m != nil && strings.Contains(m[1], what) {
+			found = append(found, p)
+		}
+	}
+	require.Len(t, found, 1, "plans of a statement containing %q", what)
+	return found[0]
+}
