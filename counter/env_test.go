@@ -12,14 +12,12 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/stretchr/testify/require"
 
-	"github.com/pgseq/pgseq/applier"
 	"github.com/pgseq/pgseq/catalog"
 	"github.com/pgseq/pgseq/counter"
-	"github.com/pgseq/pgseq/inspect"
 	"github.com/pgseq/pgseq/internal/dbconn"
+	"github.com/pgseq/pgseq/internal/pgseqtest"
 	"github.com/pgseq/pgseq/internal/pgtest"
 	"github.com/pgseq/pgseq/migrations"
-	"github.com/pgseq/pgseq/planner"
 )
 
 // env is a test's pgseq schema, an app schema beside it, and a client.
@@ -65,22 +63,13 @@ func (e *env) scalar(dest any, sql string, args ...any) {
 // them, and requires that planning again gives an empty plan.
 func (e *env) apply(cs ...catalog.Counter) {
 	e.t.Helper()
-	require.NoError(e.t, applyCounters(bg, e.pool, e.schema, cs...))
-	desired := catalog.State{Queues: []catalog.Queue{catalog.DefaultQueue("default")}, Counters: cs}
-	actual, _, err := inspect.ReadFor(bg, e.pool, e.schema, desired)
-	require.NoError(e.t, err)
-	require.True(e.t, planner.Plan(desired, actual, planner.Options{Schema: e.schema}).Empty(), "plan after apply must be empty")
+	pgseqtest.Apply(e.t, e.pool, e.schema, counters(cs...))
 }
 
-func applyCounters(ctx context.Context, pool *pgxpool.Pool, schema string, cs ...catalog.Counter) error {
-	desired := catalog.State{Queues: []catalog.Queue{catalog.DefaultQueue("default")}, Counters: cs}
-	actual, _, err := inspect.ReadFor(ctx, pool, schema, desired)
-	if err != nil {
-		return err
-	}
-	p := planner.Plan(desired, actual, planner.Options{Schema: schema})
-	_, err = applier.Apply(ctx, pool, p, applier.Options{Client: "counter test", Version: "test"})
-	return err
+// counters is a configuration of exactly these counters and the default
+// queue.
+func counters(cs ...catalog.Counter) catalog.State {
+	return catalog.State{Queues: []catalog.Queue{catalog.DefaultQueue("default")}, Counters: cs}
 }
 
 // ownPool opens a pool of its own, for tests that terminate backends or

@@ -9,6 +9,7 @@ import (
 
 	"github.com/pgseq/pgseq/catalog"
 	"github.com/pgseq/pgseq/counter"
+	"github.com/pgseq/pgseq/internal/pgseqtest"
 	"github.com/pgseq/pgseq/internal/pgtest"
 	"github.com/pgseq/pgseq/migrations"
 )
@@ -50,9 +51,7 @@ func FuzzResolveKey(f *testing.F) {
 		Start: 1, LockTimeout: catalog.DefaultCounterLockTimeout, Strategy: catalog.StrategyAdvisoryLock}
 	invoices := standalone("invoice_number", 100)
 	invoices.Prefix = "INV"
-	if err := applyCounters(ctx, pool, schema, tasks, docs, invoices); err != nil {
-		f.Fatalf("applying the counters: %v", err)
-	}
+	pgseqtest.Apply(f, pool, schema, counters(tasks, docs, invoices))
 	exec(`INSERT INTO {{app}}.tasks (project_id) VALUES (1), (2), (2), (3)`)
 	exec(`INSERT INTO {{app}}.docs (id, project_id) VALUES ('4f8a9c2d-1e3b-4a7c-b5e1-9c8f2a1d0e3b', 1), ('d4f8a9c2-1e3b-4a7c-b5e1-9c8f2a1d0e3b', 1)`)
 	c := counter.New(schema)

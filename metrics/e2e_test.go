@@ -22,25 +22,19 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/pgseq/pgseq/applier"
 	"github.com/pgseq/pgseq/catalog"
-	"github.com/pgseq/pgseq/inspect"
+	"github.com/pgseq/pgseq/internal/pgseqtest"
 	"github.com/pgseq/pgseq/internal/pgtest"
 	"github.com/pgseq/pgseq/metrics"
 	"github.com/pgseq/pgseq/migrations"
-	"github.com/pgseq/pgseq/planner"
 	"github.com/pgseq/pgseq/queue"
 )
 
-// apply plans and applies cfg to schema.
+// apply plans and applies cfg to schema, and requires the next plan to be
+// empty.
 func apply(t *testing.T, pool *pgxpool.Pool, schema string, cfg catalog.State) {
 	t.Helper()
-	ctx := context.Background()
-	actual, _, err := inspect.ReadFor(ctx, pool, schema, cfg)
-	require.NoError(t, err)
-	p := planner.Plan(cfg, actual, planner.Options{Schema: schema})
-	_, err = applier.Apply(ctx, pool, p, applier.Options{Client: "test", Version: "test"})
-	require.NoError(t, err)
+	pgseqtest.Apply(t, pool, schema, cfg)
 }
 
 // scrape is one scrape of the metrics endpoint.

@@ -16,10 +16,9 @@ import (
 
 	"github.com/pgseq/pgseq/applier"
 	"github.com/pgseq/pgseq/catalog"
-	"github.com/pgseq/pgseq/inspect"
+	"github.com/pgseq/pgseq/internal/pgseqtest"
 	"github.com/pgseq/pgseq/internal/pgtest"
 	"github.com/pgseq/pgseq/migrations"
-	"github.com/pgseq/pgseq/planner"
 	"github.com/pgseq/pgseq/queue"
 )
 
@@ -33,24 +32,16 @@ type env struct {
 
 func newEnv(t *testing.T, cfg catalog.State) *env {
 	t.Helper()
-	e := &env{t: t, pool: pgtest.Pool(t), schema: pgtest.Schema(t)}
+	e := &env{t: t}
+	e.pool, e.schema = pgseqtest.NewSchema(t, cfg)
 	e.client = queue.NewClient(e.pool, e.schema)
-	e.apply(cfg)
 	return e
 }
 
 // apply plans and applies cfg, and requires the next plan to be empty.
 func (e *env) apply(cfg catalog.State) {
 	e.t.Helper()
-	ctx := context.Background()
-	actual, _, err := inspect.ReadFor(ctx, e.pool, e.schema, cfg)
-	require.NoError(e.t, err)
-	p := planner.Plan(cfg, actual, planner.Options{Schema: e.schema})
-	_, err = applier.Apply(ctx, e.pool, p, applier.Options{Client: "test", Version: "test"})
-	require.NoError(e.t, err)
-	actual, _, err = inspect.ReadFor(ctx, e.pool, e.schema, cfg)
-	require.NoError(e.t, err)
-	require.True(e.t, planner.Plan(cfg, actual, planner.Options{Schema: e.schema}).Empty(), "plan after apply must be empty")
+	pgseqtest.Apply(e.t, e.pool, e.schema, cfg)
 }
 
 func (e *env) query(sql string, args []any, dest ...any) {

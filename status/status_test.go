@@ -10,7 +10,7 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/stretchr/testify/require"
 
-	"github.com/pgseq/pgseq/applier"
+	"github.com/pgseq/pgseq/internal/pgseqtest"
 	"github.com/pgseq/pgseq/internal/pgtest"
 	"github.com/pgseq/pgseq/migrations"
 	"github.com/pgseq/pgseq/queue"
@@ -41,8 +41,7 @@ func (e *env) apply(src string) {
 	e.t.Helper()
 	cfg, diags := spec.Parse(map[string][]byte{"config.hcl": []byte(src)})
 	require.False(e.t, diags.HasErrors(), "%s", diags)
-	_, err := applier.ApplyConfig(bg, e.pool, e.schema, cfg.State(), applier.Options{Client: "test", Version: "test"})
-	require.NoError(e.t, err)
+	pgseqtest.Apply(e.t, e.pool, e.schema, cfg.State())
 }
 
 func (e *env) exec(sql string, args ...any) {

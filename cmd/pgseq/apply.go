@@ -69,48 +69,28 @@ created or upgraded first when needed.`,
 				return err
 			}
 			defer pool.Close()
-			desired := cfg.State()
-
-			if !interactive {
-				opts.Review = func(p *plan.Plan) error { return render.Plan(a.stdout, p) }
-				res, err := applier.ApplyConfig(ctx, pool, a.schema, desired, opts)
-				return a.applied(res, a.counterDiagnostics(err, cfg), false)
+			// The plan is shown before it is applied: on a terminal, made
+			// without the lock and then approved; with --auto-approve, made
+			// under the apply lock.
+			opts.Review = func(p *plan.Plan) error { return render.Plan(a.stdout, p) }
+			var approve applier.Approve
+			if interactive {
+				approve = func(*plan.Plan) (bool, error) { return a.confirm() }
 			}
-
-			p, err := applier.Plan(ctx, pool, a.schema, desired)
-			if err != nil {
-				return a.counterDiagnostics(err, cfg)
-			}
-			if err := render.Plan(a.stdout, p); err != nil {
-				return err
-			}
-			if p.Empty() && len(p.Drift) == 0 {
-				return nil
-			}
-			if p.Empty() {
-				// Drift the configuration already declares: nothing to
-				// approve, the apply only records the state as it is.
-				res, err := applier.ApplyApproved(ctx, pool, desired, p, opts)
-				return a.applied(res, a.counterDiagnostics(err, cfg), false)
-			}
-			if !allowDestroy {
-				for _, c := range p.Changes {
-					if c.Destructive {
-						return fmt.Errorf("%s: %s; nothing was applied. Re-run with --allow-destroy to do it anyway",
-							c.Address, strings.Join(c.Reasons, "; "))
-					}
-				}
-			}
-			ok, err := a.confirm()
-			if err != nil {
-				return err
-			}
-			if !ok {
+			res, err := applier.PlanAndApply(ctx, pool, a.schema, cfg.State(), opts, approve)
+			var applyErr *applier.ApplyError
+			switch {
+			case errors.As(err, &applyErr):
+				return a.applied(nil, a.counterDiagnostics(err, cfg), false)
+			case errors.Is(err, applier.ErrNotApproved):
 				fmt.Fprintln(a.stdout, "\nApply cancelled; nothing was changed.")
 				return &exitCode{code: exitError}
+			case err != nil:
+				// Planning, showing or approving the plan failed, or the
+				// plan is destructive without --allow-destroy.
+				return a.counterDiagnostics(err, cfg)
 			}
-			res, err := applier.ApplyApproved(ctx, pool, desired, p, opts)
-			return a.applied(res, a.counterDiagnostics(err, cfg), false)
+			return a.applied(res, nil, false)
 		},
 	}
 	cmd.Flags().BoolVar(&autoApprove, "auto-approve", false, "apply without asking for confirmation")
