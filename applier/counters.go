@@ -10,6 +10,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/pgseq/pgseq/catalog"
+	"github.com/pgseq/pgseq/internal/textfmt"
 	"github.com/pgseq/pgseq/plan"
 )
 
@@ -366,8 +367,8 @@ func backfillTable(ctx context.Context, tx pgx.Tx, schema string, k catalog.Coun
 			return fmt.Errorf("counting rows of %s without a scope: %w", k.Table, err)
 		}
 		if n > 0 {
-			return fmt.Errorf("%s has %d %s with a NULL scope column (%s): a counter cannot number them; give them a scope or delete them, then apply again",
-				k.Table, n, plural(n, "row", "rows"), strings.Join(k.Scope, ", "))
+			return fmt.Errorf("%s has %s with a NULL scope column (%s): a counter cannot number them; give them a scope or delete them, then apply again",
+				k.Table, textfmt.Plural(n, "row"), strings.Join(k.Scope, ", "))
 		}
 	}
 
@@ -472,13 +473,6 @@ func primaryKeyOrder(ctx context.Context, tx pgx.Tx, table string) (string, erro
 		quoted[i] = ident(c)
 	}
 	return prefixed("t.", quoted), nil
-}
-
-func plural(n int64, one, many string) string {
-	if n == 1 {
-		return one
-	}
-	return many
 }
 
 func tableSchema(qualified string) string { s, _ := catalog.SplitTable(qualified); return s }

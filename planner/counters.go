@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/pgseq/pgseq/catalog"
+	"github.com/pgseq/pgseq/internal/textfmt"
 	"github.com/pgseq/pgseq/plan"
 )
 
@@ -109,20 +110,13 @@ func attachReasons(d catalog.Counter, f catalog.AttachFacts) []string {
 			where = "after their scope's highest number (from start in a scope with none)"
 		}
 		out = append(out, fmt.Sprintf("%d %s without a number (%s is NULL) are numbered %s, in primary-key order",
-			f.Unnumbered, pluralRows(f.Unnumbered), d.Column, where))
+			f.Unnumbered, textfmt.Word(f.Unnumbered, "row", "rows"), d.Column, where))
 	}
 	if f.NullScope > 0 {
 		out = append(out, fmt.Sprintf("%d %s a NULL scope (%s): apply refuses until they have one or are deleted",
 			f.NullScope, map[bool]string{true: "row has", false: "rows have"}[f.NullScope == 1], strings.Join(d.Scope, ", ")))
 	}
 	return out
-}
-
-func pluralRows(n int64) string {
-	if n == 1 {
-		return "row"
-	}
-	return "rows"
 }
 
 // attachContext adds the count of rows a backfill numbers to a change's

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/pgseq/pgseq/catalog"
+	"github.com/pgseq/pgseq/internal/textfmt"
 	"github.com/pgseq/pgseq/plan"
 )
 
@@ -66,7 +67,7 @@ func planQueues(desired, actual catalog.State) []plan.Change {
 			c.Context = &plan.Context{Unfinished: &n}
 			if n > 0 {
 				c.Destructive = true
-				c.Reasons = append(c.Reasons, fmt.Sprintf("%s would be deleted with the queue", plural(int(n), "unfinished task")))
+				c.Reasons = append(c.Reasons, fmt.Sprintf("%s would be deleted with the queue", textfmt.Plural(n, "unfinished task")))
 			}
 		}
 		out = append(out, c)
@@ -94,7 +95,7 @@ func planTasks(desired, actual catalog.State, p *plan.Plan) []plan.Change {
 				c.Slots = &plan.SlotChange{LimitBefore: t.have.Concurrency, Used: sumUsed(gs), Drop: true}
 			}
 			if running > 0 {
-				c.Reasons = append(c.Reasons, fmt.Sprintf("%s running: %s normally", plural(running, "task"), verb(running, "finishes", "finish")))
+				c.Reasons = append(c.Reasons, fmt.Sprintf("%s running: %s normally", textfmt.Plural(running, "task"), textfmt.Word(running, "finishes", "finish")))
 			}
 			out = append(out, c)
 			continue
@@ -103,7 +104,7 @@ func planTasks(desired, actual catalog.State, p *plan.Plan) []plan.Change {
 		if same && c.Slots == nil {
 			if d := draining(slots[c.Name], t.want.Concurrency); len(d) > 0 {
 				p.Warnings = append(p.Warnings, fmt.Sprintf("%s: %s still draining (%s running above the limit of %d)",
-					c.Address, plural(len(d), "slot group"), plural(overLimit(slots[c.Name], t.want.Concurrency), "task"), t.want.Concurrency))
+					c.Address, textfmt.Plural(len(d), "slot group"), textfmt.Plural(overLimit(slots[c.Name], t.want.Concurrency), "task"), t.want.Concurrency))
 			}
 			continue
 		}
@@ -234,10 +235,10 @@ func slotReasons(sc *plan.SlotChange, running, limit int) []string {
 	}
 	r = append(r, fmt.Sprintf("slot groups: %s", describeLayout(SlotLayout(limit))))
 	if n := len(sc.Remove) - len(sc.Draining); n > 0 {
-		r = append(r, fmt.Sprintf("%s deleted", plural(n, "empty slot group")))
+		r = append(r, fmt.Sprintf("%s deleted", textfmt.Plural(n, "empty slot group")))
 	}
 	if n := len(sc.Draining); n > 0 {
-		r = append(r, fmt.Sprintf("%s in use set to capacity 0 (draining) and removed once empty", plural(n, "slot group")))
+		r = append(r, fmt.Sprintf("%s in use set to capacity 0 (draining) and removed once empty", textfmt.Plural(n, "slot group")))
 	}
 	return r
 }
@@ -262,19 +263,4 @@ func describeLayout(caps []int) string {
 
 func sortChanges(cs []plan.Change) {
 	sort.SliceStable(cs, func(i, j int) bool { return cs[i].Name < cs[j].Name })
-}
-
-// plural writes "1 task" or "3 tasks".
-func plural(n int, noun string) string {
-	if n == 1 {
-		return fmt.Sprintf("1 %s", noun)
-	}
-	return fmt.Sprintf("%d %ss", n, noun)
-}
-
-func verb(n int, one, many string) string {
-	if n == 1 {
-		return one
-	}
-	return many
 }

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/pgseq/pgseq/catalog"
+	"github.com/pgseq/pgseq/internal/textfmt"
 	"github.com/pgseq/pgseq/plan"
 )
 
@@ -109,7 +110,7 @@ func writeChange(b *strings.Builder, c plan.Change) {
 		fmt.Fprintf(b, "      # %s\n", r)
 	}
 	if hidden > 0 {
-		fmt.Fprintf(b, "      # (%s hidden)\n", Plural(hidden, "unchanged attribute"))
+		fmt.Fprintf(b, "      # (%s hidden)\n", textfmt.Plural(hidden, "unchanged attribute"))
 	}
 	b.WriteString("    }\n")
 }
@@ -190,44 +191,10 @@ func contextNote(c plan.Change) string {
 		parts = append(parts, fmt.Sprintf("%d running", *c.Context.Running))
 	}
 	if c.Context.Unfinished != nil {
-		parts = append(parts, Plural(int(*c.Context.Unfinished), "unfinished task"))
+		parts = append(parts, textfmt.Plural(*c.Context.Unfinished, "unfinished task"))
 	}
 	if c.Context.Scopes != nil && c.Context.MaxValue != nil {
-		noun := "scopes"
-		if *c.Context.Scopes == 1 {
-			noun = "scope"
-		}
-		parts = append(parts, fmt.Sprintf("%s %s, max %s", thousands(*c.Context.Scopes), noun, thousands(*c.Context.MaxValue)))
+		parts = append(parts, fmt.Sprintf("%s, max %s", textfmt.Plural(*c.Context.Scopes, "scope"), textfmt.Thousands(*c.Context.MaxValue)))
 	}
 	return strings.Join(parts, ", ")
-}
-
-// thousands writes 88310 as "88,310".
-func thousands(n int64) string {
-	s := fmt.Sprintf("%d", n)
-	neg := strings.HasPrefix(s, "-")
-	if neg {
-		s = s[1:]
-	}
-	var b strings.Builder
-	for i, r := range s {
-		if i > 0 && (len(s)-i)%3 == 0 {
-			b.WriteByte(',')
-		}
-		b.WriteRune(r)
-	}
-	if neg {
-		return "-" + b.String()
-	}
-	return b.String()
-}
-
-// Plural returns n and noun, with an s added to noun unless n is 1:
-// "1 queue", "0 queues", "3 task types". noun is singular and takes a
-// regular plural.
-func Plural(n int, noun string) string {
-	if n == 1 {
-		return "1 " + noun
-	}
-	return fmt.Sprintf("%d %ss", n, noun)
 }

@@ -10,23 +10,6 @@ import (
 	"github.com/pgseq/pgseq/plan"
 )
 
-func TestPlural(t *testing.T) {
-	t.Parallel()
-	for _, tc := range []struct {
-		n    int
-		noun string
-		want string
-	}{
-		{0, "queue", "0 queues"},
-		{1, "queue", "1 queue"},
-		{2, "task type", "2 task types"},
-		{1, "unfinished task", "1 unfinished task"},
-		{-1, "round", "-1 rounds"},
-	} {
-		require.Equal(t, tc.want, Plural(tc.n, tc.noun))
-	}
-}
-
 // TestPlanSingulars checks that counts of one read in the singular.
 func TestPlanSingulars(t *testing.T) {
 	t.Parallel()

@@ -18,6 +18,8 @@ import (
 	"gonum.org/v1/plot/vg/draw"
 	"gonum.org/v1/plot/vg/vgimg"
 	"gonum.org/v1/plot/vg/vgsvg"
+
+	"github.com/pgseq/pgseq/internal/textfmt"
 )
 
 // WriteCharts draws a run's charts into dir, each as a PNG and an SVG of
@@ -314,7 +316,7 @@ func chartIntervalNote(ms []*MetricResult) string {
 		fewest, most = min(fewest, len(m.Samples)), max(most, len(m.Samples))
 		level = min(level, m.Level)
 	}
-	rounds := Plural(most, "round")
+	rounds := textfmt.Plural(most, "round")
 	if fewest != most {
 		rounds = fmt.Sprintf("%d–%d rounds", fewest, most)
 	}
@@ -387,7 +389,7 @@ func throughputChart(w Workload, groups [][]*ScenarioResult) (*chartFigure, erro
 				whiskers.segs = append(whiskers.segs, [4]float64{lo, y, h, y})
 			}
 			text.XYs = append(text.XYs, plotter.XY{X: max(h, v), Y: y})
-			text.Labels = append(text.Labels, thousands(v))
+			text.Labels = append(text.Labels, textfmt.ThousandsFloat(v))
 			hi = max(hi, h, v)
 		}
 	}
@@ -902,7 +904,7 @@ func (chartThousandsTicks) Ticks(lo, hi float64) []plot.Tick {
 			continue
 		}
 		if v := ticks[i].Value; math.Abs(v) >= 1000 || v == math.Trunc(v) {
-			ticks[i].Label = thousands(v)
+			ticks[i].Label = textfmt.ThousandsFloat(v)
 		} else {
 			ticks[i].Label = strconv.FormatFloat(v, 'g', 4, 64)
 		}

@@ -12,6 +12,8 @@ import (
 	"strings"
 
 	"gonum.org/v1/gonum/stat/distuv"
+
+	"github.com/pgseq/pgseq/internal/textfmt"
 )
 
 // CompareOptions configure Compare. Zero fields take their defaults.
@@ -214,7 +216,7 @@ func cmpSizeDiff(o, n Size) string {
 	var d []string
 	field := func(name string, a, b int) {
 		if a != b {
-			d = append(d, fmt.Sprintf("%s %s old, %s new", name, thousands(float64(a)), thousands(float64(b))))
+			d = append(d, fmt.Sprintf("%s %s old, %s new", name, textfmt.Thousands(a), textfmt.Thousands(b)))
 		}
 	}
 	field("tasks", o.Tasks, n.Tasks)
@@ -576,7 +578,7 @@ func (c *Comparison) summary() string {
 		// A comparison that could not test a metric must not read as a
 		// pass: with 3 rounds a side no difference is ever significant.
 		s += fmt.Sprintf(" %s of %d could not be tested: too few rounds (give the scenarios 4 or more, 5 to see smaller changes).",
-			Plural(untestable, "metric"), len(c.Rows))
+			textfmt.Plural(untestable, "metric"), len(c.Rows))
 	}
 	return s
 }
@@ -591,7 +593,7 @@ func cmpPluralCount(n int, noun string) string {
 	if n == 0 {
 		return "no " + noun + "s"
 	}
-	return Plural(n, noun)
+	return textfmt.Plural(n, noun)
 }
 
 // deltaText is the change in percent, or "~" when it is not significant

@@ -2,20 +2,17 @@ package scenarios
 
 import (
 	"cmp"
-	"encoding/json"
 	"fmt"
 	"io"
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/pgseq/pgseq/internal/textfmt"
 )
 
 // WriteJSON writes the report as indented JSON.
-func (r *CountersReport) WriteJSON(w io.Writer) error {
-	enc := json.NewEncoder(w)
-	enc.SetIndent("", "  ")
-	return enc.Encode(r)
-}
+func (r *CountersReport) WriteJSON(w io.Writer) error { return writeJSON(w, r) }
 
 // WriteMarkdown writes the report for people.
 func (r *CountersReport) WriteMarkdown(w io.Writer) error {
@@ -29,12 +26,12 @@ func (r *CountersReport) WriteMarkdown(w io.Writer) error {
 		"and the table vacuumed after it, so each run starts from the same rows. Tables: `(id bigserial primary key, "+
 		"project_id bigint, index bigint, title text)` with the unique index on `(project_id, index)` that pgseq creates; "+
 		"the plain table numbers `index` with a `bigserial` and has the same unique index.\n\n",
-		s.RunSeconds, Plural(s.Rounds, "round"))
+		s.RunSeconds, textfmt.Plural(s.Rounds, "round"))
 	fmt.Fprintf(&b, "Reproduce: `go test -run '^$' -bench Counters ./counter` (writes `results/counters.json` and `results/counters.md`).\n\n")
 	e := r.Environment
 	fmt.Fprintf(&b, "Run %s, %.0f s in all (setup and preloading %.0f s). %s on the same machine; %s (%s); %s, GOMAXPROCS %d. "+
 		"Host load average (1 min) %.2f before, %.2f after. Server settings: %s.\n\n",
-		r.StartedAt.Format(time.RFC3339), r.Seconds, r.SetupSeconds, firstWords(e.Postgres, 2), Plural(e.NumCPU, "CPU"), orUnknown(e.CPUModel),
+		r.StartedAt.Format(time.RFC3339), r.Seconds, r.SetupSeconds, firstWords(e.Postgres, 2), textfmt.Plural(e.NumCPU, "CPU"), orUnknown(e.CPUModel),
 		e.GoVersion, e.GOMAXPROCS, r.LoadBefore, r.LoadAfter, settingsLine(e.PostgresSettings))
 
 	fmt.Fprintf(&b, "## Comparisons\n\n")
@@ -69,9 +66,9 @@ func (r *CountersReport) WriteMarkdown(w io.Writer) error {
 	for _, c := range r.Cases {
 		per := make([]string, len(c.InsertsPerSec))
 		for i, v := range c.InsertsPerSec {
-			per[i] = thousands(v)
+			per[i] = textfmt.ThousandsFloat(v)
 		}
-		fmt.Fprintf(&b, "| %s | %s | %s | %s | %s | %s | %s | %s |\n", c.Case, c.Description, thousands(c.Median), strings.Join(per, ", "),
+		fmt.Fprintf(&b, "| %s | %s | %s | %s | %s | %s | %s | %s |\n", c.Case, c.Description, textfmt.ThousandsFloat(c.Median), strings.Join(per, ", "),
 			micros(c.Latency.P50), micros(c.Latency.P99), micros(c.Latency.Max), topWaits(c.Waits, 3))
 	}
 
@@ -87,8 +84,8 @@ func (r *CountersReport) WriteMarkdown(w io.Writer) error {
 		if run.HostCPUBusy >= 0 {
 			busy = pct(run.HostCPUBusy)
 		}
-		fmt.Fprintf(&b, "| %d | %s | %s | %.2f | %s | %s | %s | %s |\n", run.Round, run.Case, thousands(float64(run.Inserts)), run.Seconds,
-			thousands(run.InsertsPerSec), micros(run.Latency.P50), micros(run.Latency.P99), busy)
+		fmt.Fprintf(&b, "| %d | %s | %s | %.2f | %s | %s | %s | %s |\n", run.Round, run.Case, textfmt.Thousands(run.Inserts), run.Seconds,
+			textfmt.ThousandsFloat(run.InsertsPerSec), micros(run.Latency.P50), micros(run.Latency.P99), busy)
 	}
 	_, err := io.WriteString(w, b.String())
 	return err
@@ -107,7 +104,7 @@ func (r *CountersReport) attachedNotes() string {
 		"HOT update, one more WAL record). Attached: %s inserts/s against %s plain (ratio %s). Commits are cheap on this machine, so both runs are "+
 		"bound by its %s and the added work shows in full; where a commit waits longer for its WAL flush, the same "+
 		"added work is a smaller share of each insert (not measured here).\n",
-		thousands(attached.Median), thousands(plain.Median), ratioText(c), Plural(r.Environment.NumCPU, "CPU"))
+		textfmt.ThousandsFloat(attached.Median), textfmt.ThousandsFloat(plain.Median), ratioText(c), textfmt.Plural(r.Environment.NumCPU, "CPU"))
 }
 
 // hotScopeNotes explains, with the measured figures, what limits one hot
@@ -126,8 +123,8 @@ func (r *CountersReport) hotScopeNotes() string {
 		"1 / (time the scope is held per insert). One client: %s inserts/s at %s per insert (p50, round trip and WAL flush "+
 		"included; commits are cheap on this storage, so the held time is mostly CPU). 8 clients: %s inserts/s, one every "+
 		"%s. 64 clients: %s inserts/s, one every %s, each client waiting its turn (p50 %s, p99 %s).\n\n",
-		thousands(h1.Median), micros(h1.Latency.P50), thousands(h8.Median), micros(1e6/h8.Median),
-		thousands(h64.Median), micros(1e6/h64.Median), micros(h64.Latency.P50), micros(h64.Latency.P99))
+		textfmt.ThousandsFloat(h1.Median), micros(h1.Latency.P50), textfmt.ThousandsFloat(h8.Median), micros(1e6/h8.Median),
+		textfmt.ThousandsFloat(h64.Median), micros(1e6/h64.Median), micros(h64.Latency.P50), micros(h64.Latency.P99))
 	if h64.Waits["Lock:advisory"] >= 0.5 {
 		fmt.Fprintf(&b, "How the scope is handed over decides how this holds up with many clients. The counter_table trigger "+
 			"queues a scope's waiters first-come first-served on a per-scope advisory lock taken before its upsert, so each "+
@@ -135,7 +132,7 @@ func (r *CountersReport) hotScopeNotes() string {
 			"before that lock was added, PostgreSQL queues waiters per row *version*; every increment makes a new version, "+
 			"so each commit woke all the waiters to race for the new version's lock, and 64 clients fell to well under "+
 			"half the 8-client figure.) advisory_lock queues the same way: %s inserts/s with 8 clients, %s with 64 (64 vs 8: %s).\n\n",
-			topWaits(h64.Waits, 3), thousands(a8.Median), thousands(a64.Median), ratioText(r.comparison(CaseHotLock64, CaseHotLock8)))
+			topWaits(h64.Waits, 3), textfmt.ThousandsFloat(a8.Median), textfmt.ThousandsFloat(a64.Median), ratioText(r.comparison(CaseHotLock64, CaseHotLock8)))
 	} else {
 		fmt.Fprintf(&b, "How the scope is handed over decides how this holds up with many clients. Here counter_table's "+
 			"waiters queue on the counter row itself, and PostgreSQL queues row-lock waiters per row *version*: every "+
@@ -143,7 +140,7 @@ func (r *CountersReport) hotScopeNotes() string {
 			"fighting over the lock manager's partition lock. The 64 clients' backends were: %s. advisory_lock queues on an "+
 			"advisory lock, first-come first-served, one wake-up per commit (%s): %s inserts/s with 8 clients, %s with 64 "+
 			"(64 vs 8: %s).\n\n",
-			topWaits(h64.Waits, 4), topWaits(a64.Waits, 2), thousands(a8.Median), thousands(a64.Median),
+			topWaits(h64.Waits, 4), topWaits(a64.Waits, 2), textfmt.ThousandsFloat(a8.Median), textfmt.ThousandsFloat(a64.Median),
 			ratioText(r.comparison(CaseHotLock64, CaseHotLock8)))
 	}
 	fmt.Fprintf(&b, "What is left with a first-come first-served queue is the hand-over itself: the next waiter has to be woken "+
@@ -152,7 +149,7 @@ func (r *CountersReport) hotScopeNotes() string {
 		"queue) compete with the one holding the scope, so the time it is held per insert grows. Ways past the ceiling: "+
 		"keep the connections that insert into one hot scope few, so the queue forms in the application%s; take several "+
 		"numbers per transaction (a multi-row INSERT, or `next_values`); or spread the load over more scopes. A plain "+
-		"sequence is faster but not gapless.\n", Plural(r.Environment.NumCPU, "CPU"), poolNote(r))
+		"sequence is faster but not gapless.\n", textfmt.Plural(r.Environment.NumCPU, "CPU"), poolNote(r))
 	return b.String()
 }
 
@@ -164,7 +161,7 @@ func poolNote(r *CountersReport) string {
 		return ""
 	}
 	return fmt.Sprintf(" (measured: 64 clients sharing 8 connections, %s inserts/s at p50 latency %s; vs 8 clients: %s)",
-		thousands(p.Median), micros(p.Latency.P50), ratioText(c))
+		textfmt.ThousandsFloat(p.Median), micros(p.Latency.P50), ratioText(c))
 }
 
 func ratioText(c *CounterComparison) string {
@@ -222,17 +219,17 @@ func (r *CountersReport) rowsPerScopeNotes() string {
 		"the unique index on (project_id, index) that pgseq creates, PostgreSQL plans max() as `Limit → Index Only Scan "+
 		"Backward` on that index: a probe of a few pages (4 buffers at 100,000 rows per scope), O(log n). Measured with 8 "+
 		"clients, each on a scope of its own (so no lock waits, only the cost of numbering):\n\n")
-	fmt.Fprintf(&b, "- advisory_lock at %s rows per scope vs %s: ratio %s.\n", thousands(float64(r.Settings.LargeRowsPerScope)),
-		thousands(float64(r.Settings.SmallRowsPerScope)), ratioWithCI(growth.Ratio))
+	fmt.Fprintf(&b, "- advisory_lock at %s rows per scope vs %s: ratio %s.\n", textfmt.Thousands(r.Settings.LargeRowsPerScope),
+		textfmt.Thousands(r.Settings.SmallRowsPerScope), ratioWithCI(growth.Ratio))
 	fmt.Fprintf(&b, "- advisory_lock vs counter_table at %s rows per scope: %s; at %s: %s.\n",
-		thousands(float64(r.Settings.SmallRowsPerScope)), ratioWithCI(small.Ratio),
-		thousands(float64(r.Settings.LargeRowsPerScope)), ratioWithCI(large.Ratio))
+		textfmt.Thousands(r.Settings.SmallRowsPerScope), ratioWithCI(small.Ratio),
+		textfmt.Thousands(r.Settings.LargeRowsPerScope), ratioWithCI(large.Ratio))
 	if g := growth.Ratio; g.N >= 2 {
 		switch {
 		case g.GeoHigh < 1:
 			fmt.Fprintf(&b, "\nVerdict: advisory_lock is slower at %s rows per scope, by %.0f%% (95%% CI %.0f%% – %.0f%%): "+
 				"measurable, but far from proportional to the 100-fold growth in rows.\n",
-				thousands(float64(r.Settings.LargeRowsPerScope)), (1-g.GeoMean)*100, (1-g.GeoHigh)*100, (1-g.GeoLow)*100)
+				textfmt.Thousands(r.Settings.LargeRowsPerScope), (1-g.GeoMean)*100, (1-g.GeoHigh)*100, (1-g.GeoLow)*100)
 		case g.GeoLow > 1:
 			fmt.Fprintf(&b, "\nVerdict: advisory_lock is not slower with more rows per scope (it measured %.0f%% faster, 95%% CI %.0f%% – %.0f%%).\n",
 				(g.GeoMean-1)*100, (g.GeoLow-1)*100, (g.GeoHigh-1)*100)
@@ -240,14 +237,14 @@ func (r *CountersReport) rowsPerScopeNotes() string {
 			fmt.Fprintf(&b, "\nVerdict: no difference measurable between %s and %s rows per scope: the 95%% interval (%.3f – %.3f) "+
 				"is wide on this noisy machine but includes 1, whereas a scan proportional to the rows would have made each insert "+
 				"many times more expensive at 100 times the rows. With its index, advisory_lock does not degrade with rows per scope.\n",
-				thousands(float64(r.Settings.SmallRowsPerScope)), thousands(float64(r.Settings.LargeRowsPerScope)), g.GeoLow, g.GeoHigh)
+				textfmt.Thousands(r.Settings.SmallRowsPerScope), textfmt.Thousands(r.Settings.LargeRowsPerScope), g.GeoLow, g.GeoHigh)
 		}
 	}
 	fmt.Fprintf(&b, "\nOne caveat makes the claim true for a while: the trigger's query is planned once per connection and the plan "+
 		"is kept until the table's statistics change. Planned while the table is (nearly) empty, max() is a sequential scan, "+
 		"and it stays one as the table grows until an ANALYZE invalidates it: inserts are O(rows) meanwhile. This benchmark "+
 		"hit it before its hot tables were given %s rows of history; a new table numbered by advisory_lock does too, until "+
-		"autovacuum analyzes it.\n", thousands(float64(r.Settings.HotScopeRows)))
+		"autovacuum analyzes it.\n", textfmt.Thousands(r.Settings.HotScopeRows))
 	return b.String()
 }
 

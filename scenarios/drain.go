@@ -20,9 +20,8 @@ import (
 
 	"github.com/pgseq/pgseq/applier"
 	"github.com/pgseq/pgseq/catalog"
-	"github.com/pgseq/pgseq/inspect"
+	"github.com/pgseq/pgseq/internal/textfmt"
 	"github.com/pgseq/pgseq/migrations"
-	"github.com/pgseq/pgseq/planner"
 	"github.com/pgseq/pgseq/queue"
 )
 
@@ -596,7 +595,7 @@ func (d *drainer) run(ctx context.Context, c DrainCase, round, tasks int) (Run, 
 		return r, fmt.Errorf("checking the drain: %w", err)
 	}
 	if left != 0 {
-		return r, fmt.Errorf("%s left uncompleted after the drain", Plural(left, "task"))
+		return r, fmt.Errorf("%s left uncompleted after the drain", textfmt.Plural(left, "task"))
 	}
 	ev.Run = &r
 	report(PhaseDone, tasks)
@@ -625,7 +624,7 @@ func (d *drainer) wait(ctx context.Context, obs *drainObserver, errs <-chan erro
 			if n != last {
 				last, lastAt = n, time.Now()
 			} else if time.Since(lastAt) > d.opts.StallTimeout {
-				return others, fmt.Errorf("stalled: %d of %s completed, none in %s", n, Plural(int(obs.target), "task"), d.opts.StallTimeout)
+				return others, fmt.Errorf("stalled: %d of %s completed, none in %s", n, textfmt.Plural(int(obs.target), "task"), d.opts.StallTimeout)
 			}
 			var active int
 			if err := d.admin.QueryRow(ctx, otherSessions, d.appName).Scan(&active); err == nil {
@@ -718,7 +717,7 @@ func (d *drainer) sampleRunning(ctx context.Context, schema string, slow bool) *
 		every = 10 * time.Millisecond
 	}
 	q := migrations.Render(`SELECT coalesce(max(n), 0) FROM (SELECT count(*) AS n FROM {{schema}}.tasks
-		WHERE status IN ('claimed', 'running') GROUP BY type) x`, schema)
+		WHERE status = 'running' GROUP BY type) x`, schema)
 	go func() {
 		defer close(s.done)
 		tick := time.NewTicker(every)
@@ -843,12 +842,8 @@ func sleepHandlers(types []catalog.TaskType, delay time.Duration) map[string]que
 
 // applyConfig creates schema with pgseq's runtime and applies cfg to it.
 func applyConfig(ctx context.Context, db *pgxpool.Pool, schema string, cfg catalog.State) error {
-	actual, _, err := inspect.ReadFor(ctx, db, schema, cfg)
-	if err != nil {
-		return fmt.Errorf("reading schema %s: %w", schema, err)
-	}
-	p := planner.Plan(cfg, actual, planner.Options{Schema: schema})
-	if _, err := applier.Apply(ctx, db, p, applier.Options{Client: "pgseq bench", Version: "bench"}); err != nil {
+	opts := applier.Options{Client: "pgseq bench", Version: "bench"}
+	if _, err := applier.PlanAndApply(ctx, db, schema, cfg, opts, nil); err != nil {
 		return fmt.Errorf("applying the scenario's configuration to %s: %w", schema, err)
 	}
 	return nil

@@ -19,6 +19,7 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/pgseq/pgseq/catalog"
+	"github.com/pgseq/pgseq/internal/textfmt"
 	"github.com/pgseq/pgseq/migrations"
 )
 
@@ -371,10 +372,10 @@ func (x *explainer) seed(ctx context.Context) (explainLayout, error) {
 			tag, err := tx.Exec(ctx, explainQuery("seed_pending", x.schema), x.queue.Name,
 				b.types, b.priorities, b.limited, b.unitStart, b.unitCount, b.units, b.n, b.first)
 			if err != nil {
-				return fmt.Errorf("seeding %s: %w", Plural(b.n, "pending task"), err)
+				return fmt.Errorf("seeding %s: %w", textfmt.Plural(b.n, "pending task"), err)
 			}
 			if int(tag.RowsAffected()) != b.n {
-				return fmt.Errorf("seeding %s: %d inserted", Plural(b.n, "pending task"), tag.RowsAffected())
+				return fmt.Errorf("seeding %s: %d inserted", textfmt.Plural(b.n, "pending task"), tag.RowsAffected())
 			}
 		}
 		if _, err := tx.Exec(ctx, explainQuery("slots_used", x.schema), l.unitTypes, l.unitGroups); err != nil {
@@ -712,9 +713,9 @@ func (p PlanEntry) Summary() string {
 		b.WriteString(strings.Join(p.Indexes, ", "))
 	}
 	if p.SeqScans > 0 {
-		fmt.Fprintf(&b, "; %s of tasks", Plural(p.SeqScans, "seq scan"))
+		fmt.Fprintf(&b, "; %s of tasks", textfmt.Plural(p.SeqScans, "seq scan"))
 	}
 	fmt.Fprintf(&b, "; %s of tasks; %s; %.2f ms",
-		Plural(int(p.RowsExamined), "row"), Plural(int(p.Buffers), "buffer"), p.ExecutionMS)
+		textfmt.Plural(int(p.RowsExamined), "row"), textfmt.Plural(int(p.Buffers), "buffer"), p.ExecutionMS)
 	return b.String()
 }

@@ -15,6 +15,7 @@ import (
 
 	"github.com/pgseq/pgseq/catalog"
 	"github.com/pgseq/pgseq/internal/pgtest"
+	"github.com/pgseq/pgseq/internal/textfmt"
 )
 
 // explainTestQueue is the queue of the explain tests' scenarios (batch_size 100).
@@ -137,7 +138,7 @@ func TestRunExplain(t *testing.T) {
 			require.NoError(t, pool.QueryRow(context.Background(),
 				`SELECT count(*) FROM pg_namespace WHERE starts_with(nspname, $1)`, prefix).Scan(&n))
 			require.Zero(t, n)
-			t.Logf("%s (%s):", c.name, Plural(c.tasks, "pending task"))
+			t.Logf("%s (%s):", c.name, textfmt.Plural(c.tasks, "pending task"))
 			for _, p := range res.Plans {
 				t.Logf("  %s %-8s %s", p.File, p.Function, p.Summary())
 			}

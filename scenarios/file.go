@@ -236,21 +236,20 @@ package scenarios
 
 import (
 	"fmt"
+	"maps"
 	"math"
-	"math/big"
 	"regexp"
 	"slices"
-	"sort"
 	"strconv"
 	"strings"
 	"time"
-	"unicode/utf8"
 
 	"github.com/hashicorp/hcl/v2"
 	"github.com/hashicorp/hcl/v2/hclsyntax"
 	"github.com/zclconf/go-cty/cty"
 
 	"github.com/pgseq/pgseq/catalog"
+	"github.com/pgseq/pgseq/internal/textfmt"
 	"github.com/pgseq/pgseq/spec"
 )
 
@@ -271,7 +270,7 @@ func LoadScenarios(paths ...string) ([]Scenario, hcl.Diagnostics) {
 	}
 	scenarios, parseDiags := ParseScenarios(files)
 	diags = append(diags, parseDiags...)
-	sortDiags(diags)
+	spec.SortDiagnostics(diags)
 	return scenarios, diags
 }
 
@@ -297,11 +296,7 @@ func ParseScenarios(files map[string][]byte) ([]Scenario, hcl.Diagnostics) {
 		diags = append(diags, &hcl.Diagnostic{Severity: hcl.DiagError, Summary: "No scenario files",
 			Detail: "Give at least one .hcl file or a directory that holds .hcl files."})
 	}
-	names := make([]string, 0, len(files))
-	for name := range files {
-		names = append(names, name)
-	}
-	sort.Strings(names)
+	names := slices.Sorted(maps.Keys(files))
 
 	d := &fileDecoder{byName: map[string]int{}}
 	complete := true
@@ -326,7 +321,7 @@ func ParseScenarios(files map[string][]byte) ([]Scenario, hcl.Diagnostics) {
 			Detail:  `The files declare no scenario. A scenario file holds scenario blocks: scenario "baseline" { workload = "drain" ... }.`,
 			Subject: &hcl.Range{Filename: names[0], Start: start, End: start}})
 	}
-	sortDiags(diags)
+	spec.SortDiagnostics(diags)
 	return d.scenarios, diags
 }
 
@@ -371,20 +366,20 @@ var configBlockTypes = []string{"queue", "task", "counter"}
 
 // file decodes the top-level body of one file.
 func (d *fileDecoder) file(body *hclsyntax.Body) {
-	for _, a := range attrsInOrder(body) {
+	for _, a := range spec.SortedAttributes(body) {
 		d.errorf(a.NameRange, "Unsupported argument",
 			"An argument named %s is not expected at the top level of a scenario file. A scenario file holds only scenario blocks; settings go inside them.",
-			diagQuote(a.Name))
+			spec.Quote(a.Name))
 	}
 	for _, b := range body.Blocks {
 		if b.Type != "scenario" {
-			hint := diagDidYouMean(b.Type, []string{"scenario"})
+			hint := spec.DidYouMean(b.Type, []string{"scenario"})
 			if slices.Contains(configBlockTypes, b.Type) {
 				hint = " This looks like a pgseq configuration file: a scenario's queue and task blocks go inside its scenario block."
 			}
 			d.errorf(b.TypeRange, "Unsupported block type",
 				"Blocks of type %s are not expected here.%s A scenario file holds only scenario blocks: scenario \"name\" { ... }.",
-				diagQuote(b.Type), hint)
+				spec.Quote(b.Type), hint)
 			continue
 		}
 		switch len(b.Labels) {
@@ -417,7 +412,7 @@ var (
 func (d *fileDecoder) scenario(b *hclsyntax.Block, name string, nameRange hcl.Range) {
 	valid := scenarioNameRE.MatchString(name)
 	if !valid {
-		detail := fmt.Sprintf("%s is not a valid scenario name. %s", diagQuote(name), scenarioNameRule)
+		detail := fmt.Sprintf("%s is not a valid scenario name. %s", spec.Quote(name), scenarioNameRule)
 		if fixed := strings.ToLower(strings.NewReplacer(" ", "-", ".", "-", ":", "-").Replace(name)); fixed != name && scenarioNameRE.MatchString(fixed) {
 			detail += fmt.Sprintf(" Did you mean %q?", fixed)
 		}
@@ -437,7 +432,7 @@ func (d *fileDecoder) scenario(b *hclsyntax.Block, name string, nameRange hcl.Ra
 			s.Workload = w
 		} else {
 			d.errorf(a.Expr.Range(), "Invalid workload", "workload must be %s; got %s.%s",
-				diagOr(workloadStrings()), diagQuote(v), diagDidYouMean(v, workloadStrings()))
+				diagOr(workloadStrings()), spec.Quote(v), spec.DidYouMean(v, workloadStrings()))
 		}
 	}
 	w := s.Workload
@@ -522,7 +517,7 @@ func (d *fileDecoder) scenario(b *hclsyntax.Block, name string, nameRange hcl.Ra
 	if first, dup := d.byName[name]; dup {
 		d.errorf(nameRange, "Duplicate scenario",
 			"A scenario named %q was already declared at %s. Scenario names are unique across all the files of a run: rename or remove one of them.",
-			name, diagPos(d.decls[first].nameRange))
+			name, spec.PosString(d.decls[first].nameRange))
 		return
 	}
 	if !valid {
@@ -621,7 +616,7 @@ func (d *fileDecoder) config(b *hclsyntax.Block, s *Scenario, types *hclsyntax.B
 			d.notForWorkload(types.TypeRange, "types", w, "The counters workload inserts into tables of its own and takes no queue configuration.")
 		}
 		for _, lb := range inline {
-			d.notForWorkload(lb.TypeRange, lb.Type+" "+diagQuote(blockLabel(lb)), w, "The counters workload inserts into tables of its own and takes no queue configuration.")
+			d.notForWorkload(lb.TypeRange, lb.Type+" "+spec.Quote(blockLabel(lb)), w, "The counters workload inserts into tables of its own and takes no queue configuration.")
 		}
 		return false
 	}
@@ -631,7 +626,7 @@ func (d *fileDecoder) config(b *hclsyntax.Block, s *Scenario, types *hclsyntax.B
 	case types != nil && len(inline) > 0:
 		d.errorf(types.TypeRange, "Conflicting configuration",
 			"types generates the scenario's configuration, and the %s block at %s declares one too. Use either types or queue and task blocks.",
-			inline[0].Type, diagPos(inline[0].TypeRange))
+			inline[0].Type, spec.PosString(inline[0].TypeRange))
 		return false
 	case types != nil:
 		s.Config = d.types(types, s.Size.BatchSize)
@@ -738,7 +733,7 @@ func (d *fileDecoder) types(b *hclsyntax.Block, batchSize int) catalog.State {
 				queueName = v
 			} else {
 				d.errorf(a.Expr.Range(), "Invalid queue name",
-					`%s is not a valid queue name. A queue name starts with a lowercase letter, followed by at most 62 lowercase letters, digits, underscores or hyphens (^[a-z][a-z0-9_-]{0,62}$), such as "bench".`, diagQuote(v))
+					`%s is not a valid queue name. A queue name starts with a lowercase letter, followed by at most 62 lowercase letters, digits, underscores or hyphens (^[a-z][a-z0-9_-]{0,62}$), such as "bench".`, spec.Quote(v))
 			}
 		}
 	}
@@ -818,7 +813,7 @@ func (d *fileDecoder) checkSaturated(a *hclsyntax.Attribute, name string, cfg ca
 	}
 	d.errorf(a.Expr.Range(), "Unknown task type",
 		"explain.saturated names task type %s, which the scenario's configuration does not declare.%s %s",
-		diagQuote(name), diagDidYouMean(name, limited), fix)
+		spec.Quote(name), spec.DidYouMean(name, limited), fix)
 }
 
 // counterStrategies are the counter block's strategies, in documentation
@@ -836,7 +831,7 @@ func (d *fileDecoder) counter(b *hclsyntax.Block, s *Scenario) {
 			s.Counter.Strategy = v
 		} else {
 			d.errorf(a.Expr.Range(), "Invalid strategy", "counter.strategy must be %s; got %s.%s",
-				diagOr(counterStrategies), diagQuote(v), diagDidYouMean(v, counterStrategies))
+				diagOr(counterStrategies), spec.Quote(v), spec.DidYouMean(v, counterStrategies))
 		}
 	}
 	s.Counter.Scopes = 1
@@ -920,17 +915,17 @@ func (d *fileDecoder) storage(s *Scenario, labeled []*hclsyntax.Block) {
 		if !slices.Contains(StorageTables, table) {
 			d.errorf(tableRange, "Unknown table",
 				"storage names table %s, which is not one of pgseq's tables it may set.%s Tables: %s.",
-				diagQuote(table), diagDidYouMean(table, StorageTables), strings.Join(StorageTables, ", "))
+				spec.Quote(table), spec.DidYouMean(table, StorageTables), strings.Join(StorageTables, ", "))
 			continue
 		}
 		if first, dup := seen[table]; dup {
 			d.errorf(tableRange, "Duplicate storage block",
-				"Table %q already has a storage block at %s. Put all of its parameters in one block.", table, diagPos(first))
+				"Table %q already has a storage block at %s. Put all of its parameters in one block.", table, spec.PosString(first))
 			continue
 		}
 		seen[table] = tableRange
 		set := StorageSetting{Table: table}
-		for _, a := range attrsInOrder(b.Body) {
+		for _, a := range spec.SortedAttributes(b.Body) {
 			i := slices.Index(storageParamNames(), a.Name)
 			if i < 0 || !attrSet(a) {
 				continue
@@ -1006,7 +1001,7 @@ func (d *fileDecoder) thresholds(s *Scenario, labeled []*hclsyntax.Block, agains
 		attrs, _, _ := d.content(b.Body, "threshold", []string{"min", "max"}, nil, nil)
 		if !attrSet(attrs["min"]) && !attrSet(attrs["max"]) {
 			d.errorf(b.DefRange(), "Missing bound",
-				"Threshold %s sets neither min nor max. Give it a lower bound (min), an upper bound (max) or both.", diagQuote(name))
+				"Threshold %s sets neither min nor max. Give it a lower bound (min), an upper bound (max) or both.", spec.Quote(name))
 		}
 		if s.Workload == "" {
 			continue // the metric cannot be looked up
@@ -1019,7 +1014,7 @@ func (d *fileDecoder) thresholds(s *Scenario, labeled []*hclsyntax.Block, agains
 		if first, dup := seen[name]; dup {
 			d.errorf(nameRange, "Duplicate threshold",
 				"Metric %q already has a threshold at %s. A metric is bounded once per scenario: put min and max in one threshold block.",
-				name, diagPos(first))
+				name, spec.PosString(first))
 			continue
 		}
 		seen[name] = nameRange
@@ -1030,8 +1025,8 @@ func (d *fileDecoder) thresholds(s *Scenario, labeled []*hclsyntax.Block, agains
 		}
 		t := Threshold{Metric: name, Range: b.DefRange()}
 		var minOK, maxOK bool
-		t.Min, minOK = d.bound(attrs["min"], "min of threshold "+diagQuote(name), m)
-		t.Max, maxOK = d.bound(attrs["max"], "max of threshold "+diagQuote(name), m)
+		t.Min, minOK = d.bound(attrs["min"], "min of threshold "+spec.Quote(name), m)
+		t.Max, maxOK = d.bound(attrs["max"], "max of threshold "+spec.Quote(name), m)
 		if t.Min != nil && t.Max != nil && *t.Min > *t.Max {
 			d.errorf(attrs["max"].Expr.Range(), "Threshold max below min",
 				"The threshold on %s has max %s below min %s, so no value can meet it. Swap them, or fix one.",
@@ -1051,12 +1046,12 @@ func (d *fileDecoder) unknownMetric(subject hcl.Range, name string, w Workload) 
 		if _, ok := LookupMetric(other, name); ok {
 			d.errorf(subject, "Unknown metric",
 				"%s is a metric of the %s workload, and this scenario's workload is %s. Metrics of the %s workload: %s.",
-				diagQuote(name), other, w, w, strings.Join(names, ", "))
+				spec.Quote(name), other, w, w, strings.Join(names, ", "))
 			return
 		}
 	}
 	d.errorf(subject, "Unknown metric", "The %s workload has no metric named %s.%s Its metrics: %s.",
-		w, diagQuote(name), diagDidYouMean(name, names), strings.Join(names, ", "))
+		w, spec.Quote(name), spec.DidYouMean(name, names), strings.Join(names, ", "))
 }
 
 // bound decodes a threshold's min or max (path names it). It returns nil
@@ -1125,7 +1120,7 @@ func (d *fileDecoder) checkGroups() {
 		if !ok {
 			d.errorf(subject, "Unknown scenario",
 				"against names scenario %s, which is not declared in the files of this run.%s Declared scenarios: %s.",
-				diagQuote(s.Against), diagDidYouMean(s.Against, names), strings.Join(names, ", "))
+				spec.Quote(s.Against), spec.DidYouMean(s.Against, names), strings.Join(names, ", "))
 			continue
 		}
 		ref, refDecl := d.scenarios[j], d.decls[j]
@@ -1176,7 +1171,7 @@ func diagRounds(attr string, rounds int) string {
 	case attr != "":
 		return fmt.Sprintf("%s = %d", attr, rounds)
 	}
-	return Plural(rounds, "round")
+	return textfmt.Plural(rounds, "round")
 }
 
 // content checks a body against the arguments and blocks allowed in it. in
@@ -1188,7 +1183,7 @@ func (d *fileDecoder) content(body *hclsyntax.Body, in string, attrNames, blockN
 	attrs := map[string]*hclsyntax.Attribute{}
 	allBlocks := append(slices.Clone(blockNames), labeledNames...)
 	all := append(slices.Clone(attrNames), allBlocks...)
-	for _, a := range attrsInOrder(body) {
+	for _, a := range spec.SortedAttributes(body) {
 		switch {
 		case slices.Contains(attrNames, a.Name):
 			attrs[a.Name] = a
@@ -1198,7 +1193,7 @@ func (d *fileDecoder) content(body *hclsyntax.Body, in string, attrNames, blockN
 		default:
 			d.errorf(a.NameRange, "Unsupported argument",
 				"An argument named %s is not expected in a %s block.%s %s",
-				diagQuote(a.Name), in, diagDidYouMean(a.Name, all), diagValidItems(attrNames, allBlocks))
+				spec.Quote(a.Name), in, spec.DidYouMean(a.Name, all), diagValidItems(attrNames, allBlocks))
 		}
 	}
 	blocks := map[string]*hclsyntax.Block{}
@@ -1216,13 +1211,13 @@ func (d *fileDecoder) content(body *hclsyntax.Body, in string, attrNames, blockN
 		default:
 			d.errorf(b.TypeRange, "Unsupported block type",
 				"Blocks of type %s are not expected in a %s block.%s %s",
-				diagQuote(b.Type), in, diagDidYouMean(b.Type, all), diagValidItems(attrNames, allBlocks))
+				spec.Quote(b.Type), in, spec.DidYouMean(b.Type, all), diagValidItems(attrNames, allBlocks))
 			continue
 		}
 		if first, dup := blocks[b.Type]; dup {
 			d.errorf(b.TypeRange, "Duplicate "+b.Type+" block",
 				"A %s block may contain only one %s block; the first one is at %s. Merge the settings into one block.",
-				in, b.Type, diagPos(first.TypeRange))
+				in, b.Type, spec.PosString(first.TypeRange))
 			continue
 		}
 		if len(b.Labels) > 0 {
@@ -1284,7 +1279,7 @@ func (d *fileDecoder) notLiteral(a *hclsyntax.Attribute) {
 		v := vars[0]
 		hint := ""
 		if len(v) == 1 {
-			hint = fmt.Sprintf(" If you meant the string %s, put it in quotes: %s = %s.", diagQuote(v.RootName()), a.Name, diagQuote(v.RootName()))
+			hint = fmt.Sprintf(" If you meant the string %s, put it in quotes: %s = %s.", spec.Quote(v.RootName()), a.Name, spec.Quote(v.RootName()))
 		}
 		d.errorf(v.SourceRange(), "Variables not allowed",
 			"Scenario files take literal values only, not references.%s", hint)
@@ -1299,7 +1294,7 @@ func (d *fileDecoder) notLiteral(a *hclsyntax.Attribute) {
 	})
 	if call != nil {
 		d.errorf(call.Range(), "Function calls not allowed",
-			"Scenario files take literal values only; %s() cannot be called here. Write the value itself.", diagTruncate(call.Name))
+			"Scenario files take literal values only; %s() cannot be called here. Write the value itself.", spec.Truncate(call.Name))
 		return
 	}
 	d.errorf(a.Expr.Range(), "Literal value required",
@@ -1311,29 +1306,13 @@ func (d *fileDecoder) wrongType(a *hclsyntax.Attribute, path, what string, v cty
 	hint := ""
 	if v.Type() == cty.String && strings.Contains(what, "number") {
 		if _, err := cty.ParseNumberVal(strings.TrimSpace(v.AsString())); err == nil {
-			hint = fmt.Sprintf(" Remove the quotes: %s = %s.", a.Name, diagTruncate(strings.TrimSpace(v.AsString())))
+			hint = fmt.Sprintf(" Remove the quotes: %s = %s.", a.Name, spec.Truncate(strings.TrimSpace(v.AsString())))
 		}
 	}
 	if v.Type() == cty.Number && strings.Contains(what, "duration") && !strings.Contains(what, "number") {
 		hint = fmt.Sprintf(" Write a number and a unit in quotes, such as %s = \"%ss\".", a.Name, v.AsBigFloat().Text('g', 10))
 	}
-	d.errorf(a.Expr.Range(), "Incorrect value type", "%s must be %s, not %s.%s", path, what, diagTypeName(v.Type()), hint)
-}
-
-func diagTypeName(t cty.Type) string {
-	switch {
-	case t == cty.String:
-		return "a string"
-	case t == cty.Number:
-		return "a number"
-	case t == cty.Bool:
-		return "a bool"
-	case t.IsTupleType() || t.IsListType():
-		return "a list"
-	case t.IsObjectType() || t.IsMapType():
-		return "an object"
-	}
-	return t.FriendlyName()
+	d.errorf(a.Expr.Range(), "Incorrect value type", "%s must be %s, not %s.%s", path, what, spec.TypeName(v.Type()), hint)
 }
 
 // str decodes a string.
@@ -1362,28 +1341,19 @@ func (d *fileDecoder) boolean(a *hclsyntax.Attribute, path string) (bool, bool) 
 	return v.True(), true
 }
 
-// whole decodes a whole number in r (r.Attr names it); hint ends the
-// out-of-range detail.
+// whole decodes a whole number in r (r.Attr names it) with spec.WholeIn;
+// hint ends the out-of-range detail.
 func (d *fileDecoder) whole(a *hclsyntax.Attribute, r catalog.IntRange, hint string) (int, bool) {
 	v, ok := d.value(a)
 	if !ok {
 		return 0, false
 	}
-	if v.Type() != cty.Number {
-		d.wrongType(a, r.Attr, "a whole number", v)
+	i, diag := spec.WholeIn(a, v, r, hint)
+	if diag != nil {
+		d.diags = append(d.diags, diag)
 		return 0, false
 	}
-	bf := v.AsBigFloat()
-	i, acc := bf.Int64()
-	err := r.Check(i)
-	if !bf.IsInt() || acc != big.Exact {
-		err = r.Invalid(bf.Text('g', 20))
-	}
-	if err != nil {
-		d.errorf(a.Expr.Range(), "Invalid "+r.Attr, "%s.%s", err, diagSpaced(hint))
-		return 0, false
-	}
-	return int(i), true
+	return i, true
 }
 
 // duration decodes a positive Go duration string ("20ms", "1.5s").
@@ -1415,47 +1385,10 @@ func diagDurationError(err error) string {
 	msg := strings.TrimPrefix(err.Error(), "time: ")
 	if i := strings.IndexByte(msg, '"'); i >= 0 {
 		if s, uerr := strconv.Unquote(msg[i:]); uerr == nil {
-			msg = msg[:i] + diagQuote(s)
+			msg = msg[:i] + spec.Quote(s)
 		}
 	}
 	return msg
-}
-
-func diagSpaced(s string) string {
-	if s == "" {
-		return ""
-	}
-	return " " + s
-}
-
-// diagPos renders where r starts as file:line:col.
-func diagPos(r hcl.Range) string {
-	return fmt.Sprintf("%s:%d:%d", r.Filename, r.Start.Line, r.Start.Column)
-}
-
-// attrsInOrder returns body's attributes in source order.
-func attrsInOrder(body *hclsyntax.Body) []*hclsyntax.Attribute {
-	attrs := make([]*hclsyntax.Attribute, 0, len(body.Attributes))
-	for _, a := range body.Attributes {
-		attrs = append(attrs, a)
-	}
-	sort.Slice(attrs, func(i, j int) bool { return attrs[i].SrcRange.Start.Byte < attrs[j].SrcRange.Start.Byte })
-	return attrs
-}
-
-// sortDiags orders diagnostics by file and position; those without a
-// source range come first.
-func sortDiags(diags hcl.Diagnostics) {
-	sort.SliceStable(diags, func(i, j int) bool {
-		a, b := diags[i].Subject, diags[j].Subject
-		switch {
-		case a == nil || b == nil:
-			return a == nil && b != nil
-		case a.Filename != b.Filename:
-			return a.Filename < b.Filename
-		}
-		return a.Start.Byte < b.Start.Byte
-	})
 }
 
 func workloadStrings() []string {
@@ -1484,45 +1417,4 @@ func diagOr(names []string) string {
 		return strings.Join(q, "")
 	}
 	return strings.Join(q[:len(q)-1], ", ") + " or " + q[len(q)-1]
-}
-
-// diagMaxQuoted is the most characters of a value that a message quotes.
-const diagMaxQuoted = 150
-
-// diagQuote returns s in double quotes, shortened to its first diagMaxQuoted
-// characters and an ellipsis: messages never echo an unbounded input back.
-func diagQuote(s string) string { return strconv.Quote(diagTruncate(s)) }
-
-// diagTruncate shortens s to its first diagMaxQuoted characters and an ellipsis.
-func diagTruncate(s string) string {
-	if utf8.RuneCountInString(s) <= diagMaxQuoted {
-		return s
-	}
-	n := 0
-	for i := range s {
-		if n == diagMaxQuoted {
-			return s[:i] + "…"
-		}
-		n++
-	}
-	return s
-}
-
-// diagDidYouMean returns ` Did you mean "x"?` for the candidate closest to
-// given, or "" when none is close enough to be a likely typo.
-func diagDidYouMean(given string, candidates []string) string {
-	best, bestDist := "", -1
-	for _, c := range candidates {
-		if strings.EqualFold(c, given) {
-			return fmt.Sprintf(" Did you mean %q?", c)
-		}
-		d := spec.EditDistance(strings.ToLower(given), strings.ToLower(c))
-		if d <= max(2, len(c)/4) && (bestDist < 0 || d < bestDist) {
-			best, bestDist = c, d
-		}
-	}
-	if best == "" {
-		return ""
-	}
-	return fmt.Sprintf(" Did you mean %q?", best)
 }

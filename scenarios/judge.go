@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"math"
 	"strings"
+
+	"github.com/pgseq/pgseq/internal/textfmt"
 )
 
 // minQuantileSamples is how many pooled samples a percentile metric needs
@@ -134,13 +136,13 @@ func formatValue(u Unit, v float64) string {
 			return fmt.Sprintf("%.0f µs", v*1e6)
 		}
 	case UnitTasksPerSec, UnitInsertsPerSec:
-		return thousands(v) + " " + string(u)
+		return textfmt.ThousandsFloat(v) + " " + string(u)
 	case UnitRatio:
 		return fmt.Sprintf("%.3f×", v)
 	case UnitFraction:
 		return fmt.Sprintf("%.1f%%", v*100)
 	case UnitRows, UnitBuffers, UnitCount, UnitTuples:
-		return thousands(v)
+		return textfmt.ThousandsFloat(v)
 	case UnitBytes:
 		return formatBytes(v)
 	}

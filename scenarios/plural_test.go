@@ -7,22 +7,6 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-func TestPlural(t *testing.T) {
-	t.Parallel()
-	for _, tc := range []struct {
-		n    int
-		noun string
-		want string
-	}{
-		{0, "round", "0 rounds"},
-		{1, "round", "1 round"},
-		{1, "CPU", "1 CPU"},
-		{200_000, "no-op task", "200,000 no-op tasks"},
-	} {
-		require.Equal(t, tc.want, Plural(tc.n, tc.noun))
-	}
-}
-
 // Reports of one round on one CPU read in the singular.
 func TestReportsCountInTheSingular(t *testing.T) {
 	t.Parallel()

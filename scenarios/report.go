@@ -7,6 +7,8 @@ import (
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/pgseq/pgseq/internal/textfmt"
 )
 
 // DrainReport is the drain scenario's result, written to results/drain.json
@@ -176,8 +178,8 @@ func (r *DrainReport) summarise(cases []DrainCase) {
 	for _, s := range r.Variants {
 		switch s.Variant {
 		case Baseline:
-			r.Checks = append(r.Checks, pointCheck("baseline throughput", fmt.Sprintf("≥ %s tasks/s", thousands(TargetTasksPerSec)),
-				fmt.Sprintf("%s tasks/s (median)", thousands(s.MedianTasksPerSec)),
+			r.Checks = append(r.Checks, pointCheck("baseline throughput", fmt.Sprintf("≥ %s tasks/s", textfmt.ThousandsFloat(TargetTasksPerSec)),
+				fmt.Sprintf("%s tasks/s (median)", textfmt.ThousandsFloat(s.MedianTasksPerSec)),
 				s.MedianTasksPerSec >= TargetTasksPerSec))
 		case Binding:
 			r.Checks = append(r.Checks, r.bindingChecks()...)
@@ -210,7 +212,7 @@ func (r *DrainReport) summarise(cases []DrainCase) {
 			r.Checks = append(r.Checks, pointCheck(string(s.Variant)+" slot release (hand_off: server time per unit released)",
 				fmt.Sprintf("< %.0f ms", TargetSlotMS),
 				fmt.Sprintf("%s per unit (%s units; %s per call of %.0f units on average)", micros(perUnit*1000),
-					thousands(float64(units)), micros(f.MeanMS()*1000), float64(units)/float64(f.Calls)),
+					textfmt.Thousands(units), micros(f.MeanMS()*1000), float64(units)/float64(f.Calls)),
 				perUnit < TargetSlotMS))
 		}
 	}
@@ -233,9 +235,9 @@ func (r *DrainReport) bindingChecks() []Check {
 	share := median(shares)
 	return []Check{
 		pointCheck("binding: running never above the limit", fmt.Sprintf("≤ %d in every sample", BindingLimit),
-			fmt.Sprintf("max %d in %s samples", maxRunning, thousands(float64(samples))),
+			fmt.Sprintf("max %d in %s samples", maxRunning, textfmt.Thousands(samples)),
 			maxRunning <= BindingLimit && samples > 0),
-		pointCheck("binding: throughput", fmt.Sprintf("≥ %.0f%% of the ideal %s tasks/s", TargetBinding*100, thousands(ideal)),
+		pointCheck("binding: throughput", fmt.Sprintf("≥ %.0f%% of the ideal %s tasks/s", TargetBinding*100, textfmt.ThousandsFloat(ideal)),
 			fmt.Sprintf("%.1f%% (median of %d)", share*100, len(shares)),
 			share >= TargetBinding),
 	}
@@ -263,10 +265,13 @@ func (r *DrainReport) functionSummary(v Variant) []FunctionStat {
 }
 
 // WriteJSON writes the report as indented JSON.
-func (r *DrainReport) WriteJSON(w io.Writer) error {
+func (r *DrainReport) WriteJSON(w io.Writer) error { return writeJSON(w, r) }
+
+// writeJSON writes v as indented JSON: every report's WriteJSON.
+func writeJSON(w io.Writer, v any) error {
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
-	return enc.Encode(r)
+	return enc.Encode(v)
 }
 
 // WriteMarkdown writes the report for people.
@@ -278,14 +283,14 @@ func (r *DrainReport) WriteMarkdown(w io.Writer) error {
 		"(pool size %d, batch size %d, completions flushed every %s or %.1f ms). %s, variants interleaved (%s) "+
 		"after an unreported %s-task warm-up; each run in a fresh schema, seeded with `enqueue_batch` in chunks of %s, "+
 		"then ANALYZE and CHECKPOINT before the clock starts.\n\n",
-		Plural(s.Tasks, "no-op task"), Plural(s.Workers, "in-process worker"), s.PoolSize, s.BatchSize, Plural(s.FlushSize, "task"), s.FlushIntervalMS,
-		Plural(s.Rounds, "round"), joinVariants(s.Variants), thousands(float64(s.Warmup)), thousands(seedChunk))
+		textfmt.Plural(s.Tasks, "no-op task"), textfmt.Plural(s.Workers, "in-process worker"), s.PoolSize, s.BatchSize, textfmt.Plural(s.FlushSize, "task"), s.FlushIntervalMS,
+		textfmt.Plural(s.Rounds, "round"), joinVariants(s.Variants), textfmt.Thousands(s.Warmup), textfmt.ThousandsFloat(seedChunk))
 	fmt.Fprintf(&b, "Reproduce: `pgseq bench drain --tasks %d --rounds %d --variants %s --workers %d --pool-size %d --batch-size %d --flush-size %d --flush-interval %s`\n\n",
 		s.Tasks, s.Rounds, joinVariantsComma(s.Variants), s.Workers, s.PoolSize, s.BatchSize, s.FlushSize,
 		time.Duration(s.FlushIntervalMS*float64(time.Millisecond)))
 	e := r.Environment
 	fmt.Fprintf(&b, "Run %s, %.0f s in all. %s on the same machine; %s (%s); %s, GOMAXPROCS %d. Server settings: %s.\n\n",
-		r.StartedAt.Format(time.RFC3339), r.Seconds, firstWords(e.Postgres, 2), Plural(e.NumCPU, "CPU"), orUnknown(e.CPUModel), e.GoVersion, e.GOMAXPROCS,
+		r.StartedAt.Format(time.RFC3339), r.Seconds, firstWords(e.Postgres, 2), textfmt.Plural(e.NumCPU, "CPU"), orUnknown(e.CPUModel), e.GoVersion, e.GOMAXPROCS,
 		settingsLine(e.PostgresSettings))
 
 	fmt.Fprintf(&b, "## Throughput\n\n")
@@ -307,10 +312,10 @@ func (r *DrainReport) WriteMarkdown(w io.Writer) error {
 		}
 		per := make([]string, len(v.TasksPerSec))
 		for i, t := range v.TasksPerSec {
-			per[i] = thousands(t)
+			per[i] = textfmt.ThousandsFloat(t)
 		}
 		fmt.Fprintf(&b, "| %s | %s | %s | %s | %s | %s | %s |\n", v.Variant, v.Description, ratio, ci, geo,
-			thousands(v.MedianTasksPerSec), strings.Join(per, ", "))
+			textfmt.ThousandsFloat(v.MedianTasksPerSec), strings.Join(per, ", "))
 	}
 
 	fmt.Fprintf(&b, "\n## Round-trip latency\n\nAs the workers saw them (network and queueing included), all rounds pooled. `complete` releases the slots of limited tasks.\n\n")
@@ -318,8 +323,8 @@ func (r *DrainReport) WriteMarkdown(w io.Writer) error {
 	fmt.Fprintf(&b, "|---|---:|---:|---:|---:|---:|---:|---:|---:|\n")
 	for _, v := range r.Variants {
 		fmt.Fprintf(&b, "| %s | %s | %s | %s | %s | %s | %s | %s | %s |\n", v.Variant,
-			micros(v.Claim.P50), micros(v.Claim.P99), micros(v.Claim.Max), thousands(float64(v.Claim.Count)),
-			micros(v.Complete.P50), micros(v.Complete.P99), micros(v.Complete.Max), thousands(float64(v.Complete.Count)))
+			micros(v.Claim.P50), micros(v.Claim.P99), micros(v.Claim.Max), textfmt.Thousands(v.Claim.Count),
+			micros(v.Complete.P50), micros(v.Complete.P99), micros(v.Complete.Max), textfmt.Thousands(v.Complete.Count))
 	}
 
 	fmt.Fprintf(&b, "\n## Server time of the runtime functions\n\n"+
@@ -333,7 +338,7 @@ func (r *DrainReport) WriteMarkdown(w io.Writer) error {
 			if f.Calls > 0 {
 				self = f.SelfMS / float64(f.Calls)
 			}
-			fmt.Fprintf(&b, "| %s | `%s` | %s | %s | %s |\n", v.Variant, f.Name, thousands(float64(f.Calls)),
+			fmt.Fprintf(&b, "| %s | `%s` | %s | %s | %s |\n", v.Variant, f.Name, textfmt.Thousands(f.Calls),
 				micros(f.MeanMS()*1000), micros(self*1000))
 		}
 	}
@@ -347,10 +352,10 @@ func (r *DrainReport) WriteMarkdown(w io.Writer) error {
 		busy := pctOrUnknown(run.HostCPUBusy)
 		limit := "none"
 		if run.Limit > 0 {
-			limit = thousands(float64(run.Limit))
+			limit = textfmt.Thousands(run.Limit)
 		}
 		fmt.Fprintf(&b, "| %d | %s | %s | %.2f | %.2f | %.2f | %.1f | %d | %d | %.1f | %d / %.1f (%s) | %.2f | %s | %s | %s | %d |\n", run.Round, run.Variant,
-			thousands(run.TasksPerSec), run.Seconds, run.TailSeconds, run.SeedSeconds, run.MeanClaimSize, run.ShortClaims, run.EmptyClaims,
+			textfmt.ThousandsFloat(run.TasksPerSec), run.Seconds, run.TailSeconds, run.SeedSeconds, run.MeanClaimSize, run.ShortClaims, run.EmptyClaims,
 			run.MeanCompleteSize, run.RunningMax, run.RunningMean, limit, run.GoCPU, busy, pctOrUnknown(run.ServerCPU), pctOrUnknown(run.OtherCPU), run.OtherSessions)
 	}
 	_, err := io.WriteString(w, b.String())
@@ -416,32 +421,4 @@ func micros(us float64) string {
 		return fmt.Sprintf("%.2f ms", us/1000)
 	}
 	return fmt.Sprintf("%.0f µs", us)
-}
-
-// Plural returns n, with thousands separators, and noun, with an s added
-// unless n is 1: "1 round", "200,000 tasks". The benchmark commands use it
-// too.
-func Plural(n int, noun string) string {
-	if n == 1 {
-		return "1 " + noun
-	}
-	return thousands(float64(n)) + " " + noun + "s"
-}
-
-// thousands formats x rounded, with thousands separators: 23,456.
-func thousands(x float64) string {
-	s := fmt.Sprintf("%.0f", x)
-	neg := strings.HasPrefix(s, "-")
-	s = strings.TrimPrefix(s, "-")
-	var b strings.Builder
-	for i, c := range s {
-		if i > 0 && (len(s)-i)%3 == 0 {
-			b.WriteByte(',')
-		}
-		b.WriteRune(c)
-	}
-	if neg {
-		return "-" + b.String()
-	}
-	return b.String()
 }

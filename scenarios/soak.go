@@ -15,6 +15,7 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/pgseq/pgseq/catalog"
+	"github.com/pgseq/pgseq/internal/textfmt"
 	"github.com/pgseq/pgseq/queue"
 )
 
@@ -511,7 +512,7 @@ func (s *soaker) sample(ctx context.Context) error {
 		if w.completed != lastDone || smp.Backlog <= 0 {
 			lastDone, lastDoneAt = w.completed, time.Now()
 		} else if time.Since(lastDoneAt) > soakStallTimeout {
-			return fmt.Errorf("stalled: no task completed in %s while %s waited", soakStallTimeout, Plural(int(smp.Backlog), "task"))
+			return fmt.Errorf("stalled: no task completed in %s while %s waited", soakStallTimeout, textfmt.Plural(int(smp.Backlog), "task"))
 		}
 	}
 	s.first, s.last = s.obs.windows()

@@ -8,6 +8,8 @@ import (
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
+
+	"github.com/pgseq/pgseq/internal/textfmt"
 )
 
 // soakChart draws the soak scenarios over time, one colour per scenario,
@@ -147,7 +149,7 @@ func (chartLogThousandsTicks) Ticks(lo, hi float64) []plot.Tick {
 	ticks := chartLogTicks{}.Ticks(lo, hi)
 	for i := range ticks {
 		if ticks[i].Label != "" && ticks[i].Value >= 1000 {
-			ticks[i].Label = thousands(ticks[i].Value)
+			ticks[i].Label = textfmt.ThousandsFloat(ticks[i].Value)
 		}
 	}
 	return ticks

@@ -4,12 +4,14 @@ import (
 	"fmt"
 	"strings"
 	"time"
+
+	"github.com/pgseq/pgseq/internal/textfmt"
 )
 
 // soakSizeLine says how big a soak scenario ran.
 func soakSizeLine(s Size) string {
-	return fmt.Sprintf("%s at %s tasks/s, %s × %s, batch %d", s.Duration, thousands(float64(s.Rate)),
-		Plural(s.Workers, "worker"), Plural(s.PoolSize, "handler"), s.BatchSize)
+	return fmt.Sprintf("%s at %s tasks/s, %s × %s, batch %d", s.Duration, textfmt.Thousands(s.Rate),
+		textfmt.Plural(s.Workers, "worker"), textfmt.Plural(s.PoolSize, "handler"), s.BatchSize)
 }
 
 // soakPurgeExpected says whether a run was long enough for the leader's
@@ -25,7 +27,7 @@ func writeSoakMarkdown(b *strings.Builder, r *SoakRun) {
 	seconds := func(s float64) string { return time.Duration(s * float64(time.Second)).String() }
 	fmt.Fprintf(b, "**Over time.** Sampled every %s after a warm-up of %s; first and last windows of %s. Queue `%s`: completed tasks kept %s, the leader's maintenance every %s; %s enqueued in turn, %d of them limited.",
 		seconds(r.IntervalSeconds), seconds(r.WarmupSeconds), seconds(r.WindowSeconds), r.Queue,
-		seconds(r.RetentionCompletedSeconds), seconds(r.MaintenanceIntervalSeconds), Plural(r.TaskTypes, "task type"), r.Limited)
+		seconds(r.RetentionCompletedSeconds), seconds(r.MaintenanceIntervalSeconds), textfmt.Plural(r.TaskTypes, "task type"), r.Limited)
 	if r.HoldSnapshot {
 		b.WriteString(" **A separate session held a REPEATABLE READ snapshot for the whole run**: vacuum could remove nothing.")
 	}
@@ -41,9 +43,9 @@ func writeSoakMarkdown(b *strings.Builder, r *SoakRun) {
 		b.WriteString(".\n\n")
 	}
 	fmt.Fprintf(b, "%s enqueued, %s completed, %s purged by the leader's maintenance",
-		thousands(float64(r.Enqueued)), thousands(float64(r.Completed)), thousands(float64(r.Purged)))
+		textfmt.Thousands(r.Enqueued), textfmt.Thousands(r.Completed), textfmt.Thousands(r.Purged))
 	if r.Failed > 0 {
-		fmt.Fprintf(b, ", %s failed", Plural(int(r.Failed), "handler"))
+		fmt.Fprintf(b, ", %s failed", textfmt.Plural(int(r.Failed), "handler"))
 	}
 	b.WriteString(".")
 	if r.Purged == 0 && r.soakPurgeExpected() {
@@ -61,11 +63,11 @@ func writeSoakMarkdown(b *strings.Builder, r *SoakRun) {
 			hot = fmt.Sprintf("%.0f%%", 100*float64(s.Slots.HotUpdates)/float64(s.Slots.Updates))
 		}
 		fmt.Fprintf(b, "| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %d / %d | %s | %s |\n",
-			seconds(s.Seconds), thousands(float64(s.Claims)), soakLatency(s.Claims, s.ClaimP50), soakLatency(s.Claims, s.ClaimP99),
-			soakLatency(1, s.EnqueueP99), thousands(s.CompletedPerSec), thousands(float64(s.Backlog)),
-			thousands(float64(s.Tasks.Live)), thousands(float64(s.Tasks.Dead)), thousands(float64(s.Slots.Dead)),
+			seconds(s.Seconds), textfmt.Thousands(s.Claims), soakLatency(s.Claims, s.ClaimP50), soakLatency(s.Claims, s.ClaimP99),
+			soakLatency(1, s.EnqueueP99), textfmt.ThousandsFloat(s.CompletedPerSec), textfmt.Thousands(s.Backlog),
+			textfmt.Thousands(s.Tasks.Live), textfmt.Thousands(s.Tasks.Dead), textfmt.Thousands(s.Slots.Dead),
 			formatBytes(float64(s.Tasks.Bytes+s.Slots.Bytes)), s.Tasks.Autovacuums, s.Slots.Autovacuums, hot,
-			thousands(float64(s.XminAge)))
+			textfmt.Thousands(s.XminAge))
 	}
 	b.WriteString("\n")
 }
@@ -83,6 +85,6 @@ func soakLatency(n int, v float64) string {
 // concurrency_slots, and their total size.
 func (s SoakSample) Summary() string {
 	return fmt.Sprintf("claim p50 %s, p99 %s; %s tasks/s; dead tuples %s + %s; %s",
-		soakLatency(s.Claims, s.ClaimP50), soakLatency(s.Claims, s.ClaimP99), thousands(s.CompletedPerSec),
-		thousands(float64(s.Tasks.Dead)), thousands(float64(s.Slots.Dead)), formatBytes(float64(s.Tasks.Bytes+s.Slots.Bytes)))
+		soakLatency(s.Claims, s.ClaimP50), soakLatency(s.Claims, s.ClaimP99), textfmt.ThousandsFloat(s.CompletedPerSec),
+		textfmt.Thousands(s.Tasks.Dead), textfmt.Thousands(s.Slots.Dead), formatBytes(float64(s.Tasks.Bytes+s.Slots.Bytes)))
 }

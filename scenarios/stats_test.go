@@ -48,9 +48,3 @@ func TestLatencyStats(t *testing.T) {
 	require.InDelta(t, 50.5, l.Mean, 1e-9)
 	require.Equal(t, Latency{}, latencyStats(nil))
 }
-
-func TestThousands(t *testing.T) {
-	for in, want := range map[float64]string{0: "0", 999: "999", 1000: "1,000", 23456.4: "23,456", 200000: "200,000", -1234: "-1,234"} {
-		require.Equal(t, want, thousands(in))
-	}
-}

@@ -8,6 +8,8 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5/pgxpool"
+
+	"github.com/pgseq/pgseq/internal/textfmt"
 )
 
 // SuiteOptions configure RunSuite. Pool and Scenarios are required.
@@ -171,7 +173,7 @@ func RunSuite(ctx context.Context, opts SuiteOptions) (*SuiteResult, error) {
 			continue
 		}
 		size := EffectiveSize(sc, opts.Quick)
-		step(fmt.Sprintf("soak: %s (%s at %s tasks/s)", sc.Name, size.Duration, thousands(float64(size.Rate))))
+		step(fmt.Sprintf("soak: %s (%s at %s tasks/s)", sc.Name, size.Duration, textfmt.Thousands(size.Rate)))
 		r, err := RunSoak(ctx, SoakOptions{
 			Pool: opts.Pool, Scenario: sc, Size: size, SchemaPrefix: opts.SchemaPrefix, Progress: opts.Soak,
 		})

@@ -1,19 +1,16 @@
 package scenarios
 
 import (
-	"encoding/json"
 	"fmt"
 	"io"
 	"path"
 	"strings"
+
+	"github.com/pgseq/pgseq/internal/textfmt"
 )
 
 // WriteJSON writes the result document, indented.
-func (r *SuiteResult) WriteJSON(w io.Writer) error {
-	enc := json.NewEncoder(w)
-	enc.SetIndent("", "  ")
-	return enc.Encode(r)
-}
+func (r *SuiteResult) WriteJSON(w io.Writer) error { return writeJSON(w, r) }
 
 // Counts returns how many thresholds were met, missed and inconclusive.
 func (r *SuiteResult) Counts() (met, missed, inconclusive int) {
@@ -41,7 +38,7 @@ func (r *SuiteResult) WriteMarkdown(w io.Writer, charts []string) error {
 	met, missed, inconclusive := r.Counts()
 	fmt.Fprintf(&b, "# pgseq benchmark: %s\n\n", r.Verdict)
 	fmt.Fprintf(&b, "%s, %s: %d met, %d missed, %d inconclusive. ",
-		Plural(len(r.Scenarios), "scenario"), Plural(met+missed+inconclusive, "threshold"), met, missed, inconclusive)
+		textfmt.Plural(len(r.Scenarios), "scenario"), textfmt.Plural(met+missed+inconclusive, "threshold"), met, missed, inconclusive)
 	if r.Quick {
 		b.WriteString("Quick sizes (a smoke run: the figures are indicative only). ")
 	}
@@ -123,7 +120,7 @@ func (r *SuiteResult) WriteMarkdown(w io.Writer, charts []string) error {
 			b.WriteString("| function | statement | indexes | seq scans of tasks | rows examined | buffers | ms | plan |\n|---|---|---|---:|---:|---:|---:|---|\n")
 			for _, p := range s.Plans {
 				fmt.Fprintf(&b, "| `%s` | `%s` | %s | %d | %s | %s | %.2f | [json](%s) |\n", p.Function, oneLine(p.Statement, 60),
-					strings.Join(p.Indexes, ", "), p.SeqScans, thousands(p.RowsExamined), thousands(float64(p.Buffers)), p.ExecutionMS, path.Join("plans", p.File))
+					strings.Join(p.Indexes, ", "), p.SeqScans, textfmt.ThousandsFloat(p.RowsExamined), textfmt.Thousands(p.Buffers), p.ExecutionMS, path.Join("plans", p.File))
 			}
 			b.WriteString("\n")
 		}
@@ -137,12 +134,12 @@ func sizeLine(w Workload, s Size) string {
 	switch w {
 	case WorkloadDrain:
 		return fmt.Sprintf("%s per run, %s, %s × %s, batch %d, warm-up %s",
-			Plural(s.Tasks, "task"), Plural(s.Rounds, "round"), Plural(s.Workers, "worker"), Plural(s.PoolSize, "handler"),
-			s.BatchSize, Plural(s.Warmup, "task"))
+			textfmt.Plural(s.Tasks, "task"), textfmt.Plural(s.Rounds, "round"), textfmt.Plural(s.Workers, "worker"), textfmt.Plural(s.PoolSize, "handler"),
+			s.BatchSize, textfmt.Plural(s.Warmup, "task"))
 	case WorkloadExplain:
-		return fmt.Sprintf("%s pending", Plural(s.Tasks, "task"))
+		return fmt.Sprintf("%s pending", textfmt.Plural(s.Tasks, "task"))
 	case WorkloadCounters:
-		return fmt.Sprintf("%s, %s, %s per run", Plural(s.Clients, "client"), Plural(s.Rounds, "round"), s.Duration)
+		return fmt.Sprintf("%s, %s, %s per run", textfmt.Plural(s.Clients, "client"), textfmt.Plural(s.Rounds, "round"), s.Duration)
 	case WorkloadSoak:
 		return soakSizeLine(s)
 	}

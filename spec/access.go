@@ -39,7 +39,7 @@ func (d *decoder) access(b *hclsyntax.Block) {
 	if d.accessBlock != nil {
 		d.errorf(b.TypeRange, "Duplicate access block",
 			"The access block is already declared at %s. A configuration has one access block, which names the roles of every level: merge the two.",
-			posString(*d.accessBlock))
+			PosString(*d.accessBlock))
 		return
 	}
 	def := b.DefRange()
@@ -65,10 +65,10 @@ func (d *decoder) accessLevel(a *hclsyntax.Attribute, level string) {
 	if !isTuple || !(v.Type().IsTupleType() || v.Type().IsListType()) {
 		hint := ""
 		if v.Type() == cty.String {
-			hint = fmt.Sprintf(" Put the role in brackets: %s = [%s].", level, quote(v.AsString()))
+			hint = fmt.Sprintf(" Put the role in brackets: %s = [%s].", level, Quote(v.AsString()))
 		}
 		d.errorf(a.Expr.Range(), "Incorrect value type",
-			"%s must be a list of database role names, such as [\"app_worker\"] or [], not %s.%s", level, typeName(v.Type()), hint)
+			"%s must be a list of database role names, such as [\"app_worker\"] or [], not %s.%s", level, TypeName(v.Type()), hint)
 		return
 	}
 	seen := map[string]hcl.Range{}
@@ -80,7 +80,7 @@ func (d *decoder) accessLevel(a *hclsyntax.Attribute, level string) {
 			continue
 		}
 		if ev.IsNull() || ev.Type() != cty.String {
-			d.errorf(e.Range(), "Incorrect value type", "%s must be a role name in quotes, not %s.", path, typeName(ev.Type()))
+			d.errorf(e.Range(), "Incorrect value type", "%s must be a role name in quotes, not %s.", path, TypeName(ev.Type()))
 			continue
 		}
 		role := ev.AsString()
@@ -91,7 +91,7 @@ func (d *decoder) accessLevel(a *hclsyntax.Attribute, level string) {
 		if first, dup := seen[role]; dup {
 			d.errorf(e.Range(), "Duplicate role",
 				"%s is %s, which is already listed at %s. Each role is listed once per level: remove one.",
-				path, quote(role), posString(first))
+				path, Quote(role), PosString(first))
 			continue
 		}
 		seen[role] = e.Range()

@@ -234,7 +234,7 @@ func Parse(files map[string][]byte) (*Config, hcl.Diagnostics) {
 				"only deleting a counter or a queue with unfinished tasks needs --allow-destroy. Check that the right files were given.",
 		})
 	}
-	sortDiagnostics(diags)
+	SortDiagnostics(diags)
 
 	d.state.Sort()
 	cfg.state = d.state
@@ -285,14 +285,14 @@ func duplicateArgument(diag *hcl.Diagnostic, f *hcl.File) *hcl.Diagnostic {
 		Severity: hcl.DiagError,
 		Summary:  "Duplicate argument",
 		Detail: fmt.Sprintf("The argument %s is already set at %s. Each argument may be set only once: remove one of them.",
-			quote(name), posString(first.NameRange)),
+			Quote(name), PosString(first.NameRange)),
 		Subject: s,
 	}
 }
 
-// sortDiagnostics orders diagnostics by file and position; those without a
+// SortDiagnostics orders diagnostics by file and position; those without a
 // source range come first.
-func sortDiagnostics(diags hcl.Diagnostics) {
+func SortDiagnostics(diags hcl.Diagnostics) {
 	sort.SliceStable(diags, func(i, j int) bool {
 		a, b := diags[i].Subject, diags[j].Subject
 		switch {

@@ -174,7 +174,7 @@ func (d *decoder) counter(b *hclsyntax.Block, name string, nameRange hcl.Range) 
 	case prefixA != nil && prefixFrom != nil:
 		d.errorf(prefixA.NameRange, "Conflicting prefixes",
 			"Counter %q sets both prefix, a constant key prefix, and prefix_from, a prefix per scope read from a table (block at %s). A key has one prefix: remove one of them.",
-			name, posString(prefixFrom.TypeRange))
+			name, PosString(prefixFrom.TypeRange))
 	case prefixA != nil && attached && scopeLen > 0:
 		d.errorf(prefixA.Expr.Range(), "Prefix on a scoped counter",
 			"Counter %q restarts its numbering for every scope, so a constant prefix would make keys ambiguous: %s-42 would exist once per scope and name no single row. Use a prefix_from block to take each scope's prefix from a column of another table, or remove prefix.",
@@ -225,7 +225,7 @@ func (d *decoder) counter(b *hclsyntax.Block, name string, nameRange hcl.Range) 
 	if first, dup := d.counterLabels[name]; dup {
 		d.errorf(nameRange, "Duplicate counter",
 			"A counter named %q was already declared at %s. Counter names are unique across all files of a configuration: rename or remove one of them.",
-			name, posString(first))
+			name, PosString(first))
 		return
 	}
 	if !valid {
@@ -237,7 +237,7 @@ func (d *decoder) counter(b *hclsyntax.Block, name string, nameRange hcl.Range) 
 		if first, dup := d.numbered[key]; dup {
 			d.errorf(rs.Column, "Column already numbered",
 				"%s is already numbered by counter %q, whose column is set at %s. A column is numbered by one counter only: remove one of the counters or number another column.",
-				key, first.counter, posString(first.at))
+				key, first.counter, PosString(first.at))
 		} else {
 			d.numbered[key] = numberedColumn{counter: name, at: rs.Column}
 		}
@@ -260,7 +260,7 @@ func (d *decoder) scope(a *hclsyntax.Attribute, c *catalog.Counter, rs *CounterR
 			hint = fmt.Sprintf(" Put the column in brackets: scope = [%q].", v.AsString())
 		}
 		d.errorf(a.Expr.Range(), "Incorrect value type",
-			"scope must be a list of column names, such as [\"project_id\"] or [], not %s.%s", typeName(v.Type()), hint)
+			"scope must be a list of column names, such as [\"project_id\"] or [], not %s.%s", TypeName(v.Type()), hint)
 		return -1
 	}
 	rs.Scope = a.Expr.Range()
@@ -275,7 +275,7 @@ func (d *decoder) scope(a *hclsyntax.Attribute, c *catalog.Counter, rs *CounterR
 			continue
 		}
 		if ev.IsNull() || ev.Type() != cty.String {
-			d.errorf(e.Range(), "Incorrect value type", "%s must be a column name in quotes, not %s.", path, typeName(ev.Type()))
+			d.errorf(e.Range(), "Incorrect value type", "%s must be a column name in quotes, not %s.", path, TypeName(ev.Type()))
 			continue
 		}
 		col := ev.AsString()
@@ -286,7 +286,7 @@ func (d *decoder) scope(a *hclsyntax.Attribute, c *catalog.Counter, rs *CounterR
 		if first, dup := seen[col]; dup {
 			d.errorf(e.Range(), "Duplicate scope column",
 				"%s is %q, which is already in the scope at %s. Each scope column is listed once: remove one.",
-				path, col, posString(first))
+				path, col, PosString(first))
 			continue
 		}
 		seen[col] = e.Range()

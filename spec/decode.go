@@ -64,12 +64,17 @@ func newDecoder() *decoder {
 
 // errorf records an error diagnostic about subject.
 func (d *decoder) errorf(subject hcl.Range, summary, format string, args ...any) {
-	d.diags = append(d.diags, &hcl.Diagnostic{
+	d.diags = append(d.diags, errorDiag(subject, summary, format, args...))
+}
+
+// errorDiag returns an error diagnostic about subject.
+func errorDiag(subject hcl.Range, summary, format string, args ...any) *hcl.Diagnostic {
+	return &hcl.Diagnostic{
 		Severity: hcl.DiagError,
 		Summary:  summary,
 		Detail:   fmt.Sprintf(format, args...),
 		Subject:  subject.Ptr(),
-	})
+	}
 }
 
 // blockKind is a kind of top-level block: one kind of managed object.
@@ -105,10 +110,10 @@ func blockKindNames() []string {
 
 // file decodes the top-level body of one file.
 func (d *decoder) file(body *hclsyntax.Body) {
-	for _, a := range sortedAttributes(body) {
+	for _, a := range SortedAttributes(body) {
 		d.errorf(a.NameRange, "Unsupported argument",
 			"An argument named %s is not expected at the top level of a file. A pgseq file holds only %s blocks; settings go inside them.",
-			quote(a.Name), andList(blockKindNames()))
+			Quote(a.Name), andList(blockKindNames()))
 	}
 	for _, b := range body.Blocks {
 		var kind *blockKind
@@ -120,7 +125,7 @@ func (d *decoder) file(body *hclsyntax.Body) {
 		if kind == nil {
 			d.errorf(b.TypeRange, "Unsupported block type",
 				"Blocks of type %s are not expected here.%s A pgseq file holds only %s blocks.",
-				quote(b.Type), didYouMean(b.Type, blockKindNames()), andList(blockKindNames()))
+				Quote(b.Type), DidYouMean(b.Type, blockKindNames()), andList(blockKindNames()))
 			continue
 		}
 		if kind.unlabeled != nil {
@@ -149,7 +154,7 @@ func (d *decoder) file(body *hclsyntax.Body) {
 func (d *decoder) content(body *hclsyntax.Body, in string, attrNames, blockNames []string) (map[string]*hclsyntax.Attribute, map[string]*hclsyntax.Block) {
 	attrs := map[string]*hclsyntax.Attribute{}
 	all := append(append([]string(nil), attrNames...), blockNames...)
-	for _, a := range sortedAttributes(body) {
+	for _, a := range SortedAttributes(body) {
 		switch {
 		case slices.Contains(attrNames, a.Name):
 			attrs[a.Name] = a
@@ -159,7 +164,7 @@ func (d *decoder) content(body *hclsyntax.Body, in string, attrNames, blockNames
 		default:
 			d.errorf(a.NameRange, "Unsupported argument",
 				"An argument named %s is not expected in %s block.%s %s",
-				quote(a.Name), withArticle(in), didYouMean(a.Name, all), validItems(attrNames, blockNames))
+				Quote(a.Name), withArticle(in), DidYouMean(a.Name, all), validItems(attrNames, blockNames))
 		}
 	}
 	blocks := map[string]*hclsyntax.Block{}
@@ -173,13 +178,13 @@ func (d *decoder) content(body *hclsyntax.Body, in string, attrNames, blockNames
 		default:
 			d.errorf(b.TypeRange, "Unsupported block type",
 				"Blocks of type %s are not expected in %s block.%s %s",
-				quote(b.Type), withArticle(in), didYouMean(b.Type, all), validItems(attrNames, blockNames))
+				Quote(b.Type), withArticle(in), DidYouMean(b.Type, all), validItems(attrNames, blockNames))
 			continue
 		}
 		if first, dup := blocks[b.Type]; dup {
 			d.errorf(b.TypeRange, "Duplicate "+b.Type+" block",
 				"A %s block may contain only one %s block; the first one is at %s. Merge the settings into one block.",
-				in, b.Type, posString(first.TypeRange))
+				in, b.Type, PosString(first.TypeRange))
 			continue
 		}
 		if len(b.Labels) > 0 {
@@ -259,11 +264,11 @@ func (d *decoder) notLiteral(a *hclsyntax.Attribute) {
 		v := vars[0]
 		hint := ""
 		if len(v) == 1 {
-			hint = fmt.Sprintf(" If you meant the string %s, put it in quotes: %s = %s.", quote(v.RootName()), a.Name, quote(v.RootName()))
+			hint = fmt.Sprintf(" If you meant the string %s, put it in quotes: %s = %s.", Quote(v.RootName()), a.Name, Quote(v.RootName()))
 		}
 		d.errorf(v.SourceRange(), "Variables not allowed",
 			"pgseq configuration takes literal values only, not references such as %s.%s",
-			truncate(traversalString(v)), hint)
+			Truncate(traversalString(v)), hint)
 		return
 	}
 	var call *hclsyntax.FunctionCallExpr
@@ -275,7 +280,7 @@ func (d *decoder) notLiteral(a *hclsyntax.Attribute) {
 	})
 	if call != nil {
 		d.errorf(call.Range(), "Function calls not allowed",
-			"pgseq configuration takes literal values only; %s() cannot be called here. Write the value itself.", truncate(call.Name))
+			"pgseq configuration takes literal values only; %s() cannot be called here. Write the value itself.", Truncate(call.Name))
 		return
 	}
 	d.errorf(a.Expr.Range(), "Literal value required",
@@ -300,20 +305,26 @@ func traversalString(t hcl.Traversal) string {
 
 // wrongType records that a's value v is not what.
 func (d *decoder) wrongType(a *hclsyntax.Attribute, path, what string, v cty.Value) {
+	d.diags = append(d.diags, wrongTypeDiag(a, path, what, v))
+}
+
+// wrongTypeDiag returns the diagnostic saying that a's value v is not what.
+func wrongTypeDiag(a *hclsyntax.Attribute, path, what string, v cty.Value) *hcl.Diagnostic {
 	hint := ""
 	if v.Type() == cty.String && strings.Contains(what, "number") {
 		if _, err := cty.ParseNumberVal(strings.TrimSpace(v.AsString())); err == nil {
-			hint = fmt.Sprintf(" Remove the quotes: %s = %s.", a.Name, truncate(strings.TrimSpace(v.AsString())))
+			hint = fmt.Sprintf(" Remove the quotes: %s = %s.", a.Name, Truncate(strings.TrimSpace(v.AsString())))
 		}
 	}
 	if v.Type() == cty.Number && strings.Contains(what, "duration") && v.AsBigFloat().IsInt() {
 		hint = fmt.Sprintf(" Write a number and a unit in quotes, such as %s = \"%ss\".", a.Name, v.AsBigFloat().Text('f', 0))
 	}
-	d.errorf(a.Expr.Range(), "Incorrect value type",
-		"%s must be %s, not %s.%s", path, what, typeName(v.Type()), hint)
+	return errorDiag(a.Expr.Range(), "Incorrect value type",
+		"%s must be %s, not %s.%s", path, what, TypeName(v.Type()), hint)
 }
 
-func typeName(t cty.Type) string {
+// TypeName names a value type in diagnostics: "a string", "a list".
+func TypeName(t cty.Type) string {
 	switch {
 	case t == cty.String:
 		return "a string"
@@ -358,16 +369,28 @@ func (d *decoder) whole(a *hclsyntax.Attribute, path string, r wholeRule) (int, 
 	return int(i), true
 }
 
-// wholeIn decodes a whole number and checks it with r, the catalog rule a
-// saved plan is checked with too. hint ends the out-of-range detail.
+// wholeIn decodes a whole number and checks it with r (WholeIn).
 func (d *decoder) wholeIn(a *hclsyntax.Attribute, r catalog.IntRange, hint string) (int, bool) {
 	v, ok := d.value(a)
 	if !ok {
 		return 0, false
 	}
-	if v.Type() != cty.Number {
-		d.wrongType(a, r.Attr, "a whole number", v)
+	i, diag := WholeIn(a, v, r, hint)
+	if diag != nil {
+		d.diags = append(d.diags, diag)
 		return 0, false
+	}
+	return i, true
+}
+
+// WholeIn checks v, the literal value of a, with r, the catalog rule a
+// saved plan is checked with too: it must be a whole number in r's range.
+// It returns the number, or the error diagnostic to report, "Incorrect
+// value type" or "Invalid <r.Attr>" (hint ends the out-of-range detail).
+// Scenario files decode their whole numbers with it too.
+func WholeIn(a *hclsyntax.Attribute, v cty.Value, r catalog.IntRange, hint string) (int, *hcl.Diagnostic) {
+	if v.Type() != cty.Number {
+		return 0, wrongTypeDiag(a, r.Attr, "a whole number", v)
 	}
 	bf := v.AsBigFloat()
 	i, acc := bf.Int64()
@@ -376,10 +399,9 @@ func (d *decoder) wholeIn(a *hclsyntax.Attribute, r catalog.IntRange, hint strin
 		err = r.Invalid(bf.Text('g', 20))
 	}
 	if err != nil {
-		d.errorf(a.Expr.Range(), "Invalid "+r.Attr, "%s.%s", err, prefixSpace(hint))
-		return 0, false
+		return 0, errorDiag(a.Expr.Range(), "Invalid "+r.Attr, "%s.%s", err, prefixSpace(hint))
 	}
-	return int(i), true
+	return int(i), nil
 }
 
 // numberIn decodes a number and checks it with r, the catalog rule a saved
@@ -461,13 +483,13 @@ func prefixSpace(s string) string {
 	return " " + s
 }
 
-// posString renders where r starts as file:line:col.
-func posString(r hcl.Range) string {
+// PosString renders where r starts as file:line:col, for diagnostics.
+func PosString(r hcl.Range) string {
 	return fmt.Sprintf("%s:%d:%d", r.Filename, r.Start.Line, r.Start.Column)
 }
 
-// sortedAttributes returns body's attributes in source order.
-func sortedAttributes(body *hclsyntax.Body) []*hclsyntax.Attribute {
+// SortedAttributes returns body's attributes in source order.
+func SortedAttributes(body *hclsyntax.Body) []*hclsyntax.Attribute {
 	attrs := make([]*hclsyntax.Attribute, 0, len(body.Attributes))
 	for _, a := range body.Attributes {
 		attrs = append(attrs, a)

@@ -64,7 +64,7 @@ func DecodeConfigBlocks(blocks []*hclsyntax.Block) (state catalog.State, diags h
 		if b.Type != "queue" && b.Type != "task" {
 			d.errorf(b.TypeRange, "Unsupported block type",
 				"Blocks of type %s are not expected here.%s An embedded configuration holds only %s blocks.",
-				quote(b.Type), didYouMean(b.Type, embeddedKinds), andList(embeddedKinds))
+				Quote(b.Type), DidYouMean(b.Type, embeddedKinds), andList(embeddedKinds))
 			continue
 		}
 		body.Blocks = append(body.Blocks, b)
@@ -72,6 +72,6 @@ func DecodeConfigBlocks(blocks []*hclsyntax.Block) (state catalog.State, diags h
 	d.file(body)
 	d.checkRefs()
 	d.state.Sort()
-	sortDiagnostics(d.diags)
+	SortDiagnostics(d.diags)
 	return d.state, d.diags
 }

@@ -394,15 +394,15 @@ func posAt(src []byte, i int) hcl.Pos {
 // maxQuoted is the most characters of a value that a message quotes.
 const maxQuoted = 150
 
-// quote returns s in double quotes, Go-escaped as %q would, shortened to
+// Quote returns s in double quotes, Go-escaped as %q would, shortened to
 // its first maxQuoted characters and an ellipsis when longer: messages
 // never echo an unbounded input back.
-func quote(s string) string {
-	return strconv.Quote(truncate(s))
+func Quote(s string) string {
+	return strconv.Quote(Truncate(s))
 }
 
-// truncate shortens s to its first maxQuoted characters and an ellipsis.
-func truncate(s string) string {
+// Truncate shortens s to its first maxQuoted characters and an ellipsis.
+func Truncate(s string) string {
 	if utf8.RuneCountInString(s) <= maxQuoted {
 		return s
 	}

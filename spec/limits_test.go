@@ -129,9 +129,9 @@ func TestPosAt(t *testing.T) {
 
 func TestQuoteTruncates(t *testing.T) {
 	t.Parallel()
-	require.Equal(t, `"email:send"`, quote("email:send"))
+	require.Equal(t, `"email:send"`, Quote("email:send"))
 	long := strings.Repeat("é", 1000)
-	q := quote(long)
+	q := Quote(long)
 	require.Equal(t, `"`+strings.Repeat("é", maxQuoted)+`…"`, q)
 }
 

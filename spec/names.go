@@ -53,7 +53,7 @@ func ValidPrefix(p string) bool { return catalog.ValidPrefix(p) }
 
 // invalidCounterNameDetail says why name is not a valid counter name.
 func invalidCounterNameDetail(name string) string {
-	d := fmt.Sprintf("%s is not a valid counter name. %s", quote(name), counterNameRule)
+	d := fmt.Sprintf("%s is not a valid counter name. %s", Quote(name), counterNameRule)
 	fixed := strings.ToLower(strings.NewReplacer("-", "_", ".", "_", ":", "_", " ", "_").Replace(name))
 	if fixed != name && ValidCounterName(fixed) {
 		d += fmt.Sprintf(" Did you mean %q?", fixed)
@@ -65,7 +65,7 @@ func invalidCounterNameDetail(name string) string {
 // table name.
 func invalidTableDetail(path, name string) string {
 	d := fmt.Sprintf("%s: %s is not a valid table name. Write name or schema.name, where each part %s, such as \"tasks\" (in schema %s) or \"app.tasks\".",
-		path, quote(name), identRule, DefaultSchema)
+		path, Quote(name), identRule, DefaultSchema)
 	switch {
 	case name == "":
 		d += " The name is empty."
@@ -80,7 +80,7 @@ func invalidTableDetail(path, name string) string {
 // invalidColumnDetail says why name, the value of path, is not a valid
 // column name.
 func invalidColumnDetail(path, name string) string {
-	d := fmt.Sprintf("%s: %s is not a valid column name. A column name %s, such as \"project_id\".", path, quote(name), identRule)
+	d := fmt.Sprintf("%s: %s is not a valid column name. A column name %s, such as \"project_id\".", path, Quote(name), identRule)
 	switch {
 	case name == "":
 		d += " The name is empty."
@@ -94,7 +94,7 @@ func invalidColumnDetail(path, name string) string {
 
 // invalidPrefixDetail says why p is not a valid key prefix.
 func invalidPrefixDetail(p string) string {
-	d := fmt.Sprintf("%s is not a valid prefix. A prefix starts with a letter, followed by at most 15 letters or digits (^[A-Za-z][A-Za-z0-9]{0,15}$), such as \"INV\"; it is stored upper-case and keys read PREFIX-N (INV-1042).", quote(p))
+	d := fmt.Sprintf("%s is not a valid prefix. A prefix starts with a letter, followed by at most 15 letters or digits (^[A-Za-z][A-Za-z0-9]{0,15}$), such as \"INV\"; it is stored upper-case and keys read PREFIX-N (INV-1042).", Quote(p))
 	if trimmed := strings.TrimRight(p, "-_ "); trimmed != p && ValidPrefix(trimmed) {
 		d += fmt.Sprintf(" The dash is added for you: write prefix = %q.", trimmed)
 	} else if p == "" {
@@ -106,14 +106,14 @@ func invalidPrefixDetail(p string) string {
 // invalidTaskNameDetail says why name is not a valid task name.
 func invalidTaskNameDetail(name string) string {
 	if len(name) > MaxTaskNameLen {
-		return fmt.Sprintf("The task name %s is %d bytes long; a task name is at most %d bytes. Shorten it.", quote(name), len(name), MaxTaskNameLen)
+		return fmt.Sprintf("The task name %s is %d bytes long; a task name is at most %d bytes. Shorten it.", Quote(name), len(name), MaxTaskNameLen)
 	}
-	return fmt.Sprintf("%s is not a valid task name. %s", quote(name), taskNameRule)
+	return fmt.Sprintf("%s is not a valid task name. %s", Quote(name), taskNameRule)
 }
 
 // invalidQueueNameDetail says why name is not a valid queue name.
 func invalidQueueNameDetail(name string) string {
-	d := fmt.Sprintf("%s is not a valid queue name. %s", quote(name), queueNameRule)
+	d := fmt.Sprintf("%s is not a valid queue name. %s", Quote(name), queueNameRule)
 	if lower := strings.ToLower(name); lower != name && ValidQueueName(lower) {
 		d += fmt.Sprintf(" Did you mean %q?", lower)
 	}
@@ -151,8 +151,9 @@ func closest(given string, candidates []string) string {
 	return best
 }
 
-// didYouMean returns " Did you mean "x"?" for the closest candidate, or "".
-func didYouMean(given string, candidates []string) string {
+// DidYouMean returns ` Did you mean "x"?` for the candidate closest to
+// given, or "" when none is close enough to be a likely typo.
+func DidYouMean(given string, candidates []string) string {
 	if s := suggest(given, candidates); s != "" {
 		return fmt.Sprintf(" Did you mean %q?", s)
 	}
@@ -185,7 +186,7 @@ func quotedList(names []string) string {
 	s := append([]string(nil), names...)
 	sort.Strings(s)
 	for i := range s {
-		s[i] = quote(s[i])
+		s[i] = Quote(s[i])
 	}
 	switch len(s) {
 	case 0:

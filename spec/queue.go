@@ -57,7 +57,7 @@ func (d *decoder) queue(b *hclsyntax.Block, name string, nameRange hcl.Range) {
 	if first, dup := d.queueLabels[name]; dup {
 		d.errorf(nameRange, "Duplicate queue",
 			"A queue named %q was already declared at %s. Queue names are unique across all files of a configuration: rename or remove one of them.",
-			name, posString(first))
+			name, PosString(first))
 		return
 	}
 	if !valid {

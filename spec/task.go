@@ -44,7 +44,7 @@ func (d *decoder) task(b *hclsyntax.Block, name string, nameRange hcl.Range) {
 	if first, dup := d.taskLabels[name]; dup {
 		d.errorf(nameRange, "Duplicate task",
 			"A task named %q was already declared at %s. Task names are unique across all files of a configuration: rename or remove one of them.",
-			name, posString(first))
+			name, PosString(first))
 		return
 	}
 	if !valid {
@@ -80,6 +80,6 @@ func (d *decoder) checkRefs() {
 		}
 		d.errorf(*r.expr, "Unknown queue",
 			"Task %q names queue %q, which is not declared.%s %s",
-			r.task, r.queue, didYouMean(r.queue, declared), fix)
+			r.task, r.queue, DidYouMean(r.queue, declared), fix)
 	}
 }

@@ -9,7 +9,7 @@ import (
 	"time"
 	"unicode/utf8"
 
-	"github.com/pgseq/pgseq/render"
+	"github.com/pgseq/pgseq/internal/textfmt"
 )
 
 // RenderOptions control Render.
@@ -82,10 +82,10 @@ func (p *printer) header(s *Snapshot) {
 // planner's estimate when there is one (10,000+ ≈1.2M).
 func (p *printer) count(c Count) string {
 	if c.Exact {
-		return thousands(c.Value)
+		return textfmt.Thousands(c.Value)
 	}
 	p.inexact = true
-	s := thousands(c.Value) + "+"
+	s := textfmt.Thousands(c.Value) + "+"
 	if c.Estimate != nil {
 		p.est = true
 		s += " ≈" + compact(*c.Estimate)
@@ -131,12 +131,12 @@ func (p *printer) limits(s *Snapshot) {
 	t.row("TASK TYPE", "QUEUE", "RUNNING", "LIMIT", "UNITS USED", "GROUPS", "WAITING", "STATE")
 	styles := []string{""}
 	for _, l := range s.Limits {
-		limit := thousands(int64(l.Limit))
+		limit := textfmt.Thousands(l.Limit)
 		if l.Limit == 0 {
 			limit = "none"
 		}
 		t.row(l.TaskType, l.Queue, p.count(l.Running), limit,
-			thousands(l.Used)+"/"+thousands(l.Capacity), strconv.Itoa(l.SlotGroups), p.count(l.Waiting), l.State)
+			textfmt.Thousands(l.Used)+"/"+textfmt.Thousands(l.Capacity), strconv.Itoa(l.SlotGroups), p.count(l.Waiting), l.State)
 		styles = append(styles, stateStyle(l.State))
 	}
 	t.write(&p.b, "  ", func(row, col int, cell string) string {
@@ -175,7 +175,12 @@ func (p *printer) limitNote(l Limit) string {
 	// waiting says how many due tasks wait; oldest for how long.
 	waiting, oldest := "", ""
 	if l.Waiting.Value > 0 {
-		waiting = fmt.Sprintf("%s %s", p.count(l.Waiting), plural(l.Waiting, "due task waits", "due tasks wait"))
+		// An estimate ("1+") reads in the plural.
+		verb := "due tasks wait"
+		if l.Waiting.Exact {
+			verb = textfmt.Word(l.Waiting.Value, "due task waits", verb)
+		}
+		waiting = p.count(l.Waiting) + " " + verb
 		if l.OldestWaiting != nil {
 			oldest = fmt.Sprintf(" (the oldest for %s)", p.age(*l.OldestWaiting))
 		}
@@ -186,7 +191,7 @@ func (p *printer) limitNote(l Limit) string {
 		for _, g := range l.DrainingGroups {
 			gs = append(gs, fmt.Sprintf("%d (capacity %d, %d in use)", g.Group, g.Capacity, g.Used))
 		}
-		within := fmt.Sprintf("within the limit of %s", thousands(int64(l.Limit)))
+		within := fmt.Sprintf("within the limit of %s", textfmt.Thousands(l.Limit))
 		if l.Limit == 0 {
 			within = "released (the type has no limit any more)"
 		}
@@ -205,26 +210,12 @@ func (p *printer) limitNote(l Limit) string {
 		return n + "."
 	case "binding":
 		return fmt.Sprintf("%s: the limit binds: all %s in use; %s for one%s.",
-			p.style(red, l.TaskType), render.Plural(int(l.Capacity), "unit"), waiting, oldest)
+			p.style(red, l.TaskType), textfmt.Plural(int(l.Capacity), "unit"), waiting, oldest)
 	case "admitting":
 		return fmt.Sprintf("%s: %s%s although %s free; the next claim on queue %q or the leader's maintenance admits them.",
-			p.style(yellow, l.TaskType), waiting, oldest, pluralVerb(l.Free, "unit is", "units are"), l.Queue)
+			p.style(yellow, l.TaskType), waiting, oldest, textfmt.Count(l.Free, "unit is", "units are"), l.Queue)
 	}
 	return ""
-}
-
-func plural(c Count, one, many string) string {
-	if c.Exact && c.Value == 1 {
-		return one
-	}
-	return many
-}
-
-func pluralVerb(n int64, one, many string) string {
-	if n == 1 {
-		return "1 " + one
-	}
-	return thousands(n) + " " + many
 }
 
 func (p *printer) workers(s *Snapshot) {
@@ -242,7 +233,7 @@ func (p *printer) workers(s *Snapshot) {
 		if w.Leader {
 			state += ", leader"
 		}
-		t.row(w.ID, w.Hostname, strconv.Itoa(w.PoolSize), thousands(w.Running), duration(w.HeartbeatAgeSeconds)+" ago", state)
+		t.row(w.ID, w.Hostname, strconv.Itoa(w.PoolSize), textfmt.Thousands(w.Running), duration(w.HeartbeatAgeSeconds)+" ago", state)
 		styles = append(styles, stateStyle(w.State))
 	}
 	t.write(&p.b, "  ", func(row, col int, cell string) string {
@@ -258,7 +249,7 @@ func (p *printer) workers(s *Snapshot) {
 		}
 	}
 	if more := ws.Dead - listedDead; more > 0 {
-		p.line("  (%s not listed: the list holds the %d declared dead most recently)", render.Plural(more, "more dead worker"), listedDead)
+		p.line("  (%s not listed: the list holds the %d declared dead most recently)", textfmt.Plural(more, "more dead worker"), listedDead)
 	}
 }
 
@@ -328,7 +319,7 @@ func (p *printer) legend(s *Snapshot) {
 		return
 	}
 	p.b.WriteByte('\n')
-	limit := thousands(int64(s.CountLimit))
+	limit := textfmt.Thousands(s.CountLimit)
 	p.line("N+: at least N (counts read at most %s index entries)%s.", limit,
 		map[bool]string{true: "; ≈: the planner's estimate, from the statistics of the last ANALYZE", false: ""}[p.est])
 }
@@ -376,24 +367,6 @@ func (t *table) write(b *strings.Builder, indent string, decorate func(row, col 
 		b.WriteString(strings.TrimRight(line.String(), " "))
 		b.WriteByte('\n')
 	}
-}
-
-// thousands writes 88310 as "88,310".
-func thousands(n int64) string {
-	s := strconv.FormatInt(n, 10)
-	neg := strings.HasPrefix(s, "-")
-	s = strings.TrimPrefix(s, "-")
-	var b strings.Builder
-	for i, r := range s {
-		if i > 0 && (len(s)-i)%3 == 0 {
-			b.WriteByte(',')
-		}
-		b.WriteRune(r)
-	}
-	if neg {
-		return "-" + b.String()
-	}
-	return b.String()
 }
 
 // compact writes an estimate with two significant digits: 950, 48k, 1.2M.

@@ -195,8 +195,6 @@ func TestFormatting(t *testing.T) {
 		7500: "2h5m", 86400*3 + 3600*4 + 59: "3d4h"} {
 		require.Equal(t, want, duration(s), "%v", s)
 	}
-	require.Equal(t, "88,310", thousands(88_310))
-	require.Equal(t, "-1,000", thousands(-1000))
 
 	c := Count{Value: 10, Exact: false}
 	c.setEstimate(5)

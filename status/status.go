@@ -10,6 +10,7 @@ import (
 	"math"
 	"sort"
 	"strings"
+	"text/template"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -18,16 +19,39 @@ import (
 	"github.com/pgseq/pgseq/migrations"
 )
 
-//go:embed sql/*.sql
+// queries holds the queries, one a file in sql/, and the fragments they
+// share, in fragments/.
+//
+//go:embed sql/*.sql fragments/*.sql
 var queries embed.FS
 
-// query returns the named query of sql/ for schema.
+// query returns the named query of sql/ for schema. Queries are
+// text/template templates: {{schema}} is the schema, quoted, and
+// {{template "lane_counts" lane WHERE LATER}} puts in the fragment of
+// fragments/lane_counts.sql for a lane (sqlLane).
 func query(name, schema string) string {
-	b, err := queries.ReadFile("sql/" + name + ".sql")
+	t := template.New(name + ".sql").Funcs(template.FuncMap{
+		"schema": func() string { return migrations.Render("{{schema}}", schema) },
+		"lane":   func(where string, later bool) sqlLane { return sqlLane{Where: where, Later: later} },
+	})
+	t, err := t.ParseFS(queries, "sql/"+name+".sql", "fragments/*.sql")
 	if err != nil {
-		panic(fmt.Sprintf("status: missing query %s: %v", name, err))
+		panic(fmt.Sprintf("status: query %s: %v", name, err))
 	}
-	return migrations.Render(string(b), schema)
+	var b strings.Builder
+	if err := t.Execute(&b, nil); err != nil {
+		panic(fmt.Sprintf("status: query %s: %v", name, err))
+	}
+	return b.String()
+}
+
+// sqlLane is the argument of the lane_counts fragment: Where selects the
+// lane's pending tasks t (a partial index's predicate, so that they are
+// read through that index only), and Later asks for the count of those not
+// due yet too.
+type sqlLane struct {
+	Where string
+	Later bool
 }
 
 // FormatVersion is the version of the JSON document: MAJOR.MINOR, the major

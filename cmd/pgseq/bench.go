@@ -14,7 +14,7 @@ import (
 	"github.com/vbauerster/mpb/v8"
 	"github.com/vbauerster/mpb/v8/decor"
 
-	"github.com/pgseq/pgseq/render"
+	"github.com/pgseq/pgseq/internal/textfmt"
 	"github.com/pgseq/pgseq/scenarios"
 )
 
@@ -166,7 +166,7 @@ func runLabel(ev scenarios.Event, rounds int) string {
 
 func runResult(r *scenarios.Run) string {
 	return fmt.Sprintf("%s tasks/s (%.2f s), claim p50/p99 %s/%s, complete p50/p99 %s/%s",
-		thousandsInt(int64(r.TasksPerSec+0.5)), r.Seconds, us(r.Claim.P50), us(r.Claim.P99), us(r.Complete.P50), us(r.Complete.P99))
+		textfmt.Thousands(int64(r.TasksPerSec+0.5)), r.Seconds, us(r.Claim.P50), us(r.Claim.P99), us(r.Complete.P50), us(r.Complete.P99))
 }
 
 // lineProgress prints a line when a run starts draining and when it ends:
@@ -183,7 +183,7 @@ func (p *lineProgress) Update(ev scenarios.Event) {
 	switch {
 	case ev.Phase == scenarios.PhaseDrain && ev.Done == 0 && p.draining != run:
 		p.draining = run
-		fmt.Fprintf(p.w, "%s  seeded %s; draining\n", runLabel(ev, p.rounds), scenarios.Plural(ev.Total, "task"))
+		fmt.Fprintf(p.w, "%s  seeded %s; draining\n", runLabel(ev, p.rounds), textfmt.Plural(ev.Total, "task"))
 	case ev.Phase == scenarios.PhaseDone:
 		fmt.Fprintf(p.w, "%s  %s\n", runLabel(ev, p.rounds), runResult(ev.Run))
 	}
@@ -221,8 +221,18 @@ func (st *barStatus) get() string {
 	return st.s
 }
 
+// decorator shows the status beside a bar.
+func (st *barStatus) decorator() decor.Decorator {
+	return decor.Any(func(decor.Statistics) string { return st.get() })
+}
+
+// newBars returns a container for the benchmarks' progress bars, drawn on w.
+func newBars(w io.Writer) *mpb.Progress {
+	return mpb.New(mpb.WithOutput(w), mpb.WithWidth(40), mpb.WithRefreshRate(150*time.Millisecond))
+}
+
 func newBarProgress(w io.Writer, rounds int) *barProgress {
-	return &barProgress{p: mpb.New(mpb.WithOutput(w), mpb.WithWidth(40), mpb.WithRefreshRate(150*time.Millisecond)), rounds: rounds}
+	return &barProgress{p: newBars(w), rounds: rounds}
 }
 
 func (b *barProgress) Update(ev scenarios.Event) {
@@ -232,9 +242,9 @@ func (b *barProgress) Update(ev scenarios.Event) {
 		b.status = st
 		b.bar = b.p.AddBar(int64(ev.Total),
 			mpb.PrependDecorators(decor.Name(runLabel(ev, b.rounds), decor.WCSyncSpaceR)),
-			mpb.AppendDecorators(decor.Any(func(decor.Statistics) string { return st.get() })))
+			mpb.AppendDecorators(st.decorator()))
 	case scenarios.PhaseSeed:
-		b.status.set(fmt.Sprintf("seeding %s/%s", thousandsInt(int64(ev.Done)), thousandsInt(int64(ev.Total))))
+		b.status.set(fmt.Sprintf("seeding %s/%s", textfmt.Thousands(ev.Done), textfmt.Thousands(ev.Total)))
 		b.bar.SetCurrent(int64(ev.Done))
 	case scenarios.PhaseDrain:
 		if ev.Done == 0 {
@@ -243,9 +253,9 @@ func (b *barProgress) Update(ev scenarios.Event) {
 		}
 		rate := ""
 		if d := time.Since(b.drainStart).Seconds(); d > 0 && ev.Done > 0 {
-			rate = fmt.Sprintf(", %s tasks/s", thousandsInt(int64(float64(ev.Done)/d)))
+			rate = fmt.Sprintf(", %s tasks/s", textfmt.Thousands(int64(float64(ev.Done)/d)))
 		}
-		b.status.set(fmt.Sprintf("draining %s/%s%s", thousandsInt(int64(ev.Done)), thousandsInt(int64(ev.Total)), rate))
+		b.status.set(fmt.Sprintf("draining %s/%s%s", textfmt.Thousands(ev.Done), textfmt.Thousands(ev.Total), rate))
 		b.bar.SetCurrent(int64(ev.Done))
 	case scenarios.PhaseDone:
 		b.status.set(runResult(ev.Run))
@@ -264,7 +274,7 @@ func (b *barProgress) wait() {
 func printDrainSummary(w io.Writer, rep *scenarios.DrainReport) {
 	s := rep.Settings
 	fmt.Fprintf(w, "\nDrain: %s per run, %s, %s × pool %d, batch %d\n\n",
-		scenarios.Plural(s.Tasks, "task"), render.Plural(s.Rounds, "round"), render.Plural(s.Workers, "worker"), s.PoolSize, s.BatchSize)
+		textfmt.Plural(s.Tasks, "task"), textfmt.Plural(s.Rounds, "round"), textfmt.Plural(s.Workers, "worker"), s.PoolSize, s.BatchSize)
 	fmt.Fprintf(w, "%-9s %12s %8s %-26s %21s %21s\n", "variant", "tasks/s", "ratio", "CI of the median", "claim p50/p99", "complete p50/p99")
 	for _, v := range rep.Variants {
 		ratio, ci := "1", ""
@@ -274,7 +284,7 @@ func printDrainSummary(w io.Writer, rep *scenarios.DrainReport) {
 				ci = fmt.Sprintf("%.3f–%.3f (%.1f%%)", v.VsBaseline.Low, v.VsBaseline.High, v.VsBaseline.Level*100)
 			}
 		}
-		fmt.Fprintf(w, "%-9s %12s %8s %-26s %21s %21s\n", v.Variant, thousandsInt(int64(v.MedianTasksPerSec+0.5)), ratio, ci,
+		fmt.Fprintf(w, "%-9s %12s %8s %-26s %21s %21s\n", v.Variant, textfmt.Thousands(int64(v.MedianTasksPerSec+0.5)), ratio, ci,
 			us(v.Claim.P50)+" / "+us(v.Claim.P99), us(v.Complete.P50)+" / "+us(v.Complete.P99))
 	}
 	fmt.Fprintln(w)
@@ -295,21 +305,6 @@ func us(x float64) string {
 		return fmt.Sprintf("%.2fms", x/1000)
 	}
 	return fmt.Sprintf("%.0fµs", x)
-}
-
-func thousandsInt(n int64) string {
-	s := fmt.Sprint(n)
-	if n < 0 {
-		return "-" + thousandsInt(-n)
-	}
-	var b strings.Builder
-	for i, c := range s {
-		if i > 0 && (len(s)-i)%3 == 0 {
-			b.WriteByte(',')
-		}
-		b.WriteRune(c)
-	}
-	return b.String()
 }
 
 // report is a benchmark result that writes itself as JSON and Markdown.

@@ -3,14 +3,13 @@ package main
 import (
 	"fmt"
 	"io"
-	"sync"
 	"time"
 
 	"github.com/spf13/cobra"
 	"github.com/vbauerster/mpb/v8"
 	"github.com/vbauerster/mpb/v8/decor"
 
-	"github.com/pgseq/pgseq/render"
+	"github.com/pgseq/pgseq/internal/textfmt"
 	"github.com/pgseq/pgseq/scenarios"
 )
 
@@ -80,8 +79,7 @@ type counterProgress struct {
 	// owned says p is the bar's own container, to wait for; false when it
 	// shares another's (bench run's drain bars).
 	owned bool
-	mu    sync.Mutex // guards state, read by the render goroutine
-	state string
+	state barStatus
 }
 
 // runs is the number of measured runs the bar counts to.
@@ -93,7 +91,7 @@ func (cp *counterProgress) update(ev scenarios.CounterProgress) {
 	line := ev.Step
 	if ev.Run != nil {
 		line = fmt.Sprintf("%s %-20s %s inserts/s, p50 %s, p99 %s", ev.Step, ev.Run.Case,
-			thousandsInt(int64(ev.Run.InsertsPerSec+0.5)), us(ev.Run.Latency.P50), us(ev.Run.Latency.P99))
+			textfmt.Thousands(int64(ev.Run.InsertsPerSec+0.5)), us(ev.Run.Latency.P50), us(ev.Run.Latency.P99))
 	}
 	if !cp.terminal {
 		fmt.Fprintln(cp.w, line)
@@ -101,19 +99,13 @@ func (cp *counterProgress) update(ev scenarios.CounterProgress) {
 	}
 	if cp.bar == nil {
 		if cp.p == nil {
-			cp.p, cp.owned = mpb.New(mpb.WithOutput(cp.w), mpb.WithWidth(40), mpb.WithRefreshRate(150*time.Millisecond)), true
+			cp.p, cp.owned = newBars(cp.w), true
 		}
 		cp.bar = cp.p.AddBar(int64(cp.runs),
 			mpb.PrependDecorators(decor.Name("counters", decor.WCSyncSpaceR), decor.CountersNoUnit("%d/%d runs", decor.WCSyncSpaceR)),
-			mpb.AppendDecorators(decor.Any(func(decor.Statistics) string {
-				cp.mu.Lock()
-				defer cp.mu.Unlock()
-				return cp.state
-			})))
+			mpb.AppendDecorators(cp.state.decorator()))
 	}
-	cp.mu.Lock()
-	cp.state = line
-	cp.mu.Unlock()
+	cp.state.set(line)
 	if ev.Run != nil {
 		cp.bar.Increment()
 	}
@@ -130,10 +122,10 @@ func (cp *counterProgress) wait() {
 
 func printCountersSummary(w io.Writer, rep *scenarios.CountersReport) {
 	s := rep.Settings
-	fmt.Fprintf(w, "\nCounters: %s of %.1f s per case, host load %.2f before, %.2f after\n\n", render.Plural(s.Rounds, "round"), s.RunSeconds, rep.LoadBefore, rep.LoadAfter)
+	fmt.Fprintf(w, "\nCounters: %s of %.1f s per case, host load %.2f before, %.2f after\n\n", textfmt.Plural(s.Rounds, "round"), s.RunSeconds, rep.LoadBefore, rep.LoadAfter)
 	fmt.Fprintf(w, "%-22s %12s %12s %12s\n", "case", "inserts/s", "p50", "p99")
 	for _, c := range rep.Cases {
-		fmt.Fprintf(w, "%-22s %12s %12s %12s\n", c.Case, thousandsInt(int64(c.Median+0.5)), us(c.Latency.P50), us(c.Latency.P99))
+		fmt.Fprintf(w, "%-22s %12s %12s %12s\n", c.Case, textfmt.Thousands(int64(c.Median+0.5)), us(c.Latency.P50), us(c.Latency.P99))
 	}
 	fmt.Fprintf(w, "\n%-72s %8s  %s\n", "comparison", "ratio", "geometric mean [95% CI]")
 	for _, c := range rep.Comparisons {

@@ -6,7 +6,6 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/hashicorp/hcl/v2"
@@ -15,6 +14,7 @@ import (
 	"github.com/vbauerster/mpb/v8"
 	"github.com/vbauerster/mpb/v8/decor"
 
+	"github.com/pgseq/pgseq/internal/textfmt"
 	"github.com/pgseq/pgseq/scenarios"
 	"github.com/pgseq/pgseq/spec"
 )
@@ -152,8 +152,7 @@ type soakProgress struct {
 	p *mpb.Progress
 
 	bar   *mpb.Bar
-	mu    sync.Mutex // guards state, read by the render goroutine
-	state string
+	state barStatus // beside every bar: the latest sample
 }
 
 func (sp *soakProgress) update(ev scenarios.SoakProgress) {
@@ -171,15 +170,9 @@ func (sp *soakProgress) update(ev scenarios.SoakProgress) {
 		}
 		sp.bar = sp.p.AddBar(int64(ev.Duration/time.Second),
 			mpb.PrependDecorators(decor.Name("soak "+ev.Scenario, decor.WCSyncSpaceR)),
-			mpb.AppendDecorators(decor.Any(func(decor.Statistics) string {
-				sp.mu.Lock()
-				defer sp.mu.Unlock()
-				return sp.state
-			})))
+			mpb.AppendDecorators(sp.state.decorator()))
 	}
-	sp.mu.Lock()
-	sp.state = line
-	sp.mu.Unlock()
+	sp.state.set(line)
 	if sp.bar != nil {
 		sp.bar.SetCurrent(int64(ev.Elapsed / time.Second))
 	}
@@ -313,7 +306,7 @@ scenarios or sizes, which cannot be compared. Different environments
 				return err
 			}
 			if cmp.Regressions > 0 {
-				fmt.Fprintf(a.stdout, "\n%s regressed beyond %s.\n", scenarios.Plural(cmp.Regressions, "metric"), tolerance)
+				fmt.Fprintf(a.stdout, "\n%s regressed beyond %s.\n", textfmt.Plural(cmp.Regressions, "metric"), tolerance)
 				return &exitCode{code: exitThreshold}
 			}
 			return nil

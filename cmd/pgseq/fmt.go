@@ -11,7 +11,7 @@ import (
 	"github.com/hashicorp/hcl/v2"
 	"github.com/spf13/cobra"
 
-	"github.com/pgseq/pgseq/render"
+	"github.com/pgseq/pgseq/internal/textfmt"
 	"github.com/pgseq/pgseq/spec"
 )
 
@@ -89,7 +89,7 @@ lists the files it changed.
 				return errReported
 			}
 			if dryRun && len(changed) > 0 {
-				fmt.Fprintf(a.stderr, "%s not in canonical format; run pgseq fmt to fix\n", render.Plural(len(changed), "file"))
+				fmt.Fprintf(a.stderr, "%s not in canonical format; run pgseq fmt to fix\n", textfmt.Plural(len(changed), "file"))
 				return &exitCode{code: exitFormat}
 			}
 			return nil

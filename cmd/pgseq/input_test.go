@@ -11,7 +11,6 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/pgseq/pgseq/internal/pgtest"
-	"github.com/pgseq/pgseq/scenarios"
 )
 
 // Inputs that used to crash the parser (a Go stack overflow, exit 2) or
@@ -187,10 +186,4 @@ func TestEmptyConfigurationWarns(t *testing.T) {
 			require.Contains(t, r.stderr, "deletes every queue, task type and counter", cmd[0])
 		}
 	}
-}
-
-func TestPluralThousands(t *testing.T) {
-	t.Parallel()
-	require.Equal(t, "1 task", scenarios.Plural(1, "task"))
-	require.Equal(t, "200,000 tasks", scenarios.Plural(200_000, "task"))
 }

@@ -7,7 +7,7 @@ import (
 	"github.com/hashicorp/hcl/v2"
 	"github.com/spf13/cobra"
 
-	"github.com/pgseq/pgseq/render"
+	"github.com/pgseq/pgseq/internal/textfmt"
 	"github.com/pgseq/pgseq/spec"
 )
 
@@ -38,7 +38,7 @@ with the offending source line. Exit code 1 when the configuration is invalid.
 			}
 			s := cfg.State()
 			fmt.Fprintf(a.stdout, "The configuration is valid: %s, %s, %s.\n",
-				render.Plural(len(s.Queues), "queue"), render.Plural(len(s.TaskTypes), "task type"), render.Plural(len(s.Counters), "counter"))
+				textfmt.Plural(len(s.Queues), "queue"), textfmt.Plural(len(s.TaskTypes), "task type"), textfmt.Plural(len(s.Counters), "counter"))
 			return nil
 		},
 	}

@@ -13,9 +13,9 @@ import (
 	"github.com/prometheus/client_golang/prometheus/collectors"
 	"github.com/spf13/cobra"
 
+	"github.com/pgseq/pgseq/internal/textfmt"
 	"github.com/pgseq/pgseq/metrics"
 	"github.com/pgseq/pgseq/queue"
-	"github.com/pgseq/pgseq/render"
 )
 
 func (a *app) workerCommand() *cobra.Command {
@@ -118,7 +118,7 @@ from it that no task ran twice at the same time.`,
 				return err
 			}
 			fmt.Fprintf(a.stdout, "Worker %s on queue %q of schema %q: %s with no-op handlers, pool size %d. Ctrl-C stops.\n",
-				w.ID(), queueName, a.schema, render.Plural(len(types), "task type"), poolSize)
+				w.ID(), queueName, a.schema, textfmt.Plural(len(types), "task type"), poolSize)
 			if len(types) == 0 {
 				fmt.Fprintf(a.stdout, "Queue %q has no task types yet: declare some and apply, then restart the worker.\n", queueName)
 			}
