@@ -7,5 +7,7 @@
 // batched statement per kind of change (never a round trip per row), writes
 // a history row with the managed state the apply left and notifies workers.
 // Plan is the same sequence without the lock and the writes; its plan shows
-// the drift since the state the last apply recorded.
+// the drift since the state the last apply recorded. PlanAndApply is the
+// whole way from a configuration to the database (plan, review, approval,
+// apply) that pgseq apply, the benchmark scenarios and the tests share.
 package applier

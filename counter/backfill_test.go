@@ -85,6 +85,9 @@ func TestBackfillUnderConcurrentInserts(t *testing.T) {
 				errs     []error
 				inserted int
 				refused  int // old-path inserts whose own number was not the next (PS028)
+				// Successful inserts so far, by path, read while the
+				// clients run.
+				oldDone, newDone atomic.Int64
 			)
 			for w := 0; w < workers; w++ {
 				wg.Add(1)
@@ -92,8 +95,9 @@ func TestBackfillUnderConcurrentInserts(t *testing.T) {
 					defer wg.Done()
 					for !stop.Load() {
 						scope := rand.N(scopes) + 1
+						isNew := w%2 == 1 && applied.Load()
 						insert := oldPath
-						if w%2 == 1 && applied.Load() {
+						if isNew {
 							insert = newPath
 						}
 						got, computed, err := insert(ctx, scope)
@@ -109,6 +113,11 @@ func TestBackfillUnderConcurrentInserts(t *testing.T) {
 							errs = append(errs, fmt.Errorf("scope %d: the insert gave %d and got %d", scope, computed, got))
 						default:
 							inserted++
+							if isNew {
+								newDone.Add(1)
+							} else {
+								oldDone.Add(1)
+							}
 						}
 						mu.Unlock()
 						if err != nil {
@@ -118,12 +127,35 @@ func TestBackfillUnderConcurrentInserts(t *testing.T) {
 				}()
 			}
 
-			time.Sleep(300 * time.Millisecond)
+			// Instead of fixed sleeps, wait for inserts on both sides of the
+			// apply: some before it, then, after it returned, some more by
+			// each path (old-path clients keep racing the trigger, the
+			// others use it). A client that failed has stopped, so give up
+			// waiting on the first error; the check below reports it.
+			const some = 20
+			waitFor := func(what string, cond func() bool) {
+				t.Helper()
+				deadline := time.Now().Add(30 * time.Second)
+				for !cond() {
+					mu.Lock()
+					failed := len(errs) > 0
+					mu.Unlock()
+					if failed {
+						return
+					}
+					require.True(t, time.Now().Before(deadline), "timed out waiting for %s", what)
+					time.Sleep(5 * time.Millisecond)
+				}
+			}
+			waitFor("inserts before the apply", func() bool { return oldDone.Load() >= some })
 			var before int
 			e.scalar(&before, `SELECT count(*) FROM {{app}}.tasks`)
 			e.apply(e.attached("task_index", "tasks", 1, strategy))
 			applied.Store(true)
-			time.Sleep(500 * time.Millisecond)
+			oldAt := oldDone.Load()
+			waitFor("inserts after the apply", func() bool {
+				return newDone.Load() >= some && oldDone.Load() >= oldAt+some
+			})
 			stop.Store(true)
 			wg.Wait()
 			require.NoError(t, errors.Join(errs...), "no insert may fail but a refused number (no duplicate, no unique violation)")

@@ -150,10 +150,15 @@ func TestOppositeOrderDeadlocks(t *testing.T) {
 				})
 			}()
 		}
-		time.Sleep(300 * time.Millisecond)
+		// Poll until both calls wait (or the deadline passes), then assert.
 		var waiting int
-		e.scalar(&waiting, `SELECT count(*) FROM pg_stat_activity
-			WHERE wait_event_type = 'Lock' AND strpos(query, $1) > 0 AND datname = current_database()`, e.schema+`".next_values`)
+		for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(5 * time.Millisecond) {
+			e.scalar(&waiting, `SELECT count(*) FROM pg_stat_activity
+				WHERE wait_event_type = 'Lock' AND strpos(query, $1) > 0 AND datname = current_database()`, e.schema+`".next_values`)
+			if waiting >= 2 || time.Now().After(deadline) {
+				break
+			}
+		}
 		require.Equal(t, 2, waiting, "both calls wait for scope a")
 		require.NoError(t, holder.Rollback(bg))
 		wg.Wait()

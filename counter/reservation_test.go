@@ -141,7 +141,16 @@ func TestReservations(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, counter.ReapResult{}, res)
 
-	time.Sleep(1200 * time.Millisecond) // past the 1s idempotency_window
+	// Past the 1s idempotency_window: move the ticket reservations' clock
+	// back 2s rather than wait (the reaper and reap_reservations compare
+	// created_at with now()).
+	var backdated int
+	e.scalar(&backdated, `WITH b AS (
+		UPDATE {{schema}}.reservations
+		SET created_at = created_at - interval '2 seconds', settled_at = settled_at - interval '2 seconds'
+		WHERE counter = 'ticket' RETURNING 1)
+		SELECT count(*) FROM b`)
+	require.Equal(t, 7, backdated, "req-1 to req-7")
 
 	// First pass: req-5 is committed for E5 with the next number; the
 	// store failed for req-7, so nothing is failed in this pass.

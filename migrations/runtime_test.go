@@ -128,11 +128,15 @@ func TestClaimNeverExceedsLimit(t *testing.T) {
 		limit := limit
 		t.Run(fmt.Sprintf("limit_%d", limit), func(t *testing.T) {
 			t.Parallel()
-			r := newRT(t, state(queueCfg("q"), task("limited", limit), task("free", 0)))
-			r.enqueueN("limited", 600)
+			// A type name of its own: type locks are keyed by name across the
+			// schemas of a database, and an apply elsewhere would hold back this
+			// drain's admissions.
+			typ := fmt.Sprintf("limited_%d", limit)
+			r := newRT(t, state(queueCfg("q"), task(typ, limit), task("free", 0)))
+			r.enqueueN(typ, 600)
 			r.enqueueN("free", 300)
 
-			s := r.sample("limited")
+			s := r.sample(typ)
 			ctx, cancel := context.WithTimeout(bg, 20*time.Second)
 			defer cancel()
 			r.drain(ctx, 8, 100, 2*time.Millisecond, nil)
@@ -158,11 +162,13 @@ func TestClaimNeverExceedsLimit(t *testing.T) {
 // stays within it.
 func TestLoweringLimitWhileClaiming(t *testing.T) {
 	t.Parallel()
-	r := newRT(t, state(queueCfg("q"), task("limited", 50), task("free", 0)))
-	r.enqueueN("limited", 800)
+	// Its own type name: type locks are keyed by name across the schemas of
+	// a database (see TestClaimNeverExceedsLimit).
+	r := newRT(t, state(queueCfg("q"), task("lowered", 50), task("free", 0)))
+	r.enqueueN("lowered", 800)
 	r.enqueueN("free", 500)
 
-	s := r.sample("limited")
+	s := r.sample("lowered")
 	ctx, cancel := context.WithTimeout(bg, 30*time.Second)
 	defer cancel()
 	var loweredAt, pause atomic.Int64
@@ -170,11 +176,11 @@ func TestLoweringLimitWhileClaiming(t *testing.T) {
 		// Let the claimers fill the 50 slots, hold completions so the
 		// running tasks outlive the apply, then lower the limit to 7.
 		deadline := time.Now().Add(5 * time.Second)
-		for r.running("limited") < 30 && time.Now().Before(deadline) {
+		for r.running("lowered") < 30 && time.Now().Before(deadline) {
 			time.Sleep(2 * time.Millisecond)
 		}
 		pause.Store(time.Now().Add(time.Hour).UnixNano())
-		r.apply(state(queueCfg("q"), task("limited", 7), task("free", 0)))
+		r.apply(state(queueCfg("q"), task("lowered", 7), task("free", 0)))
 		loweredAt.Store(time.Now().UnixNano())
 		pause.Store(time.Now().Add(300 * time.Millisecond).UnixNano())
 	}()
@@ -207,9 +213,9 @@ func TestLoweringLimitWhileClaiming(t *testing.T) {
 	r.checkSlotAccounting()
 
 	// The next apply trims the drained groups; planning again is empty.
-	r.apply(state(queueCfg("q"), task("limited", 7), task("free", 0)))
+	r.apply(state(queueCfg("q"), task("lowered", 7), task("free", 0)))
 	var groups int
-	r.scalar(&groups, `SELECT count(*) FROM {{schema}}.concurrency_slots WHERE task_type = 'limited'`)
+	r.scalar(&groups, `SELECT count(*) FROM {{schema}}.concurrency_slots WHERE task_type = 'lowered'`)
 	require.Equal(t, 7, groups)
 }
 
@@ -219,8 +225,11 @@ func TestLoweringLimitWhileClaiming(t *testing.T) {
 // complete, fail, release nor claim.
 func TestDeadWorkerRecoveryAndZombie(t *testing.T) {
 	t.Parallel()
-	r := newRT(t, state(queueCfg("q"), task("limited", 3)))
-	r.enqueueN("limited", 5)
+	// A type name of its own: type locks are per name across schemas, and
+	// this test's maintenance, which runs at once, must not take the lock
+	// of the "limited" type that parallel tests apply and claim.
+	r := newRT(t, state(queueCfg("q"), task("zombie_limited", 3)))
+	r.enqueueN("zombie_limited", 5)
 	r.register("zombie")
 	r.register("leader")
 
@@ -240,19 +249,24 @@ func TestDeadWorkerRecoveryAndZombie(t *testing.T) {
 	r.scalar(&ok, `SELECT {{schema}}.elect_leader('leader')`)
 	require.True(t, ok)
 	r.exec(`SELECT {{schema}}.run_maintenance('leader')`)
-	require.Equal(t, 3, r.running("limited"))
+	require.Equal(t, 3, r.running("zombie_limited"))
 
-	time.Sleep(1100 * time.Millisecond)
+	// Past worker_timeout for the zombie only: its last heartbeat goes back
+	// 2s instead of the test waiting. The leader's heartbeat and lease stay
+	// current, as they would if it had kept renewing them meanwhile.
+	var backdated string
+	r.scalar(&backdated, `UPDATE {{schema}}.workers SET last_heartbeat = now() - interval '2 seconds' WHERE id = 'zombie' RETURNING id`)
+	require.Equal(t, "zombie", backdated)
 	r.exec(`SELECT {{schema}}.heartbeat('leader')`)
 	r.scalar(&ok, `SELECT {{schema}}.elect_leader('leader')`) // the leader renews its lease
 	require.True(t, ok)
 	var report map[string]any
 	r.scalar(&report, `SELECT {{schema}}.run_maintenance('leader')`)
 	require.EqualValues(t, 3, report["recovered"])
-	require.Equal(t, 0, r.running("limited"))
+	require.Equal(t, 0, r.running("zombie_limited"))
 	r.checkSlotAccounting()
 	var used, zombieHeld int
-	r.scalar(&used, `SELECT sum(used) FROM {{schema}}.concurrency_slots WHERE task_type = 'limited'`)
+	r.scalar(&used, `SELECT sum(used) FROM {{schema}}.concurrency_slots WHERE task_type = 'zombie_limited'`)
 	r.scalar(&zombieHeld, `SELECT count(*) FROM {{schema}}.tasks WHERE worker_id = 'zombie' AND slot_group IS NOT NULL`)
 	require.Zero(t, zombieHeld, "recovery took the dead worker's units")
 	require.Equal(t, 3, used, "and passed them on to pending tasks (checkSlotAccounting: used = holders)")

@@ -4,7 +4,9 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"log/slog"
 	"net"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -110,6 +112,23 @@ func run(t *testing.T, w *queue.Worker) (stop func() error) {
 	}
 	t.Cleanup(func() { _ = stop() })
 	return stop
+}
+
+// logSeen is a slog.Handler that records whether a message starting with
+// prefix was logged.
+type logSeen struct {
+	prefix string
+	seen   *atomic.Bool
+}
+
+func (h logSeen) Enabled(context.Context, slog.Level) bool { return true }
+func (h logSeen) WithAttrs([]slog.Attr) slog.Handler       { return h }
+func (h logSeen) WithGroup(string) slog.Handler            { return h }
+func (h logSeen) Handle(_ context.Context, r slog.Record) error {
+	if strings.HasPrefix(r.Message, h.prefix) {
+		h.seen.Store(true)
+	}
+	return nil
 }
 
 func TestConfigChannelIsTheOneApplyNotifies(t *testing.T) {
@@ -463,8 +482,10 @@ func TestGracefulShutdownHandsBack(t *testing.T) {
 	finishOne := make(chan struct{})
 	var cancelled atomic.Int64
 	obs := &counter{}
+	var stopping atomic.Bool
 	w, err := queue.NewWorker(queue.Config{
 		Pool: e.pool, Schema: e.schema, PoolSize: 2, BatchSize: 4, Observer: obs,
+		Logger:          slog.New(logSeen{prefix: "worker stopping", seen: &stopping}),
 		ShutdownTimeout: 500 * time.Millisecond,
 		Handlers: map[string]queue.Handler{"slow": func(ctx context.Context, t *queue.Task) error {
 			if started.Add(1) == 1 {
@@ -483,9 +504,13 @@ func TestGracefulShutdownHandsBack(t *testing.T) {
 	require.Eventually(t, func() bool { return e.statuses()["running"] == 8 }, 10*time.Second, 5*time.Millisecond,
 		"two batches of 4 claimed: 2 running handlers and 6 waiting")
 
+	require.False(t, stopping.Load(), "no shutdown before stop")
 	done := make(chan error, 1)
 	go func() { done <- stop() }()
-	time.Sleep(100 * time.Millisecond)
+	// The first handler finishes only once the shutdown has begun (its log
+	// says so): from then on no new task starts, so its goroutine must hand
+	// the next one back instead of running it.
+	require.Eventually(t, stopping.Load, 10*time.Second, time.Millisecond, "the worker logs that it is stopping")
 	close(finishOne) // within the grace period
 	require.NoError(t, <-done)
 

@@ -539,6 +539,13 @@ func (s *session) work() {
 			s.mu.Unlock()
 			continue
 		}
+		if s.closing {
+			// Taken between the shutdown's start and its drain of jobs:
+			// not started, handed back with the other queued tasks.
+			s.handBack = append(s.handBack, t.ID)
+			s.mu.Unlock()
+			continue
+		}
 		s.running[t.ID] = t
 		s.mu.Unlock()
 
@@ -1054,6 +1061,11 @@ drain:
 		}
 	}
 	close(s.jobs)
+	s.mu.Lock()
+	running := len(s.running)
+	s.mu.Unlock()
+	w.log.Info("worker stopping: no new task starts; queued tasks are handed back",
+		"worker", s.id, "queued", len(release), "running", running, "timeout", w.cfg.ShutdownTimeout)
 
 	finished := make(chan struct{})
 	go func() { s.handlers.Wait(); close(finished) }()

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"io"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -172,6 +173,47 @@ func (c *cli) runFor(d time.Duration, args ...string) result {
 	return result{code: code, stdout: out.String(), stderr: errb.String()}
 }
 
+// syncBuffer is a bytes.Buffer that a test may read while pgseq writes it.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
+
+// start runs pgseq in the background until stop interrupts it as Ctrl-C
+// would; its output can be read meanwhile. stop returns the result; it runs
+// at the end of the test unless called before.
+func (c *cli) start(args ...string) (stdout, stderr *syncBuffer, stop func() result) {
+	c.t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	stdout, stderr = &syncBuffer{}, &syncBuffer{}
+	all := append([]string{"--database-url", c.url, "--schema", c.schema}, args...)
+	code := make(chan int, 1)
+	go func() { code <- run(ctx, all, strings.NewReader(""), stdout, stderr) }()
+	var once sync.Once
+	var r result
+	stop = func() result {
+		once.Do(func() {
+			cancel()
+			r = result{code: <-code, stdout: stdout.String(), stderr: stderr.String()}
+		})
+		return r
+	}
+	c.t.Cleanup(func() { stop() })
+	return stdout, stderr, stop
+}
+
 // Without a terminal, --watch prints a snapshot every interval, separated
 // by a blank line; Ctrl-C ends it normally.
 func TestStatusWatchWithoutTerminal(t *testing.T) {
@@ -229,12 +271,17 @@ func TestStatusWatchOnTerminal(t *testing.T) {
 func TestStatusWatchKeepsGoingAfterAFailure(t *testing.T) {
 	t.Parallel()
 	c := newStatusCLI(t)
-	done := make(chan result, 1)
-	go func() { done <- c.runFor(2*time.Second, "status", "--watch", "--interval", "100ms") }()
-	time.Sleep(500 * time.Millisecond)
+	stdout, stderr, stop := c.start("status", "--watch", "--interval", "100ms")
+	// Drop the schema once the first snapshot is printed (it is read before
+	// it is printed), so the failures come at later refreshes; then wait
+	// for two of them: the watch reports a failure and goes on.
+	require.Eventually(t, func() bool { return strings.HasPrefix(stdout.String(), "Schema ") }, 30*time.Second, 10*time.Millisecond,
+		"the first snapshot is printed: stdout %q, stderr %q", stdout, stderr)
 	_, err := pgtest.Pool(t).Exec(context.Background(), `DROP SCHEMA "`+c.schema+`" CASCADE`)
 	require.NoError(t, err)
-	r := <-done
+	require.Eventually(t, func() bool { return strings.Count(stderr.String(), "(trying again in 100ms)") >= 2 }, 30*time.Second, 10*time.Millisecond,
+		"the failure is reported at every refresh: stderr %q", stderr)
+	r := stop()
 	require.Equal(t, 0, r.code, r.stderr)
 	require.True(t, strings.HasPrefix(r.stdout, "Schema "), r.stdout)
 	require.Contains(t, r.stderr, "has no pgseq objects yet")
