@@ -13,6 +13,25 @@ import (
 // the test suite; threshold is the enabled scenario's throughput_ratio
 // threshold block.
 func tinyScenarios(threshold string) string {
+	return tinyDrains(threshold) + `
+scenario "plans" {
+  workload = "explain"
+  size { tasks = 50000 }
+  types {
+    count   = 4
+    limited = 1
+    limit   = 10
+  }
+  explain { batch = 20 }
+  threshold "seq_scans"     { max = 0 }
+  threshold "rows_examined" { max = 80 }
+}
+`
+}
+
+// tinyDrains is the two drain scenarios of tinyScenarios: a baseline and a
+// limited variant with threshold.
+func tinyDrains(threshold string) string {
 	return `
 scenario "base" {
   workload = "drain"
@@ -35,19 +54,6 @@ scenario "limited" {
   }
   threshold "running_max" { max = 5 }
   ` + threshold + `
-}
-
-scenario "plans" {
-  workload = "explain"
-  size { tasks = 50000 }
-  types {
-    count   = 4
-    limited = 1
-    limit   = 10
-  }
-  explain { batch = 20 }
-  threshold "seq_scans"     { max = 0 }
-  threshold "rows_examined" { max = 80 }
 }
 `
 }
@@ -80,7 +86,7 @@ func TestBenchRunVerdicts(t *testing.T) {
 	require.NoError(t, err)
 	require.Contains(t, string(md), "| limited | `throughput_ratio` | ≥ 0.010× |")
 
-	missed := c.run("bench", "run", "--out", "", writeScenarios(t, tinyScenarios(`threshold "throughput_ratio" { min = 50 }`)))
+	missed := c.run("bench", "run", "--out", "", writeScenarios(t, tinyDrains(`threshold "throughput_ratio" { min = 50 }`)))
 	require.Equal(t, exitThreshold, missed.code, "stdout:\n%s\nstderr:\n%s", missed.stdout, missed.stderr)
 	require.Regexp(t, `MISSED\s+limited\s+throughput_ratio\s+≥ 50\.000×`, missed.stdout)
 	require.Contains(t, missed.stdout, "Verdict: MISSED")

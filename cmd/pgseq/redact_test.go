@@ -190,6 +190,36 @@ func runPgseq(ctx context.Context, args ...string) (int, string) {
 	return code, out.String()
 }
 
+// runWorkerUntilRegistered runs pgseq worker with args until a new worker
+// row appears in schema (it connected and registered with the password),
+// then stops it as Ctrl-C would, and returns what runPgseq returns.
+func runWorkerUntilRegistered(t *testing.T, pool *pgxpool.Pool, schema string, args []string) (int, string) {
+	t.Helper()
+	workers := func() int {
+		var n int
+		require.NoError(t, pool.QueryRow(context.Background(), `SELECT count(*) FROM "`+schema+`".workers`).Scan(&n))
+		return n
+	}
+	before := workers()
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	var code int
+	var out string
+	done := make(chan struct{})
+	go func() { code, out = runPgseq(ctx, args...); close(done) }()
+	require.Eventually(t, func() bool {
+		select {
+		case <-done:
+			return true // it ended by itself: the caller reports its output
+		default:
+			return workers() > before
+		}
+	}, time.Minute, 10*time.Millisecond, "pgseq worker registered")
+	cancel()
+	<-done
+	return code, out
+}
+
 // Every command that connects, given an awkward password in every form
 // from every source, fails against a server that is not there or that
 // rejects the password, and prints no piece of the password. When the
@@ -317,15 +347,15 @@ func TestAwkwardPasswordsAreNeverStored(t *testing.T) {
 				{"inspect"},
 				{"worker"},
 			} {
-				timeout := time.Minute
+				var code int
+				var out string
 				if cmd[0] == "worker" {
-					// Then it stops. Long enough to connect and register on
-					// a loaded machine (300 ms was not, in a full run).
-					timeout = 1500 * time.Millisecond
+					code, out = runWorkerUntilRegistered(t, pool, schema, append(args, cmd...))
+				} else {
+					ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+					code, out = runPgseq(ctx, append(args, cmd...)...)
+					cancel()
 				}
-				ctx, cancel := context.WithTimeout(context.Background(), timeout)
-				code, out := runPgseq(ctx, append(args, cmd...)...)
-				cancel()
 				what := fmt.Sprintf("password %q, %s: pgseq %s\n%s", pw, connString, strings.Join(cmd, " "), out)
 				require.Equal(t, exitOK, code, what)
 				require.Empty(t, dbconntest.Leaked(out, pw), what)
