@@ -22,9 +22,9 @@ func TestDrainSmall(t *testing.T) {
 	prefix := pgtest.Schema(t)
 	ev := &events{phases: map[scenarios.Phase]int{}}
 	rep, err := scenarios.RunDrain(context.Background(), scenarios.DrainOptions{
-		Pool: pool, Tasks: 2000, Rounds: 2, Workers: 2, PoolSize: 2, BatchSize: 50,
+		Pool: pool, Tasks: 500, Rounds: 2, Workers: 2, PoolSize: 2, BatchSize: 50,
 		Variants:     []scenarios.Variant{scenarios.Baseline, scenarios.Enabled, scenarios.Mixed},
-		SchemaPrefix: prefix, Warmup: 200, Progress: ev,
+		SchemaPrefix: prefix, Warmup: 50, Progress: ev,
 	})
 	require.NoError(t, err)
 	require.Len(t, rep.Runs, 6, "2 rounds of 3 variants; the warm-up is not reported")
@@ -33,7 +33,7 @@ func TestDrainSmall(t *testing.T) {
 	require.Equal(t, scenarios.Mixed, rep.Runs[2].Variant)
 	require.Equal(t, 2, rep.Runs[3].Round)
 	for _, r := range rep.Runs {
-		require.Equal(t, 2000, r.Tasks)
+		require.Equal(t, 500, r.Tasks)
 		require.Positive(t, r.TasksPerSec)
 		require.Positive(t, r.Claim.Count)
 		require.Positive(t, r.Complete.Count)
