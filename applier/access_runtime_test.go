@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -18,6 +17,7 @@ import (
 
 	"github.com/pgseq/pgseq/applier"
 	"github.com/pgseq/pgseq/catalog"
+	"github.com/pgseq/pgseq/internal/pgseqtest"
 	"github.com/pgseq/pgseq/internal/pgtest"
 	"github.com/pgseq/pgseq/migrations"
 	"github.com/pgseq/pgseq/queue"
@@ -96,24 +96,6 @@ func (r *runtimeAccess) refused(db *pgxpool.Pool, code, sql string, args ...any)
 
 const insufficientPrivilege = "42501"
 
-// syncBuffer is a log destination the worker's goroutines share.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  strings.Builder
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
-
 // A role with only worker rights drains a queue — limited types, retries,
 // leader maintenance, graceful release — through the runtime functions
 // alone, and every table write of its own is refused.
@@ -139,7 +121,7 @@ func TestWorkerRoleDrainsAndCannotWriteTables(t *testing.T) {
 	require.Equal(t, id, again)
 
 	// The worker role drains them.
-	var log syncBuffer
+	var log pgseqtest.Buffer
 	var ran sync.Map
 	var runningB, maxB atomic.Int64
 	handler := func(ctx context.Context, task *queue.Task) error {

@@ -12,6 +12,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/pgseq/pgseq/internal/pgseqtest"
 	"github.com/pgseq/pgseq/internal/pgtest"
 	"github.com/pgseq/pgseq/migrations"
 )
@@ -173,31 +174,13 @@ func (c *cli) runFor(d time.Duration, args ...string) result {
 	return result{code: code, stdout: out.String(), stderr: errb.String()}
 }
 
-// syncBuffer is a bytes.Buffer that a test may read while pgseq writes it.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
-
 // start runs pgseq in the background until stop interrupts it as Ctrl-C
 // would; its output can be read meanwhile. stop returns the result; it runs
 // at the end of the test unless called before.
-func (c *cli) start(args ...string) (stdout, stderr *syncBuffer, stop func() result) {
+func (c *cli) start(args ...string) (stdout, stderr *pgseqtest.Buffer, stop func() result) {
 	c.t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
-	stdout, stderr = &syncBuffer{}, &syncBuffer{}
+	stdout, stderr = &pgseqtest.Buffer{}, &pgseqtest.Buffer{}
 	all := append([]string{"--database-url", c.url, "--schema", c.schema}, args...)
 	code := make(chan int, 1)
 	go func() { code <- run(ctx, all, strings.NewReader(""), stdout, stderr) }()

@@ -10,33 +10,15 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/pgseq/pgseq/internal/pgseqtest"
 	"github.com/pgseq/pgseq/internal/pgtest"
 	"github.com/pgseq/pgseq/queue"
 )
-
-// workerOutput is a bytes.Buffer safe for the worker's concurrent writers.
-type workerOutput struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (b *workerOutput) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-func (b *workerOutput) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.String()
-}
 
 // pgseq worker --metrics-addr serves the worker's metrics while it drains a
 // limited type, and stops serving when the worker stops.
@@ -59,7 +41,7 @@ func TestWorkerServesMetrics(t *testing.T) {
 
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	var stdout, stderr workerOutput
+	var stdout, stderr pgseqtest.Buffer
 	done := make(chan int, 1)
 	go func() {
 		done <- run(ctx, []string{"--database-url", c.url, "--schema", c.schema,
