@@ -1275,30 +1275,7 @@ func (d *fileDecoder) value(a *hclsyntax.Attribute) (cty.Value, bool) {
 
 // notLiteral records why a's expression is not a literal value.
 func (d *fileDecoder) notLiteral(a *hclsyntax.Attribute) {
-	if vars := a.Expr.Variables(); len(vars) > 0 {
-		v := vars[0]
-		hint := ""
-		if len(v) == 1 {
-			hint = fmt.Sprintf(" If you meant the string %s, put it in quotes: %s = %s.", spec.Quote(v.RootName()), a.Name, spec.Quote(v.RootName()))
-		}
-		d.errorf(v.SourceRange(), "Variables not allowed",
-			"Scenario files take literal values only, not references.%s", hint)
-		return
-	}
-	var call *hclsyntax.FunctionCallExpr
-	_ = hclsyntax.VisitAll(a.Expr, func(n hclsyntax.Node) hcl.Diagnostics {
-		if c, ok := n.(*hclsyntax.FunctionCallExpr); ok && call == nil {
-			call = c
-		}
-		return nil
-	})
-	if call != nil {
-		d.errorf(call.Range(), "Function calls not allowed",
-			"Scenario files take literal values only; %s() cannot be called here. Write the value itself.", spec.Truncate(call.Name))
-		return
-	}
-	d.errorf(a.Expr.Range(), "Literal value required",
-		"%s must be a literal value, such as 200000 or \"20ms\"; expressions are not evaluated. Write the value itself.", a.Name)
+	d.diags = append(d.diags, spec.NotLiteral(a, "Scenario files take", `200000 or "20ms"`))
 }
 
 // wrongType records that a's value v is not what.

@@ -260,16 +260,24 @@ func IsLiteral(expr hclsyntax.Expression) bool {
 
 // notLiteral records why a's expression is not a literal value.
 func (d *decoder) notLiteral(a *hclsyntax.Attribute) {
+	d.diags = append(d.diags, NotLiteral(a, "pgseq configuration takes", `500 or "30s"`))
+}
+
+// NotLiteral returns the diagnostic for an attribute whose expression is
+// not a literal value, located at what makes it so: a reference (with a
+// hint when quotes would make it a string), a function call, or any other
+// expression. takes is the sentence's subject and verb ("pgseq
+// configuration takes", "Scenario files take"); example shows literals of
+// the kind wanted (`500 or "30s"`).
+func NotLiteral(a *hclsyntax.Attribute, takes, example string) *hcl.Diagnostic {
 	if vars := a.Expr.Variables(); len(vars) > 0 {
 		v := vars[0]
 		hint := ""
 		if len(v) == 1 {
 			hint = fmt.Sprintf(" If you meant the string %s, put it in quotes: %s = %s.", Quote(v.RootName()), a.Name, Quote(v.RootName()))
 		}
-		d.errorf(v.SourceRange(), "Variables not allowed",
-			"pgseq configuration takes literal values only, not references such as %s.%s",
-			Truncate(traversalString(v)), hint)
-		return
+		return errorDiag(v.SourceRange(), "Variables not allowed",
+			"%s literal values only, not references such as %s.%s", takes, Truncate(traversalString(v)), hint)
 	}
 	var call *hclsyntax.FunctionCallExpr
 	_ = hclsyntax.VisitAll(a.Expr, func(n hclsyntax.Node) hcl.Diagnostics {
@@ -279,12 +287,11 @@ func (d *decoder) notLiteral(a *hclsyntax.Attribute) {
 		return nil
 	})
 	if call != nil {
-		d.errorf(call.Range(), "Function calls not allowed",
-			"pgseq configuration takes literal values only; %s() cannot be called here. Write the value itself.", Truncate(call.Name))
-		return
+		return errorDiag(call.Range(), "Function calls not allowed",
+			"%s literal values only; %s() cannot be called here. Write the value itself.", takes, Truncate(call.Name))
 	}
-	d.errorf(a.Expr.Range(), "Literal value required",
-		"%s must be a literal value, such as 500 or \"30s\"; expressions are not evaluated. Write the value itself.", a.Name)
+	return errorDiag(a.Expr.Range(), "Literal value required",
+		"%s must be a literal value, such as %s; expressions are not evaluated. Write the value itself.", a.Name, example)
 }
 
 // traversalString renders a reference as written (var.x, a.b[0]).
