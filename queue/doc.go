@@ -41,8 +41,10 @@
 // a leader runs no maintenance until worker_timeout has passed, so that no
 // live worker is declared dead for the outage.
 //
-// Cancelling Run's context shuts down gracefully: no more claims, unstarted
-// tasks are released at once, running handlers get Config.ShutdownTimeout
-// to finish, and tasks still running after it are released too (their
-// handlers' contexts are cancelled and their results discarded).
+// Cancelling Run's context shuts down gracefully: no more claims and no new
+// task starts (the worker logs "worker stopping"), running handlers get
+// Config.ShutdownTimeout to finish, then the unstarted tasks and those still
+// running after it (their handlers' contexts are cancelled and their
+// results discarded) are released in one call: pending again, the attempt
+// not counted.
 package queue
