@@ -89,6 +89,16 @@ var ErrPlanMismatch = errors.New("saved plan does not match the database")
 // plan that was approved: the database changed during the review.
 var ErrPlanChanged = errors.New("the plan changed since it was approved")
 
+// firstDestructive returns p's first destructive change, or nil.
+func firstDestructive(p *plan.Plan) *plan.Change {
+	for i := range p.Changes {
+		if p.Changes[i].Destructive {
+			return &p.Changes[i]
+		}
+	}
+	return nil
+}
+
 // ErrDestroyNotAllowed means the plan has destructive changes and
 // AllowDestroy was not given.
 var ErrDestroyNotAllowed = errors.New("destructive change not allowed")
@@ -198,13 +208,9 @@ func run(ctx context.Context, db DB, schema, hash string, opts Options, decide f
 	if p.Empty() && len(p.Drift) == 0 {
 		return res, nil
 	}
-	if !opts.AllowDestroy {
-		for _, c := range p.Changes {
-			if c.Destructive {
-				return nil, fmt.Errorf("%w: %s: %s; re-run with --allow-destroy to do it anyway",
-					ErrDestroyNotAllowed, c.Address, strings.Join(c.Reasons, "; "))
-			}
-		}
+	if c := firstDestructive(p); c != nil && !opts.AllowDestroy {
+		return nil, fmt.Errorf("%w: %s: %s; re-run with --allow-destroy to do it anyway",
+			ErrDestroyNotAllowed, c.Address, strings.Join(c.Reasons, "; "))
 	}
 	if res.Migrated, err = migrations.Up(ctx, tx, schema); err != nil {
 		return nil, err

@@ -98,13 +98,8 @@ func applyStep(res *Result, err error) (*Result, error) {
 // checkDestroy refuses the first destructive change of p unless destroy is
 // allowed, before anyone is asked to approve a plan the apply would refuse.
 func checkDestroy(p *plan.Plan, allow bool) error {
-	if allow {
-		return nil
-	}
-	for _, c := range p.Changes {
-		if c.Destructive {
-			return &destroyError{change: c}
-		}
+	if c := firstDestructive(p); c != nil && !allow {
+		return &destroyError{change: *c}
 	}
 	return nil
 }

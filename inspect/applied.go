@@ -80,7 +80,7 @@ func EncodeApplied(s catalog.State) ([]byte, error) {
 		sort.Slice(slots, func(i, j int) bool { return less(slots[i], slots[j]) })
 	}
 	s.Slots = nil
-	s = cloneState(s)
+	s = s.Clone()
 	s.Sort()
 	s.Slots = slots
 	doc := appliedDoc{
@@ -211,13 +211,4 @@ func ReadApplied(ctx context.Context, db Querier, schema string, version int) (*
 		return nil, &AppliedError{ID: a.ID, Err: err}
 	}
 	return a, nil
-}
-
-func cloneState(s catalog.State) catalog.State {
-	c := s
-	c.Queues = append([]catalog.Queue(nil), s.Queues...)
-	c.TaskTypes = append([]catalog.TaskType(nil), s.TaskTypes...)
-	c.Slots = append([]catalog.SlotGroup(nil), s.Slots...)
-	c.Counters = append([]catalog.Counter(nil), s.Counters...)
-	return c
 }

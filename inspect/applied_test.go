@@ -42,7 +42,7 @@ func TestAppliedStateRoundTrip(t *testing.T) {
 
 	back, err := decodeApplied(b)
 	require.NoError(t, err)
-	want := cloneState(s)
+	want := s.Clone()
 	want.Sort()
 	for i := range want.Slots {
 		want.Slots[i].Used = 0

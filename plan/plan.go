@@ -205,12 +205,7 @@ func Fingerprint(s catalog.State) string {
 		G int    `json:"g"`
 		C int    `json:"c"`
 	}
-	c := s
-	c.Queues = append([]catalog.Queue(nil), s.Queues...)
-	c.TaskTypes = append([]catalog.TaskType(nil), s.TaskTypes...)
-	c.Slots = append([]catalog.SlotGroup(nil), s.Slots...)
-	c.Counters = append([]catalog.Counter(nil), s.Counters...)
-	c.Access = append([]catalog.Grant(nil), s.Access...)
+	c := s.Clone()
 	c.Sort()
 	slots := make([]slot, len(c.Slots))
 	for i, g := range c.Slots {

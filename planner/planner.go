@@ -100,8 +100,8 @@ func planTasks(desired, actual catalog.State, p *plan.Plan) []plan.Change {
 			out = append(out, c)
 			continue
 		}
-		c.Slots = planSlots(t.want.Concurrency, slots[c.Name])
-		if same && c.Slots == nil {
+		sc := planSlots(t.want.Concurrency, slots[c.Name])
+		if same && sc == nil {
 			if d := draining(slots[c.Name], t.want.Concurrency); len(d) > 0 {
 				p.Warnings = append(p.Warnings, fmt.Sprintf("%s: %s still draining (%s running above the limit of %d)",
 					c.Address, textfmt.Plural(len(d), "slot group"), textfmt.Plural(overLimit(slots[c.Name], t.want.Concurrency), "task"), t.want.Concurrency))
@@ -109,9 +109,9 @@ func planTasks(desired, actual catalog.State, p *plan.Plan) []plan.Change {
 			continue
 		}
 		if same {
-			c = t.update()
-			c.Slots = planSlots(t.want.Concurrency, slots[c.Name])
+			c = t.update() // settings equal, slot groups to fix
 		}
+		c.Slots = sc
 		if t.have != nil {
 			c.Context = &plan.Context{Running: &running}
 			if c.Slots != nil {
