@@ -7,7 +7,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"math"
+	pathpkg "path"
 	"sort"
 	"strings"
 	"text/template"
@@ -25,24 +27,43 @@ import (
 //go:embed sql/*.sql fragments/*.sql
 var queries embed.FS
 
-// query returns the named query of sql/ for schema. Queries are
-// text/template templates: {{schema}} is the schema, quoted, and
-// {{template "lane_counts" lane WHERE LATER}} puts in the fragment of
-// fragments/lane_counts.sql for a lane (sqlLane).
+// query returns the named query of sql/ for schema.
 func query(name, schema string) string {
-	t := template.New(name + ".sql").Funcs(template.FuncMap{
-		"schema": func() string { return migrations.Render("{{schema}}", schema) },
-		"lane":   func(where string, later bool) sqlLane { return sqlLane{Where: where, Later: later} },
-	})
-	t, err := t.ParseFS(queries, "sql/"+name+".sql", "fragments/*.sql")
+	sql, ok := rendered[name]
+	if !ok {
+		panic(fmt.Sprintf("status: no query %s", name))
+	}
+	return migrations.Render(sql, schema)
+}
+
+// rendered holds the queries of sql/ by name, their templates executed
+// once: they are text/template templates, in which {{template "lane_counts"
+// lane WHERE LATER}} puts in the fragment of fragments/lane_counts.sql for a
+// lane (sqlLane), and {{schema}} stays {{schema}}, for migrations.Render.
+var rendered = renderQueries()
+
+func renderQueries() map[string]string {
+	paths, err := fs.Glob(queries, "sql/*.sql")
 	if err != nil {
-		panic(fmt.Sprintf("status: query %s: %v", name, err))
+		panic(fmt.Sprintf("status: listing queries: %v", err))
 	}
-	var b strings.Builder
-	if err := t.Execute(&b, nil); err != nil {
-		panic(fmt.Sprintf("status: query %s: %v", name, err))
+	out := make(map[string]string, len(paths))
+	for _, path := range paths {
+		t := template.New(pathpkg.Base(path)).Funcs(template.FuncMap{
+			"schema": func() string { return "{{schema}}" },
+			"lane":   func(where string, later bool) sqlLane { return sqlLane{Where: where, Later: later} },
+		})
+		t, err := t.ParseFS(queries, path, "fragments/*.sql")
+		if err != nil {
+			panic(fmt.Sprintf("status: query %s: %v", path, err))
+		}
+		var b strings.Builder
+		if err := t.Execute(&b, nil); err != nil {
+			panic(fmt.Sprintf("status: query %s: %v", path, err))
+		}
+		out[strings.TrimSuffix(pathpkg.Base(path), ".sql")] = b.String()
 	}
-	return b.String()
+	return out
 }
 
 // sqlLane is the argument of the lane_counts fragment: Where selects the
