@@ -64,11 +64,14 @@ func (e *LockTimeoutError) Error() string {
 
 // Lock takes the apply lock for schema inside tx; it is released when tx
 // ends. tx must have lock_timeout set. On timeout the error is a
-// *LockTimeoutError naming the holder, looked up through db.
+// *LockTimeoutError naming the holder, looked up through db. Once the lock
+// is granted, and before anything is written, it refuses a schema the
+// current user cannot trust (CheckTrust, an *UntrustedSchemaError): every
+// apply and migration takes the lock before it writes.
 func Lock(ctx context.Context, tx pgx.Tx, db RowsQuerier, schema string, timeout time.Duration) error {
 	_, err := tx.Exec(ctx, `SELECT pg_advisory_xact_lock($1)`, LockKey(schema))
 	if err == nil {
-		return nil
+		return CheckTrust(ctx, tx, schema)
 	}
 	var pgErr *pgconn.PgError
 	if errors.As(err, &pgErr) && pgErr.Code == pgcode.LockNotAvailable {
