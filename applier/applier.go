@@ -306,12 +306,12 @@ func (b *batch) retarget(c plan.Change) {
 	}
 }
 
-// rebalance returns the task types whose slot groups change and remain:
-// their units must be brought in line with the new capacities.
-func (b *batch) rebalance() []string {
-	var out []string
-	for _, t := range b.lockSlots {
-		if !slices.Contains(b.dropSlots, t) {
+// lockedTypes returns the task types an apply locks against the runtime:
+// those whose slot groups change and those whose pending tasks move.
+func (b *batch) lockedTypes() []string {
+	out := slices.Clone(b.lockSlots)
+	for _, t := range b.retargetType {
+		if !slices.Contains(out, t) {
 			out = append(out, t)
 		}
 	}
@@ -390,22 +390,24 @@ func execute(ctx context.Context, tx pgx.Tx, p *plan.Plan, opts Options) error {
 				ErrDestroyNotAllowed, strings.Join(b.deleteQueues, ", "), n)
 		}
 	}
-	// Task rows before slot rows: the runtime's locking order.
+	// The types' locks first, exclusive: a runtime call on these types
+	// either commits before (and its tasks are seen below) or waits for this
+	// apply and then reads the types as it leaves them. Then pending task
+	// rows, never running ones (a runtime call holding a running task may
+	// wait for these locks), then slot rows: the runtime's locking order
+	// (migration 012).
+	if locked := b.lockedTypes(); len(locked) > 0 {
+		if err := run("locking task types against the runtime", "lock_types", locked); err != nil {
+			return err
+		}
+	}
 	if len(b.retargetType) > 0 {
 		if err := run("moving pending tasks to their type's claim lane and queue", "retarget_pending",
 			b.retargetType, b.retargetQueue, b.retargetLimited); err != nil {
 			return err
 		}
 	}
-	if len(b.dropSlots) > 0 {
-		if err := run("detaching running tasks from dropped slot groups", "forget_slot_holders", b.dropSlots); err != nil {
-			return err
-		}
-	}
 	if len(b.lockSlots) > 0 {
-		if err := run("locking task types against admissions", "lock_types", b.lockSlots); err != nil {
-			return err
-		}
 		if err := run("locking slot groups", "lock_slots", b.lockSlots); err != nil {
 			return err
 		}
@@ -444,7 +446,7 @@ func execute(ctx context.Context, tx pgx.Tx, p *plan.Plan, opts Options) error {
 		}
 	}
 	if len(b.dropSlots) > 0 {
-		if err := run("deleting slot groups of unlimited task types", "drop_slots", b.dropSlots); err != nil {
+		if err := run("removing the slot groups of unlimited task types", "drop_slots", b.dropSlots); err != nil {
 			return err
 		}
 	}
@@ -458,8 +460,8 @@ func execute(ctx context.Context, tx pgx.Tx, p *plan.Plan, opts Options) error {
 			return err
 		}
 	}
-	if rebalance := b.rebalance(); len(rebalance) > 0 {
-		if err := run("bringing slot units in line with the new limits", "rebalance_units", rebalance); err != nil {
+	if len(b.lockSlots) > 0 {
+		if err := run("bringing slot units in line with the new limits", "rebalance_units", b.lockSlots); err != nil {
 			return err
 		}
 	}

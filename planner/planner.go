@@ -129,6 +129,12 @@ func planTasks(desired, actual catalog.State, p *plan.Plan) []plan.Change {
 	}
 	sort.Strings(orphans)
 	for _, name := range orphans {
+		gs := slots[name]
+		if liveCapacity(gs) == 0 && len(draining(gs, 0)) == len(gs) {
+			p.Warnings = append(p.Warnings, fmt.Sprintf("task %q was deleted: %s still draining (%s held by tasks that run on); deleted once empty",
+				name, textfmt.Plural(len(gs), "slot group"), textfmt.Plural(sumUsed(gs), "unit")))
+			continue
+		}
 		p.Warnings = append(p.Warnings, fmt.Sprintf("slot groups exist for %q, which is not a managed task type; pgseq leaves them alone", name))
 	}
 	return out
@@ -150,7 +156,9 @@ func hasTask(ts []catalog.TaskType, name string) bool {
 // is empty.
 func planSlots(limit int, actual []catalog.SlotGroup) *plan.SlotChange {
 	if limit == 0 {
-		if len(actual) == 0 {
+		// Groups of a removed limit that tasks still hold drain at capacity 0
+		// until they are empty: nothing to do for them.
+		if liveCapacity(actual) == 0 && len(draining(actual, 0)) == len(actual) {
 			return nil
 		}
 		return &plan.SlotChange{LimitBefore: liveCapacity(actual), Used: sumUsed(actual), Drop: true}
@@ -231,7 +239,7 @@ func slotReasons(sc *plan.SlotChange, running, limit int) []string {
 			running, running-limit, limit))
 	}
 	if sc.Drop {
-		return append(r, "limit removed: all slot groups are deleted; running tasks finish normally")
+		return append(r, "limit removed: empty slot groups are deleted, those in use drain (capacity 0) until their tasks finish")
 	}
 	r = append(r, fmt.Sprintf("slot groups: %s", describeLayout(SlotLayout(limit))))
 	if n := len(sc.Remove) - len(sc.Draining); n > 0 {

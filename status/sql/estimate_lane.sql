@@ -1,3 +1,3 @@
 -- The planner's estimate of a task type's due waiting tasks ($1: the type).
 SELECT 1 FROM {{schema}}.tasks t
-WHERE t.type = $1::text AND t.status = 'pending' AND t.gate <> 'open' AND t.run_at <= now()
+WHERE t.type = $1::text AND t.status = 'pending' AND t.gate = 'waiting'

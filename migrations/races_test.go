@@ -1,0 +1,474 @@
+package migrations_test
+
+import (
+	"errors"
+	"testing"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
+	"github.com/jackc/pgx/v5/pgxpool"
+	"github.com/stretchr/testify/require"
+
+	"github.com/pgseq/pgseq/internal/pgcode"
+)
+
+// The races of migration 012, each forced by holding a transaction open in
+// a second connection: the interleaving is fixed by the test, not left to
+// timing. A step that must wait for another connection is run in a
+// goroutine, and the test goes on once PostgreSQL shows it blocked
+// (pg_blocking_pids), never after a sleep.
+
+// session is a connection of the test's own, for holding a transaction
+// open across runtime calls.
+type session struct {
+	r    *rt
+	conn *pgxpool.Conn
+	pid  uint32
+}
+
+func (r *rt) session() *session {
+	r.t.Helper()
+	c, err := r.pool.Acquire(bg)
+	require.NoError(r.t, err)
+	r.t.Cleanup(func() {
+		// A session left inside a transaction goes back clean.
+		_, _ = c.Exec(bg, "ROLLBACK")
+		c.Release()
+	})
+	return &session{r: r, conn: c, pid: c.Conn().PgConn().PID()}
+}
+
+func (s *session) exec(sql string, args ...any) {
+	s.r.t.Helper()
+	_, err := s.conn.Exec(bg, s.r.sql(sql), args...)
+	require.NoError(s.r.t, err, sql)
+}
+
+func (s *session) scalar(dest any, sql string, args ...any) {
+	s.r.t.Helper()
+	require.NoError(s.r.t, s.conn.QueryRow(bg, s.r.sql(sql), args...).Scan(dest), sql)
+}
+
+// async runs sql on the session in a goroutine; the returned channel gets
+// its error (nil when it succeeded).
+func (s *session) async(sql string, args ...any) <-chan error {
+	done := make(chan error, 1)
+	go func() {
+		rows, err := s.conn.Query(bg, s.r.sql(sql), args...)
+		if err == nil {
+			for rows.Next() {
+			}
+			rows.Close()
+			err = rows.Err()
+		}
+		done <- err
+	}()
+	return done
+}
+
+// waitBlockedBy waits until some backend is blocked by pid's locks.
+func (r *rt) waitBlockedBy(pid uint32) {
+	r.t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for time.Now().Before(deadline) {
+		var blocked bool
+		r.scalar(&blocked, `SELECT EXISTS (SELECT 1 FROM pg_stat_activity a WHERE $1::int = ANY (pg_blocking_pids(a.pid)))`, int(pid))
+		if blocked {
+			return
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	r.t.Fatalf("nothing got blocked by backend %d within 10 s", pid)
+}
+
+// wait returns what an async call returned, failing the test after 10 s.
+func wait(t *testing.T, done <-chan error) error {
+	t.Helper()
+	select {
+	case err := <-done:
+		return err
+	case <-time.After(10 * time.Second):
+		t.Fatal("a runtime call is still blocked after 10 s")
+		return nil
+	}
+}
+
+// requireNoDeadlock fails on a deadlock (40P01) or any other error.
+func requireNoDeadlock(t *testing.T, err error, what string) {
+	t.Helper()
+	var pgErr *pgconn.PgError
+	if errors.As(err, &pgErr) && pgErr.Code == pgcode.DeadlockDetected {
+		t.Fatalf("%s: deadlock: %v", what, err)
+	}
+	require.NoError(t, err, what)
+}
+
+// unitless returns the running tasks of limited types that hold no unit.
+func (r *rt) unitless() []int64 {
+	r.t.Helper()
+	rows, err := r.pool.Query(bg, r.sql(`
+		SELECT t.id FROM {{schema}}.tasks t JOIN {{schema}}.task_types tt ON tt.name = t.type
+		WHERE t.status = 'running' AND tt.concurrency IS NOT NULL AND t.slot_group IS NULL ORDER BY t.id`))
+	require.NoError(r.t, err)
+	ids, err := pgx.CollectRows(rows, pgx.RowTo[int64])
+	require.NoError(r.t, err)
+	return ids
+}
+
+func (r *rt) draining(taskType string) bool {
+	r.t.Helper()
+	var d bool
+	r.scalar(&d, `SELECT draining FROM {{schema}}.task_types WHERE name = $1`, taskType)
+	return d
+}
+
+func (r *rt) ids(taskType, status string) []int64 {
+	r.t.Helper()
+	rows, err := r.pool.Query(bg, r.sql(`SELECT id FROM {{schema}}.tasks WHERE type = $1 AND status = $2::text::{{schema}}.task_status ORDER BY id`), taskType, status)
+	require.NoError(r.t, err)
+	ids, err := pgx.CollectRows(rows, pgx.RowTo[int64])
+	require.NoError(r.t, err)
+	return ids
+}
+
+// claimWithin claims on queue q until it gets a task or a second passes:
+// what an idle worker polling would see.
+func (r *rt) claimWithin(worker string) []int64 {
+	r.t.Helper()
+	deadline := time.Now().Add(time.Second)
+	for {
+		ids, err := claim(bg, r.pool, r.schema, "q", worker, 10)
+		require.NoError(r.t, err)
+		if len(ids) > 0 || time.Now().After(deadline) {
+			return ids
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// 1. An apply lowering a limit while a claim of the type's open tasks is in
+// flight: the claim's tasks keep their units, the group they hold drains,
+// and the type admits nothing until running is back under the new limit.
+func TestApplyLoweringLimitDuringClaimKeepsUnits(t *testing.T) {
+	t.Parallel()
+	r := newRT(t, state(queueCfg("q"), task("lower", 2)))
+	r.register("w")
+	r.enqueueN("lower", 2)
+
+	claimer := r.session()
+	claimer.exec(`BEGIN`)
+	var n int
+	claimer.scalar(&n, `SELECT count(*) FROM {{schema}}.claim('q', 'w', 2)`)
+	require.Equal(t, 2, n)
+
+	r.apply(state(queueCfg("q"), task("lower", 1))) // while the claim is open
+	claimer.exec(`COMMIT`)
+
+	require.Empty(t, r.unitless(), "a running task of a limited type without a unit")
+	r.checkSlotAccounting()
+	require.True(t, r.draining("lower"), "2 running at limit 1: the type drains")
+
+	// One finishes; a new task must wait: 1 running at limit 1.
+	running := r.ids("lower", "running")
+	r.exec(`SELECT {{schema}}.complete($1, 'w')`, running[:1])
+	r.enqueueN("lower", 1)
+	ids, err := claim(bg, r.pool, r.schema, "q", "w", 10)
+	require.NoError(t, err)
+	require.Empty(t, ids, "a task admitted while the type is at its limit")
+	require.Equal(t, 1, r.running("lower"))
+	r.checkSlotAccounting()
+
+	// The other finishes: the waiting task runs, alone.
+	r.exec(`SELECT {{schema}}.complete($1, 'w')`, running[1:])
+	require.Len(t, r.claimWithin("w"), 1)
+	require.Equal(t, 1, r.running("lower"))
+	require.False(t, r.draining("lower"))
+	r.checkSlotAccounting()
+}
+
+// 2. An enqueue racing an apply that removes a limit: the apply waits for
+// it, and the unit the enqueue took goes back; when the limit comes back,
+// it is exact.
+func TestEnqueueRacingLimitRemovalKeepsNoStaleUnit(t *testing.T) {
+	t.Parallel()
+	r := newRT(t, state(queueCfg("q"), task("gone", 1)))
+	r.register("w")
+
+	enq := r.session()
+	enq.exec(`BEGIN`)
+	enq.exec(`SELECT {{schema}}.enqueue('gone')`) // holds the type's only unit
+
+	applied := make(chan struct{})
+	go func() {
+		defer close(applied)
+		r.apply(state(queueCfg("q"), task("gone", 0)))
+	}()
+	r.waitBlockedBy(enq.pid)
+	enq.exec(`COMMIT`)
+	<-applied
+	r.checkSlotAccounting()
+	var held int
+	r.scalar(&held, `SELECT count(*) FROM {{schema}}.tasks WHERE slot_group IS NOT NULL`)
+	require.Zero(t, held, "a task of an unlimited type keeps a unit")
+
+	// The limit comes back: the first task runs, a second waits.
+	r.apply(state(queueCfg("q"), task("gone", 1)))
+	r.enqueueN("gone", 1)
+	ids, err := claim(bg, r.pool, r.schema, "q", "w", 10)
+	require.NoError(t, err)
+	require.Len(t, ids, 1)
+	require.Equal(t, 1, r.running("gone"), "two tasks run at limit 1")
+	require.Empty(t, r.unitless())
+	r.checkSlotAccounting()
+
+	// Both finish; every unit is back exactly once.
+	r.exec(`SELECT {{schema}}.complete($1, 'w')`, ids)
+	require.Len(t, r.claimWithin("w"), 1)
+	r.exec(`SELECT {{schema}}.complete($1, 'w')`, r.ids("gone", "running"))
+	var used int
+	r.scalar(&used, `SELECT coalesce(sum(used), 0)::int FROM {{schema}}.concurrency_slots WHERE task_type = 'gone'`)
+	require.Zero(t, used)
+	r.checkSlotAccounting()
+}
+
+// A unit given back twice is refused, never clamped.
+func TestGiveBackRefusesADoubleRelease(t *testing.T) {
+	t.Parallel()
+	r := newRT(t, state(queueCfg("q"), task("twice", 2)))
+	_, err := r.pool.Exec(bg, r.sql(`SELECT {{schema}}.give_back(ARRAY['twice'], ARRAY[1])`))
+	var pgErr *pgconn.PgError
+	require.ErrorAs(t, err, &pgErr)
+	require.Equal(t, "PS030", pgErr.Code)
+	require.Contains(t, pgErr.Message, "a slot unit was given back twice: twice group 1")
+}
+
+// 3a. A completion giving its unit back, open, while an enqueue finds the
+// group locked: once both commit the task waits beside a free unit, and
+// the next claim admits it (before migration 012, only the leader did).
+func TestClaimAdmitsATaskLeftWaitingByACompletion(t *testing.T) {
+	t.Parallel()
+	r := newRT(t, state(queueCfg("q"), task("crossed", 1)))
+	r.register("w")
+	r.enqueueN("crossed", 1)
+	first, err := claim(bg, r.pool, r.schema, "q", "w", 1)
+	require.NoError(t, err)
+	require.Len(t, first, 1)
+
+	completer := r.session()
+	completer.exec(`BEGIN`)
+	completer.exec(`SELECT {{schema}}.complete($1, 'w')`, first) // gives the unit back, uncommitted
+	r.enqueueN("crossed", 1)                                     // finds the group locked: waits
+	completer.exec(`COMMIT`)
+
+	require.Len(t, r.claimWithin("w"), 1, "a due task waits beside a free unit with nothing running")
+	r.checkSlotAccounting()
+}
+
+// 3b. An enqueue holding the type's last unit rolls back while another
+// enqueue of the type commits: the second task is admitted by the next
+// claim.
+func TestClaimAdmitsATaskLeftWaitingByARollback(t *testing.T) {
+	t.Parallel()
+	r := newRT(t, state(queueCfg("q"), task("undone", 1)))
+	r.register("w")
+
+	first := r.session()
+	first.exec(`BEGIN`)
+	first.exec(`SELECT {{schema}}.enqueue('undone')`) // takes the unit
+	r.enqueueN("undone", 1)                           // waits
+	first.exec(`ROLLBACK`)
+
+	require.Len(t, r.claimWithin("w"), 1, "a due task waits beside a free unit with nothing running")
+	r.checkSlotAccounting()
+}
+
+// 4. An enqueue with an idempotency key whose task a completion is
+// finishing, while that completion goes on to give back a unit of the group
+// the enqueue would take: no deadlock.
+func TestEnqueueOfAKeyBeingCompletedDoesNotDeadlock(t *testing.T) {
+	t.Parallel()
+	r := newRT(t, state(queueCfg("q"), task("keyed", 100))) // 50 groups of 2
+	r.register("w")
+	r.exec(`SELECT {{schema}}.enqueue('keyed', NULL, 'k')`)
+	r.exec(`SELECT {{schema}}.enqueue('keyed', NULL, 'other')`)
+	ids, err := claim(bg, r.pool, r.schema, "q", "w", 2)
+	require.NoError(t, err)
+	require.Len(t, ids, 2)
+	var keyed, other int64
+	r.scalar(&keyed, `SELECT id FROM {{schema}}.tasks WHERE idempotency_key = 'k'`)
+	r.scalar(&other, `SELECT id FROM {{schema}}.tasks WHERE idempotency_key = 'other'`)
+	// The key's task holds a unit of group 1, the other one of group 2: the
+	// completion of the first locks group 1, so an enqueue looking for a
+	// unit would take group 2's, which the completion of the second gives
+	// back.
+	r.exec(`UPDATE {{schema}}.tasks SET slot_group = CASE id WHEN $1 THEN 1 ELSE 2 END WHERE id = ANY ($2)`, keyed, ids)
+	r.exec(`UPDATE {{schema}}.concurrency_slots SET used = CASE WHEN slot_group <= 2 THEN 1 ELSE 0 END WHERE task_type = 'keyed'`)
+	r.checkSlotAccounting()
+
+	completer := r.session()
+	completer.exec(`BEGIN`)
+	completer.exec(`SELECT {{schema}}.complete(ARRAY[$1::bigint], 'w')`, keyed) // the key's task is being updated
+
+	enq := r.session()
+	enqueued := enq.async(`SELECT {{schema}}.enqueue('keyed', NULL, 'k')`)
+	select {
+	case err := <-enqueued:
+		requireNoDeadlock(t, err, "enqueue")
+	case <-time.After(300 * time.Millisecond):
+		// The enqueue waits for the completion (versions before 012).
+	}
+	completed := completer.async(`SELECT {{schema}}.complete(ARRAY[$1::bigint], 'w')`, other)
+	requireNoDeadlock(t, wait(t, completed), "complete")
+	completer.exec(`COMMIT`)
+	select {
+	case err := <-enqueued:
+		requireNoDeadlock(t, err, "enqueue")
+	default:
+	}
+}
+
+// 4. enqueue_batch of keys whose tasks complete_and_take is finishing: no
+// deadlock either.
+func TestEnqueueBatchOfKeysBeingCompletedDoesNotDeadlock(t *testing.T) {
+	t.Parallel()
+	r := newRT(t, state(queueCfg("q"), task("batch", 100)))
+	r.register("w")
+	r.exec(`SELECT count(*) FROM {{schema}}.enqueue_batch(ARRAY['batch', 'batch'], NULL, ARRAY['a', 'b'])`)
+	ids, err := claim(bg, r.pool, r.schema, "q", "w", 2)
+	require.NoError(t, err)
+	require.Len(t, ids, 2)
+	var a, b int64
+	r.scalar(&a, `SELECT id FROM {{schema}}.tasks WHERE idempotency_key = 'a'`)
+	r.scalar(&b, `SELECT id FROM {{schema}}.tasks WHERE idempotency_key = 'b'`)
+	r.exec(`UPDATE {{schema}}.tasks SET slot_group = CASE id WHEN $1 THEN 1 ELSE 2 END WHERE id = ANY ($2)`, a, ids)
+	r.exec(`UPDATE {{schema}}.concurrency_slots SET used = CASE WHEN slot_group <= 2 THEN 1 ELSE 0 END WHERE task_type = 'batch'`)
+	r.checkSlotAccounting()
+
+	completer := r.session()
+	completer.exec(`BEGIN`)
+	completer.exec(`SELECT count(*) FROM {{schema}}.complete_and_take(ARRAY[$1::bigint], 'w')`, a)
+
+	enq := r.session()
+	enqueued := enq.async(`SELECT count(*) FROM {{schema}}.enqueue_batch(ARRAY['batch', 'batch'], NULL, ARRAY['a', 'new'])`)
+	select {
+	case err := <-enqueued:
+		requireNoDeadlock(t, err, "enqueue_batch")
+	case <-time.After(300 * time.Millisecond):
+	}
+	completed := completer.async(`SELECT count(*) FROM {{schema}}.complete_and_take(ARRAY[$1::bigint], 'w')`, b)
+	requireNoDeadlock(t, wait(t, completed), "complete_and_take")
+	completer.exec(`COMMIT`)
+	select {
+	case err := <-enqueued:
+		requireNoDeadlock(t, err, "enqueue_batch")
+	default:
+	}
+}
+
+// 6. complete_and_take handing a task to its worker while the recovery
+// declares that worker dead: the task handed over is recovered with the
+// others, never left running for a dead worker.
+func TestCompleteAndTakeRacingRecoveryLeavesNoTaskToADeadWorker(t *testing.T) {
+	t.Parallel()
+	r := newRT(t, state(queueCfg("q"), task("handed", 1)))
+	r.register("w")
+	r.register("leader")
+	var ok bool
+	r.scalar(&ok, `SELECT {{schema}}.elect_leader('leader')`)
+	require.True(t, ok)
+	r.enqueueN("handed", 2) // one runs, one waits for its unit
+	first, err := claim(bg, r.pool, r.schema, "q", "w", 1)
+	require.NoError(t, err)
+	require.Len(t, first, 1)
+	r.exec(`UPDATE {{schema}}.workers SET last_heartbeat = now() - interval '1 minute' WHERE id = 'w'`)
+
+	// An apply holds the type's lock: complete_and_take stops inside, after
+	// the task row and before the hand-off.
+	apply := r.session()
+	apply.exec(`BEGIN`)
+	apply.exec(`SELECT {{schema}}.lock_types(ARRAY['handed'], true)`)
+	worker := r.session()
+	taken := worker.async(`SELECT count(*) FROM {{schema}}.complete_and_take($1, 'w')`, first)
+	r.waitBlockedBy(apply.pid)
+
+	leader := r.session()
+	recovered := leader.async(`SELECT {{schema}}.run_maintenance('leader')`)
+	r.waitBlockedBy(worker.pid) // the recovery waits for the worker's call
+	apply.exec(`COMMIT`)
+	require.NoError(t, wait(t, taken))
+	require.NoError(t, wait(t, recovered))
+
+	var stranded int
+	r.scalar(&stranded, `SELECT count(*) FROM {{schema}}.tasks t JOIN {{schema}}.workers w ON w.id = t.worker_id
+		WHERE t.status = 'running' AND w.dead_at IS NOT NULL`)
+	require.Zero(t, stranded, "a task left running for a worker declared dead")
+	r.checkSlotAccounting()
+}
+
+// 9. A recovered task's last_error, which claim returns to any worker, does
+// not name the dead worker.
+func TestRecoveredTaskDoesNotNameItsWorker(t *testing.T) {
+	t.Parallel()
+	r := newRT(t, state(queueCfg("q"), task("told", 0)))
+	r.register("secret-worker-id")
+	r.register("leader")
+	r.enqueueN("told", 1)
+	_, err := claim(bg, r.pool, r.schema, "q", "secret-worker-id", 1)
+	require.NoError(t, err)
+	r.exec(`UPDATE {{schema}}.workers SET last_heartbeat = now() - interval '1 minute' WHERE id = 'secret-worker-id'`)
+	var ok bool
+	r.scalar(&ok, `SELECT {{schema}}.elect_leader('leader')`)
+	require.True(t, ok)
+	r.exec(`SELECT {{schema}}.run_maintenance('leader')`)
+
+	var lastError string
+	r.scalar(&lastError, `SELECT last_error FROM {{schema}}.claim('q', 'leader', 1)`)
+	require.Contains(t, lastError, "stopped heartbeating")
+	require.NotContains(t, lastError, "secret-worker-id")
+}
+
+// 11. enqueue_batch matches its arrays by index: a multi-dimensional array,
+// or one that does not start at 1, is refused instead of dropping keys or
+// shifting payloads.
+func TestEnqueueBatchRefusesArraysItCannotMatch(t *testing.T) {
+	t.Parallel()
+	r := newRT(t, state(queueCfg("q"), task("rows", 0)))
+	for name, call := range map[string]string{
+		"2-D keys":        `SELECT {{schema}}.enqueue_batch(ARRAY['rows', 'rows'], NULL, ARRAY[['a'], ['b']])`,
+		"2-D types":       `SELECT {{schema}}.enqueue_batch(ARRAY[['rows'], ['rows']])`,
+		"0-based payload": `SELECT {{schema}}.enqueue_batch(ARRAY['rows', 'rows'], '[0:1]={"{}","{}"}'::jsonb[])`,
+		"2-based types":   `SELECT {{schema}}.enqueue_batch('[2:3]={rows,rows}'::text[])`,
+	} {
+		_, err := r.pool.Exec(bg, r.sql(call))
+		var pgErr *pgconn.PgError
+		require.ErrorAs(t, err, &pgErr, name)
+		require.Equal(t, "22023", pgErr.Code, name)
+		require.Contains(t, pgErr.Message, "one-dimensional and start at index 1", name)
+	}
+	var n int
+	r.scalar(&n, `SELECT count(*) FROM {{schema}}.tasks`)
+	require.Zero(t, n, "nothing enqueued")
+}
+
+// 5. Scheduled tasks stay out of their type's lane: 200,000 tasks of a
+// limited type due tomorrow do not slow the hand-off of one completion.
+func TestScheduledTasksStayOutOfTheLane(t *testing.T) {
+	t.Parallel()
+	r := newRT(t, state(queueCfg("q"), task("later", 1)))
+	r.register("w")
+	r.exec(`INSERT INTO {{schema}}.tasks (queue, type, gate, run_at, priority)
+	        SELECT 'q', 'later', 'scheduled', now() + interval '1 day', g % 5
+	        FROM generate_series(1, 200000) g`)
+	r.exec(`ANALYZE {{schema}}.tasks`)
+	r.enqueueN("later", 1)
+	ids, err := claim(bg, r.pool, r.schema, "q", "w", 1)
+	require.NoError(t, err)
+	require.Len(t, ids, 1)
+
+	plans, _, _ := r.plansOf(t, `SELECT count(*) FROM {{schema}}.complete_and_take($1, 'w')`, ids)
+	// Every read of tasks returns or filters out at most a handful of rows:
+	// the lane probes do not walk past the scheduled tasks.
+	requireBounded(t, plans, 10)
+	r.checkSlotAccounting()
+}
