@@ -5,11 +5,13 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math/rand/v2"
 	"time"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
 
+	"github.com/pgseq/pgseq/internal/pgcode"
 	"github.com/pgseq/pgseq/migrations"
 )
 
@@ -115,7 +117,9 @@ func (c *Client) Enqueue(ctx context.Context, taskType string, payload any, opts
 		return 0, fmt.Errorf("enqueueing %q: %w", taskType, err)
 	}
 	var id int64
-	err = c.db.QueryRow(ctx, c.sql.enqueue, taskType, p, nullString(o.IdempotencyKey), o.Priority, nullTime(o.RunAt)).Scan(&id)
+	err = c.retry(ctx, func() error {
+		return c.db.QueryRow(ctx, c.sql.enqueue, taskType, p, nullString(o.IdempotencyKey), o.Priority, nullTime(o.RunAt)).Scan(&id)
+	})
 	if err != nil {
 		return 0, enqueueError(fmt.Sprintf("enqueueing %q", taskType), err)
 	}
@@ -171,11 +175,15 @@ func (c *Client) EnqueueBatch(ctx context.Context, tasks []NewTask) ([]int64, er
 			runAts[i] = &at
 		}
 	}
-	rows, err := c.db.Query(ctx, c.sql.enqueueBatch, types, payloads, keys, priorities, runAts)
-	if err != nil {
-		return nil, enqueueError(fmt.Sprintf("enqueueing %d tasks", len(tasks)), err)
-	}
-	ids, err := pgx.CollectRows(rows, pgx.RowTo[int64])
+	var ids []int64
+	err := c.retry(ctx, func() error {
+		rows, err := c.db.Query(ctx, c.sql.enqueueBatch, types, payloads, keys, priorities, runAts)
+		if err != nil {
+			return err
+		}
+		ids, err = pgx.CollectRows(rows, pgx.RowTo[int64])
+		return err
+	})
 	if err != nil {
 		return nil, enqueueError(fmt.Sprintf("enqueueing %d tasks", len(tasks)), err)
 	}
@@ -183,6 +191,42 @@ func (c *Client) EnqueueBatch(ctx context.Context, tasks []NewTask) ([]int64, er
 		return nil, fmt.Errorf("enqueueing %d tasks: the database returned %d ids", len(tasks), len(ids))
 	}
 	return ids, nil
+}
+
+// retryAttempts is how many times an enqueue runs when PostgreSQL aborts it
+// as a deadlock victim or for a serialization failure.
+const retryAttempts = 4
+
+// retry runs one enqueue statement, again after a short pause when
+// PostgreSQL aborted it as a deadlock victim (40P01) or for a serialization
+// failure (40001): the statement ran alone, its effects are gone, and
+// running it again is what the caller would do. Inside the caller's own
+// transaction nothing is retried: the transaction is aborted and only the
+// caller can run it again.
+func (c *Client) retry(ctx context.Context, run func() error) error {
+	if _, inTx := c.db.(pgx.Tx); inTx {
+		return run()
+	}
+	var err error
+	for attempt := 1; ; attempt++ {
+		if err = run(); err == nil || attempt == retryAttempts || !abortedByServer(err) {
+			return err
+		}
+		pause := time.Duration(attempt*attempt) * 5 * time.Millisecond
+		pause += time.Duration(rand.Int64N(int64(pause)))
+		select {
+		case <-ctx.Done():
+			return err
+		case <-time.After(pause):
+		}
+	}
+}
+
+// abortedByServer reports whether err is PostgreSQL aborting a statement
+// that may succeed when run again.
+func abortedByServer(err error) bool {
+	var pgErr *pgconn.PgError
+	return errors.As(err, &pgErr) && (pgErr.Code == pgcode.DeadlockDetected || pgErr.Code == pgcode.SerializationFailure)
 }
 
 // encodePayload returns the payload's JSON text, nil for SQL NULL.

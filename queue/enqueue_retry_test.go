@@ -1,0 +1,84 @@
+package queue_test
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/pgseq/pgseq/catalog"
+	"github.com/pgseq/pgseq/migrations"
+)
+
+// An enqueue that PostgreSQL aborts as a deadlock's victim is run again:
+// the caller gets the task, not 40P01. The deadlock is forced: another
+// session holds the tasks table against inserts, waits until the enqueue
+// holds its type's lock and waits for the table, then asks for the type's
+// lock exclusive (as an apply does).
+func TestEnqueueRetriesADeadlockVictim(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t, config(catalog.DefaultQueue("default"), catalog.TaskType{Name: "victim", Concurrency: 2}))
+	ctx := context.Background()
+
+	other, err := e.pool.Acquire(ctx)
+	require.NoError(t, err)
+	defer other.Release()
+	// The other session must not be the one PostgreSQL picks (when its role
+	// may set it): it checks for deadlocks long after the enqueue does.
+	_, _ = other.Exec(ctx, `SET deadlock_timeout = '20s'`)
+	_, err = other.Exec(ctx, `BEGIN`)
+	require.NoError(t, err)
+	defer func() { _, _ = other.Exec(ctx, `ROLLBACK`) }()
+	_, err = other.Exec(ctx, migrations.Render(`LOCK TABLE {{schema}}.tasks IN SHARE MODE`, e.schema))
+	require.NoError(t, err)
+
+	type result struct {
+		id  int64
+		err error
+	}
+	done := make(chan result, 1)
+	go func() {
+		id, err := e.client.Enqueue(ctx, "victim", nil)
+		done <- result{id, err}
+	}()
+	waitBlockedBy(t, e, other.Conn().PgConn().PID())
+
+	locked := make(chan error, 1)
+	go func() {
+		_, err := other.Exec(ctx, migrations.Render(`SELECT {{schema}}.lock_types(ARRAY['victim'], true)`, e.schema))
+		locked <- err
+	}()
+	select {
+	case err := <-locked:
+		require.NoError(t, err, "the other session gets the type's lock once the enqueue is aborted")
+	case <-time.After(15 * time.Second):
+		t.Fatal("no deadlock was resolved within 15 s")
+	}
+	_, err = other.Exec(ctx, `COMMIT`)
+	require.NoError(t, err)
+
+	select {
+	case r := <-done:
+		require.NoError(t, r.err)
+		require.Positive(t, r.id)
+	case <-time.After(10 * time.Second):
+		t.Fatal("the enqueue did not finish after the deadlock")
+	}
+	require.Equal(t, map[string]int{"pending": 1}, e.statuses())
+}
+
+// waitBlockedBy waits until some backend waits for a lock pid holds.
+func waitBlockedBy(t *testing.T, e *env, pid uint32) {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for time.Now().Before(deadline) {
+		var blocked bool
+		e.query(`SELECT EXISTS (SELECT 1 FROM pg_stat_activity a WHERE $1::int = ANY (pg_blocking_pids(a.pid)))`, []any{int(pid)}, &blocked)
+		if blocked {
+			return
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	t.Fatalf("nothing got blocked by backend %d within 10 s", pid)
+}
