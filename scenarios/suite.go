@@ -5,12 +5,35 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/jackc/pgx/v5/pgxpool"
 
+	"github.com/pgseq/pgseq/internal/dbconn"
 	"github.com/pgseq/pgseq/internal/textfmt"
 )
+
+// RedactCommand returns a copy of the command line args with the password
+// of every connection string in it masked (dbconn.Redact): a flag's value
+// after '=' (--database-url=postgres://u:pw@h/db, --database-url='host=h
+// password=pw'), and any argument that is one or holds one (the value of
+// --database-url given as the next argument). A result's command line is
+// committed with the result: no password may be in it.
+func RedactCommand(args []string) []string {
+	if args == nil {
+		return nil
+	}
+	out := make([]string, len(args))
+	for i, arg := range args {
+		if name, value, ok := strings.Cut(arg, "="); ok && strings.HasPrefix(name, "-") {
+			out[i] = name + "=" + dbconn.Redact(value)
+			continue
+		}
+		out[i] = dbconn.Redact(arg)
+	}
+	return out
+}
 
 // SuiteOptions configure RunSuite. Pool and Scenarios are required.
 type SuiteOptions struct {
@@ -25,7 +48,8 @@ type SuiteOptions struct {
 	OutDir string
 	// SchemaPrefix names the throw-away schemas (default "pgseq_bench").
 	SchemaPrefix string
-	// Command is the command line, recorded in the result.
+	// Command is the command line, recorded in the result with its
+	// passwords masked (RedactCommand).
 	Command []string
 	// Step is told what the suite starts next (a line for a log); Drain
 	// receives the drain runs' progress. Both may be nil.
@@ -88,7 +112,7 @@ func RunSuite(ctx context.Context, opts SuiteOptions) (*SuiteResult, error) {
 	}
 	started := time.Now()
 	res := &SuiteResult{
-		FormatVersion: ResultFormatVersion, StartedAt: started.UTC(), Command: opts.Command,
+		FormatVersion: ResultFormatVersion, StartedAt: started.UTC(), Command: RedactCommand(opts.Command),
 		Quick: opts.Quick, LoadBefore: loadAverage(),
 	}
 	env, err := environment(ctx, opts.Pool)

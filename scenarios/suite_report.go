@@ -9,8 +9,14 @@ import (
 	"github.com/pgseq/pgseq/internal/textfmt"
 )
 
-// WriteJSON writes the result document, indented.
-func (r *SuiteResult) WriteJSON(w io.Writer) error { return writeJSON(w, r) }
+// WriteJSON writes the result document, indented, its command line with
+// the passwords masked (RedactCommand), also when r was not made by
+// RunSuite.
+func (r *SuiteResult) WriteJSON(w io.Writer) error {
+	redacted := *r
+	redacted.Command = RedactCommand(r.Command)
+	return writeJSON(w, &redacted)
+}
 
 // Counts returns how many thresholds were met, missed and inconclusive.
 func (r *SuiteResult) Counts() (met, missed, inconclusive int) {
@@ -44,7 +50,7 @@ func (r *SuiteResult) WriteMarkdown(w io.Writer, charts []string) error {
 	}
 	fmt.Fprintf(&b, "Ran %s in %.0f s.\n\n", r.StartedAt.Format("2006-01-02T15:04:05Z"), r.Seconds)
 	if len(r.Command) > 0 {
-		fmt.Fprintf(&b, "Reproduce: `%s`\n\n", strings.Join(r.Command, " "))
+		fmt.Fprintf(&b, "Reproduce: `%s`\n\n", strings.Join(RedactCommand(r.Command), " "))
 	}
 	e := r.Environment
 	fmt.Fprintf(&b, "%s; %d CPUs (%s); %s, GOMAXPROCS %d. Load average %.2f before, %.2f after. Server settings: %s.\n\n",
