@@ -13,7 +13,9 @@ import (
 // Plan writes the human view of p: one block per change with its changed
 // attributes (before -> after), the live context beside them, and a summary
 // line. Output is deterministic, so it can be golden-tested and diffed in
-// pull requests.
+// pull requests. Control characters in the plan's strings (its reasons,
+// warnings, names: a saved plan file can say anything) are shown escaped
+// (Sanitize), never sent to the terminal.
 //
 // When the plan has drift, a section saying which objects changed outside
 // pgseq since the last apply, and how, comes first (see writeDrift), apart
@@ -29,7 +31,7 @@ func Plan(w io.Writer, p *plan.Plan) error {
 				"these changes are no longer reported.\n")
 		}
 		writeWarnings(&b, p.Warnings)
-		_, err := io.WriteString(w, b.String())
+		_, err := io.WriteString(w, Sanitize(b.String()))
 		return err
 	}
 	b.WriteString("pgseq will perform the following actions:\n")
@@ -39,7 +41,7 @@ func Plan(w io.Writer, p *plan.Plan) error {
 	}
 	writeWarnings(&b, p.Warnings)
 	fmt.Fprintf(&b, "\n%s\n", SummaryLine(p.Summary))
-	_, err := io.WriteString(w, b.String())
+	_, err := io.WriteString(w, Sanitize(b.String()))
 	return err
 }
 
