@@ -12,55 +12,8 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/pgseq/pgseq/catalog"
-	"github.com/pgseq/pgseq/internal/pgtest"
 	"github.com/pgseq/pgseq/migrations"
 )
-
-// functionAttributes returns, per function of the schema (by signature),
-// what CREATE OR REPLACE would reset unless restated: SECURITY DEFINER and
-// the SET clauses; and what it keeps, the grants.
-func functionAttributes(t *testing.T, db pgx.Tx, schema string) map[string]string {
-	t.Helper()
-	rows, err := db.Query(bg, `
-		SELECT p.proname || '(' || pg_catalog.oidvectortypes(p.proargtypes) || ')',
-		       format('definer=%s config=%s acl=%s', p.prosecdef, coalesce(p.proconfig, '{}'), coalesce(p.proacl::text, 'default'))
-		FROM pg_catalog.pg_proc p JOIN pg_catalog.pg_namespace n ON n.oid = p.pronamespace
-		WHERE n.nspname = $1`, schema)
-	require.NoError(t, err)
-	out := map[string]string{}
-	var sig, attrs string
-	_, err = pgx.ForEachRow(rows, []any{&sig, &attrs}, func() error { out[sig] = attrs; return nil })
-	require.NoError(t, err)
-	return out
-}
-
-// Migrations after 8 redefine runtime functions with CREATE OR REPLACE,
-// which resets their attributes to what it states: every function keeps
-// exactly the SECURITY DEFINER, search_path, jit setting and grants that
-// migrations 6 and 8 gave it, through every later version.
-func TestLaterMigrationsKeepFunctionAttributes(t *testing.T) {
-	t.Parallel()
-	pool := pgtest.Pool(t)
-	schema := pgtest.Schema(t)
-	tx, err := pool.Begin(bg)
-	require.NoError(t, err)
-	defer tx.Rollback(bg) //nolint:errcheck // after Commit, a no-op
-
-	_, err = migrations.UpTo(bg, tx, schema, 8)
-	require.NoError(t, err)
-	before := functionAttributes(t, tx, schema)
-	require.NotEmpty(t, before)
-	for v := 9; v <= migrations.Latest(); v++ {
-		applied, err := migrations.UpTo(bg, tx, schema, v)
-		require.NoError(t, err)
-		require.Equal(t, []int{v}, applied)
-		after := functionAttributes(t, tx, schema)
-		for sig, attrs := range before {
-			require.Equal(t, attrs, after[sig], "version %d: %s", v, sig)
-		}
-	}
-	require.Contains(t, functionAttributes(t, tx, schema), "lock_owned(bigint[], text)")
-}
 
 // The runtime's SQL notifies the channel the Go worker listens on
 // (migrations.TasksChannel), with the schema as payload: a completion that
