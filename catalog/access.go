@@ -240,7 +240,7 @@ var (
 	// may read.
 	Tables = []string{
 		"applies", "concurrency_slots", "counter_values", "counters", "grants", "leader",
-		"queues", "repair_clock", "reservations", "schema_migrations", "task_types", "tasks", "workers",
+		"queues", "reservations", "runtime_clock", "schema_migrations", "task_types", "tasks", "workers",
 	}
 )
 

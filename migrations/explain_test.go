@@ -129,7 +129,7 @@ func TestClaimPlanFastPathWithManyPending(t *testing.T) {
 	r.register("w")
 	// The admission repair (a lane scan at most every 200 ms, migration 012)
 	// is not due: this is the claim every other call pays.
-	r.exec(`UPDATE {{schema}}.repair_clock SET repaired_at = 'infinity'`)
+	r.exec(`UPDATE {{schema}}.runtime_clock SET repaired_at = 'infinity'`)
 
 	plans, types, took := r.claimPlans(t, 100)
 	require.Len(t, types, 100)
@@ -163,7 +163,7 @@ func TestClaimPlanSkipsSaturatedLimitedType(t *testing.T) {
 	r.register("w")
 	// The admission repair (a lane scan at most every 200 ms, migration 012)
 	// is not due: this is the claim every other call pays.
-	r.exec(`UPDATE {{schema}}.repair_clock SET repaired_at = 'infinity'`)
+	r.exec(`UPDATE {{schema}}.runtime_clock SET repaired_at = 'infinity'`)
 
 	plans, types, took := r.claimPlans(t, 100)
 	require.Len(t, types, 100)

@@ -14,7 +14,7 @@
 -- default owner privileges. Roles that pgseq apply grants access levels to
 -- are not shown: a freshly migrated schema has none.
 --
--- Version 12.
+-- Version 13.
 
 
 -- Schema
@@ -167,14 +167,6 @@ CREATE TABLE {{schema}}.queues (
 COMMENT ON TABLE {{schema}}.queues IS 'Queue settings, managed by pgseq apply.';
 -- privileges: owner
 
-CREATE TABLE {{schema}}.repair_clock (
-    singleton boolean DEFAULT true NOT NULL,
-    repaired_at timestamp with time zone DEFAULT '-infinity'::timestamp with time zone NOT NULL,
-    CONSTRAINT repair_clock_pkey PRIMARY KEY (singleton),
-    CONSTRAINT repair_clock_singleton_check CHECK (singleton)
-);
--- privileges: owner
-
 CREATE TABLE {{schema}}.reservations (
     id bigint GENERATED ALWAYS AS IDENTITY NOT NULL,
     counter text NOT NULL,
@@ -191,6 +183,16 @@ CREATE TABLE {{schema}}.reservations (
     CONSTRAINT reservations_status_check CHECK (status = ANY (ARRAY['pending'::text, 'committed'::text, 'failed'::text]))
 );
 CREATE INDEX reservations_pending ON {{schema}}.reservations USING btree (created_at) WHERE (status = 'pending'::text);
+-- privileges: owner
+
+CREATE TABLE {{schema}}.runtime_clock (
+    singleton boolean DEFAULT true NOT NULL,
+    repaired_at timestamp with time zone DEFAULT '-infinity'::timestamp with time zone NOT NULL,
+    contact_at timestamp with time zone DEFAULT '-infinity'::timestamp with time zone NOT NULL,
+    judged_from timestamp with time zone DEFAULT '-infinity'::timestamp with time zone NOT NULL,
+    CONSTRAINT runtime_clock_pkey PRIMARY KEY (singleton),
+    CONSTRAINT runtime_clock_singleton_check CHECK (singleton)
+);
 -- privileges: owner
 
 CREATE TABLE {{schema}}.schema_migrations (
@@ -604,6 +606,7 @@ CREATE OR REPLACE FUNCTION {{schema}}.elect_leader(worker_id text)
  SECURITY DEFINER
  SET search_path TO 'pg_catalog', 'pg_temp'
 AS $function$
+    SELECT {{schema}}.note_contact();
     WITH won AS (
         UPDATE {{schema}}.leader l
         SET worker_id = elect_leader.worker_id,
@@ -1040,12 +1043,23 @@ END;
 $function$;
 -- privileges: owner
 
+CREATE OR REPLACE FUNCTION {{schema}}.heard_from(at timestamp with time zone)
+ RETURNS timestamp with time zone
+ LANGUAGE sql
+ STABLE
+AS $function$
+    SELECT greatest(at, (SELECT c.judged_from FROM {{schema}}.runtime_clock c WHERE c.singleton),
+                    pg_postmaster_start_time());
+$function$;
+-- privileges: owner
+
 CREATE OR REPLACE FUNCTION {{schema}}.heartbeat(worker_id text)
  RETURNS boolean
  LANGUAGE sql
  SECURITY DEFINER
  SET search_path TO 'pg_catalog', 'pg_temp'
 AS $function$
+    SELECT {{schema}}.note_contact();
     WITH beat AS (
         UPDATE {{schema}}.workers w SET last_heartbeat = now()
         WHERE w.id = heartbeat.worker_id AND w.dead_at IS NULL
@@ -1172,6 +1186,21 @@ BEGIN
         END IF;
     END LOOP;
 END;
+$function$;
+-- privileges: owner
+
+CREATE OR REPLACE FUNCTION {{schema}}.note_contact()
+ RETURNS void
+ LANGUAGE sql
+AS $function$
+    WITH timeout AS (
+        SELECT coalesce(min(q.worker_timeout), interval '30 seconds') AS t FROM {{schema}}.queues q
+    )
+    UPDATE {{schema}}.runtime_clock c
+    SET contact_at = now(),
+        judged_from = CASE WHEN c.contact_at < now() - timeout.t THEN now() ELSE c.judged_from END
+    FROM timeout
+    WHERE c.singleton AND c.contact_at < now() - timeout.t / 4;
 $function$;
 -- privileges: owner
 
@@ -1354,7 +1383,7 @@ BEGIN
     PERFORM 1 FROM (
         SELECT w.id FROM {{schema}}.workers w
         WHERE w.dead_at IS NULL
-          AND w.last_heartbeat < now() - (SELECT coalesce(min(q.worker_timeout), interval '30 seconds')
+          AND {{schema}}.heard_from(w.last_heartbeat) < now() - (SELECT coalesce(min(q.worker_timeout), interval '30 seconds')
                                           FROM {{schema}}.queues q)
         ORDER BY w.id
         FOR UPDATE
@@ -1370,7 +1399,7 @@ BEGIN
         LEFT JOIN {{schema}}.queues q ON q.name = t.queue
         WHERE t.status = 'running'
           AND (w.id IS NULL OR w.dead_at IS NOT NULL
-               OR w.last_heartbeat < now() - coalesce(q.worker_timeout, interval '30 seconds'))
+               OR {{schema}}.heard_from(w.last_heartbeat) < now() - coalesce(q.worker_timeout, interval '30 seconds'))
         ORDER BY t.id
         FOR UPDATE OF t
     ) v;
@@ -1404,7 +1433,7 @@ BEGIN
         UPDATE {{schema}}.workers w SET dead_at = now()
         WHERE w.dead_at IS NULL
           AND (w.id IN (SELECT b.old_worker FROM back b)
-               OR w.last_heartbeat < now() - (SELECT coalesce(max(q.worker_timeout), interval '30 seconds')
+               OR {{schema}}.heard_from(w.last_heartbeat) < now() - (SELECT coalesce(max(q.worker_timeout), interval '30 seconds')
                                               FROM {{schema}}.queues q))
         RETURNING 1
     )
@@ -1430,6 +1459,7 @@ CREATE OR REPLACE FUNCTION {{schema}}.register_worker(worker_id text, hostname t
  SECURITY DEFINER
  SET search_path TO 'pg_catalog', 'pg_temp'
 AS $function$
+    SELECT {{schema}}.note_contact();
     INSERT INTO {{schema}}.workers AS w (id, hostname, pool_size, version)
     VALUES (worker_id, hostname, pool_size, version)
     ON CONFLICT (id) DO UPDATE SET
@@ -1517,13 +1547,13 @@ CREATE OR REPLACE FUNCTION {{schema}}.repair_if_due()
 AS $function$
 BEGIN
     -- A read first: most claims stop here without locking anything.
-    PERFORM 1 FROM {{schema}}.repair_clock c
+    PERFORM 1 FROM {{schema}}.runtime_clock c
     WHERE c.singleton AND c.repaired_at < clock_timestamp() - interval '200 milliseconds';
     IF NOT FOUND THEN
         RETURN;
     END IF;
-    UPDATE {{schema}}.repair_clock c SET repaired_at = clock_timestamp()
-    FROM (SELECT k.singleton FROM {{schema}}.repair_clock k
+    UPDATE {{schema}}.runtime_clock c SET repaired_at = clock_timestamp()
+    FROM (SELECT k.singleton FROM {{schema}}.runtime_clock k
           WHERE k.singleton AND k.repaired_at < clock_timestamp() - interval '200 milliseconds'
           FOR UPDATE SKIP LOCKED) mine
     WHERE c.singleton = mine.singleton;
@@ -1745,6 +1775,9 @@ BEGIN
             USING ERRCODE = 'PS003', HINT = 'Call elect_leader first; only the leader runs maintenance.';
     END IF;
 
+    -- The leader reached the database: after a gap, every worker gets a
+    -- fresh worker_timeout before the recovery below judges it.
+    PERFORM {{schema}}.note_contact();
     v_result := {{schema}}.recover_dead_workers();
 
     WITH empty AS (

@@ -70,13 +70,13 @@ DROP INDEX {{schema}}.tasks_waiting;
 CREATE INDEX tasks_waiting ON {{schema}}.tasks (type, priority DESC, run_at, id)
     WHERE status = 'pending' AND gate = 'waiting';
 
--- repair_clock says when the admission repair last ran: claims run it at
--- most every 200 ms (repair_if_due).
-CREATE TABLE IF NOT EXISTS {{schema}}.repair_clock (
+-- runtime_clock holds the runtime's own clocks, one row: when the admission
+-- repair last ran (claims run it at most every 200 ms, repair_if_due).
+CREATE TABLE IF NOT EXISTS {{schema}}.runtime_clock (
     singleton   boolean PRIMARY KEY DEFAULT true CHECK (singleton),
     repaired_at timestamptz NOT NULL DEFAULT '-infinity'
 );
-INSERT INTO {{schema}}.repair_clock DEFAULT VALUES ON CONFLICT DO NOTHING;
+INSERT INTO {{schema}}.runtime_clock DEFAULT VALUES ON CONFLICT DO NOTHING;
 
 -- ---------------------------------------------------------------------------
 -- Units
@@ -250,13 +250,13 @@ CREATE OR REPLACE FUNCTION {{schema}}.repair_if_due() RETURNS void
 LANGUAGE plpgsql AS $$
 BEGIN
     -- A read first: most claims stop here without locking anything.
-    PERFORM 1 FROM {{schema}}.repair_clock c
+    PERFORM 1 FROM {{schema}}.runtime_clock c
     WHERE c.singleton AND c.repaired_at < clock_timestamp() - interval '200 milliseconds';
     IF NOT FOUND THEN
         RETURN;
     END IF;
-    UPDATE {{schema}}.repair_clock c SET repaired_at = clock_timestamp()
-    FROM (SELECT k.singleton FROM {{schema}}.repair_clock k
+    UPDATE {{schema}}.runtime_clock c SET repaired_at = clock_timestamp()
+    FROM (SELECT k.singleton FROM {{schema}}.runtime_clock k
           WHERE k.singleton AND k.repaired_at < clock_timestamp() - interval '200 milliseconds'
           FOR UPDATE SKIP LOCKED) mine
     WHERE c.singleton = mine.singleton;
@@ -1077,7 +1077,7 @@ $$;
 
 -- New functions: PUBLIC gets nothing (migration 008).
 REVOKE ALL ON ALL FUNCTIONS IN SCHEMA {{schema}} FROM PUBLIC;
-REVOKE ALL ON TABLE {{schema}}.repair_clock FROM PUBLIC;
+REVOKE ALL ON TABLE {{schema}}.runtime_clock FROM PUBLIC;
 -- The read level reads every table (catalog.Tables): the roles pgseq apply
 -- granted it read the new one too.
 DO $$
@@ -1086,7 +1086,7 @@ DECLARE
 BEGIN
     FOR r IN SELECT g.role FROM {{schema}}.grants g
              WHERE g.level = 'read' AND to_regrole(quote_ident(g.role)) IS NOT NULL ORDER BY 1 LOOP
-        EXECUTE format('GRANT SELECT ON TABLE %s TO %I', '{{schema}}.repair_clock', r);
+        EXECUTE format('GRANT SELECT ON TABLE %s TO %I', '{{schema}}.runtime_clock', r);
     END LOOP;
 END;
 $$;
