@@ -93,6 +93,10 @@ type CompareRow struct {
 // once on each side has no test: a deterministic one (rows, buffers,
 // counts: the plan's shape) is compared exactly, a single timing is
 // reported and never flagged.
+//
+// Which way is better comes from this pgseq's definition of the metric,
+// else from the old run, never from the new run alone; runs whose files
+// disagree on it are refused, naming the metric (cmpDirection).
 func Compare(old, new *SuiteResult, opts CompareOptions) (*Comparison, error) {
 	if old == nil || new == nil {
 		return nil, errors.New("comparing runs: a run is missing")
@@ -140,7 +144,14 @@ func Compare(old, new *SuiteResult, opts CompareOptions) (*Comparison, error) {
 				c.Warnings = append(c.Warnings, fmt.Sprintf("scenario %q: metric %s has no value in the %s run; not compared", ns.Name, nm.Name, which))
 				continue
 			}
-			row := cmpMetric(ns.Name, nm, oldS, newS, opts)
+			higher, warning, err := cmpDirection(ns, om, nm)
+			if err != nil {
+				return nil, err
+			}
+			if warning != "" {
+				c.Warnings = append(c.Warnings, warning)
+			}
+			row := cmpMetric(ns.Name, nm, higher, oldS, newS, opts)
 			if row.Regression {
 				c.Regressions++
 			}
@@ -296,16 +307,54 @@ func cmpDeterministicUnit(u Unit) bool {
 	return false
 }
 
-func cmpMetric(scenario string, m *MetricResult, oldS, newS []float64, opts CompareOptions) CompareRow {
+// cmpDirection returns which way is better for metric om (old run) / nm
+// (new run) of scenario ns: this pgseq's definition of the metric
+// (LookupMetric), else, for a metric it does not define, the old run's.
+// Never the new run's alone: a candidate result saying that throughput is
+// better lower would turn a collapse into an improvement. Runs that
+// disagree are refused, naming the metric; runs that agree with each other
+// but not with the definition get a warning.
+func cmpDirection(ns *ScenarioResult, om, nm *MetricResult) (higherIsBetter bool, warning string, err error) {
+	def, known := LookupMetric(ns.Workload, nm.Name)
+	if om.HigherIsBetter != nm.HigherIsBetter {
+		defined := "this pgseq does not define it"
+		if known {
+			defined = "this pgseq defines it as " + cmpDirectionWord(def.HigherIsBetter)
+		}
+		return false, "", fmt.Errorf("the runs cannot be compared: scenario %q: metric %s is %s in the old run and %s in the new one (higher_is_better), and %s; a result file was edited or written by another pgseq: make both runs with the same pgseq",
+			ns.Name, nm.Name, cmpDirectionWord(om.HigherIsBetter), cmpDirectionWord(nm.HigherIsBetter), defined)
+	}
+	if !known {
+		return om.HigherIsBetter, "", nil
+	}
+	if def.HigherIsBetter != om.HigherIsBetter {
+		warning = fmt.Sprintf("scenario %q: metric %s is %s in both runs, but this pgseq defines it as %s, which the comparison uses",
+			ns.Name, nm.Name, cmpDirectionWord(om.HigherIsBetter), cmpDirectionWord(def.HigherIsBetter))
+	}
+	return def.HigherIsBetter, warning, nil
+}
+
+// cmpDirectionWord names a direction: "higher-is-better" or "lower-is-better".
+func cmpDirectionWord(higherIsBetter bool) string {
+	if higherIsBetter {
+		return "higher-is-better"
+	}
+	return "lower-is-better"
+}
+
+// cmpMetric compares the samples of metric m, higherIsBetter saying which
+// way is an improvement (cmpDirection; never m's own word, which comes
+// from the new run's file).
+func cmpMetric(scenario string, m *MetricResult, higherIsBetter bool, oldS, newS []float64, opts CompareOptions) CompareRow {
 	row := CompareRow{
-		Scenario: scenario, Metric: m.Name, Unit: m.Unit, HigherIsBetter: m.HigherIsBetter,
+		Scenario: scenario, Metric: m.Name, Unit: m.Unit, HigherIsBetter: higherIsBetter,
 		Old: median(oldS), New: median(newS), OldN: len(oldS), NewN: len(newS), P: math.NaN(),
 	}
 	row.Delta = cmpRelativeChange(row.Old, row.New)
 	// worse and better say the change exceeds the tolerance in the bad or
 	// the good direction.
 	change := row.Delta
-	if !m.HigherIsBetter {
+	if !higherIsBetter {
 		change = -change
 	}
 	worse, better := change < -opts.Tolerance, change > opts.Tolerance
