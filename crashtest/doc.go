@@ -32,6 +32,37 @@
 //     the old state or the new one, never a mix (one of the two
 //     configurations plans empty), the apply lock must be free, and the next
 //     apply must succeed and then plan empty.
+//   - TestStorm: every runtime call at once, through the SQL API on
+//     connections of its own (not the Go worker), against one schema whose
+//     queue has worker_timeout and leader_lease of 1s: enqueuers (single,
+//     enqueue_batch, in transactions committed or rolled back on purpose,
+//     idempotency keys from a small set so that they conflict, some tasks
+//     due a few hundred ms later); claimers (registered workers heartbeating
+//     on their own) that claim 1–5 tasks and complete, complete_and_take,
+//     fail (retry or not) or release each, sometimes in a transaction of
+//     several calls, that die (stop heartbeating, abandon their tasks, and
+//     sometimes come back as zombies to complete them) and whose connections
+//     are terminated mid-call or mid-transaction (pg_terminate_backend, only
+//     on backends the test opened), coming back under new worker ids; two
+//     leader contenders running maintenance every ~200 ms; an applier
+//     raising and lowering the limits (3 → 1 → 5, 5 → 2 → 4, 3 ↔ 100)
+//     every 0.5–1 s through applier.PlanAndApply. A sampler checks, in one
+//     REPEATABLE READ snapshot every 20–50 ms, the limits model of migration
+//     005: (1) each slot group's used equals the tasks holding it (running,
+//     or pending with gate open); (2) no limited task running or open
+//     without a unit; (3) running ≤ limit and (4) holders ≤ capacity for
+//     types not draining; (5) no due waiting task beside a free unit of its
+//     type for more than 1s (reported apart when an apply ran meanwhile);
+//     (7) capacities sum to the limit; and (9) each apply converges (the
+//     next plan is empty but for groups that drained meanwhile). At the end: (6) no task owned by two
+//     workers at once (the claimers' holdings whose finish the runtime
+//     accepted must not overlap), and, once drained, every used 0 and no
+//     type draining. A deadlock (40P01) anywhere, or any error but a
+//     terminated connection, PS002, PS003 or the applier's lock timeout,
+//     fails the test. It does not run in parallel with the other tests
+//     (its 1s deadlines need the CPU): 20s of storm, then the drain.
+//     TestStormSampler checks the checker: states broken on purpose, each
+//     found as its kind.
 //
 // Failures name the invariant that broke. The tests kill only processes
 // they started: the shared test cluster is never stopped (TestPostgresCrash
@@ -42,4 +73,9 @@
 // TestPostgresCrash and N times the kills of TestApplyKilled. For example
 //
 //	PGSEQ_CRASHTEST_SCALE=30 go test -count=1 -timeout 2h -v ./crashtest
+//
+// PGSEQ_STORM=<duration> sets the length of TestStorm's storm (20s by
+// default), for a long storm on its own:
+//
+//	PGSEQ_STORM=10m go test -count=1 -timeout 30m -v -run TestStorm ./crashtest
 package crashtest
