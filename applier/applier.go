@@ -165,10 +165,22 @@ func ApplyApproved(ctx context.Context, db DB, desired catalog.State, approved *
 // row records the state as it is, so the drift is reported once and not by
 // every plan after. A plan with changes always brings the drifted objects
 // back to the configuration, and its row records the result.
+//
+// Every lock wait is bounded by opts.LockTimeout; one that times out is a
+// *LockWaitError naming the sessions in the way (the apply lock's own, a
+// *LockTimeoutError).
 func run(ctx context.Context, db DB, schema, hash string, opts Options, decide func(q inspect.Querier) (*plan.Plan, error)) (*Result, error) {
 	if opts.LockTimeout <= 0 {
 		opts.LockTimeout = DefaultLockTimeout
 	}
+	watch := watchLocks(ctx, db, opts.LockTimeout)
+	defer watch.close()
+	res, err := runWatched(ctx, db, schema, hash, opts, decide, watch)
+	return res, watch.explain(err)
+}
+
+// runWatched is run, with the sessions it uses watched for lock waits.
+func runWatched(ctx context.Context, db DB, schema, hash string, opts Options, decide func(q inspect.Querier) (*plan.Plan, error), watch *lockWatch) (*Result, error) {
 	if s, ok := db.(interface{ Stat() *pgxpool.Stat }); ok && s.Stat().MaxConns() < 2 {
 		return nil, errors.New("an apply reads the state on a second connection while it holds the apply lock on a first: the connection pool needs at least 2 connections (pool_max_conns)")
 	}
@@ -177,10 +189,10 @@ func run(ctx context.Context, db DB, schema, hash string, opts Options, decide f
 		return nil, fmt.Errorf("beginning the apply transaction: %w", err)
 	}
 	defer tx.Rollback(context.WithoutCancel(ctx)) //nolint:errcheck // no-op after commit
+	watch.add(tx)
 
-	if _, err := tx.Exec(ctx, `SELECT set_config('lock_timeout', $1, true)`,
-		fmt.Sprintf("%dms", opts.LockTimeout.Milliseconds())); err != nil {
-		return nil, fmt.Errorf("setting lock_timeout: %w", err)
+	if err := setLockTimeout(ctx, tx, opts.LockTimeout); err != nil {
+		return nil, err
 	}
 	if err := Lock(ctx, tx, db, schema, opts.LockTimeout); err != nil {
 		return nil, err
@@ -189,9 +201,9 @@ func run(ctx context.Context, db DB, schema, hash string, opts Options, decide f
 	var p *plan.Plan
 	if err := inspect.InSnapshot(ctx, db, func(q inspect.Querier) error {
 		// The snapshot is taken here, after the apply lock was granted.
-		if _, err := q.Exec(ctx, `SELECT set_config('lock_timeout', $1, true)`,
-			fmt.Sprintf("%dms", opts.LockTimeout.Milliseconds())); err != nil {
-			return fmt.Errorf("setting lock_timeout: %w", err)
+		watch.add(q)
+		if err := setLockTimeout(ctx, q, opts.LockTimeout); err != nil {
+			return err
 		}
 		var err error
 		p, err = decide(q)
@@ -243,21 +255,23 @@ func Migrate(ctx context.Context, db DB, schema string, lockTimeout time.Duratio
 	if lockTimeout <= 0 {
 		lockTimeout = DefaultLockTimeout
 	}
+	watch := watchLocks(ctx, db, lockTimeout)
+	defer watch.close()
 	tx, err := db.BeginTx(ctx, pgx.TxOptions{})
 	if err != nil {
 		return nil, fmt.Errorf("beginning the migration transaction: %w", err)
 	}
 	defer tx.Rollback(context.WithoutCancel(ctx)) //nolint:errcheck // no-op after commit
-	if _, err := tx.Exec(ctx, `SELECT set_config('lock_timeout', $1, true)`,
-		fmt.Sprintf("%dms", lockTimeout.Milliseconds())); err != nil {
-		return nil, fmt.Errorf("setting lock_timeout: %w", err)
+	watch.add(tx)
+	if err := setLockTimeout(ctx, tx, lockTimeout); err != nil {
+		return nil, err
 	}
 	if err := Lock(ctx, tx, db, schema, lockTimeout); err != nil {
 		return nil, err
 	}
 	applied, err := migrations.Up(ctx, tx, schema)
 	if err != nil {
-		return nil, err
+		return nil, watch.explain(err)
 	}
 	if err := tx.Commit(ctx); err != nil {
 		return nil, fmt.Errorf("committing migrations: %w", err)

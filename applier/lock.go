@@ -29,7 +29,10 @@ type Holder struct {
 	User        string
 	Application string
 	Client      string
-	Since       time.Time
+	// Since is when its transaction (or session) began, For how long ago
+	// that was, by the server's clock.
+	Since time.Time
+	For   time.Duration
 }
 
 func (h Holder) String() string {
@@ -37,8 +40,8 @@ func (h Holder) String() string {
 	if app == "" {
 		app = "unknown application"
 	}
-	return fmt.Sprintf("pid %d, user %q, %s, from %s, since %s",
-		h.PID, h.User, app, h.Client, h.Since.UTC().Format(time.RFC3339))
+	return fmt.Sprintf("pid %d, user %q, %s, from %s, since %s (%s ago)",
+		h.PID, h.User, app, h.Client, h.Since.UTC().Format(time.RFC3339), h.For.Round(time.Second))
 }
 
 // LockTimeoutError says the apply lock could not be taken within the lock
@@ -97,7 +100,9 @@ func LockHolders(ctx context.Context, db RowsQuerier, schema string) ([]Holder, 
 	}
 	var out []Holder
 	var h Holder
-	_, err = pgx.ForEachRow(rows, []any{&h.PID, &h.User, &h.Application, &h.Client, &h.Since}, func() error {
+	var seconds float64
+	_, err = pgx.ForEachRow(rows, []any{&h.PID, &h.User, &h.Application, &h.Client, &h.Since, &seconds}, func() error {
+		h.For = time.Duration(seconds * float64(time.Second))
 		out = append(out, h)
 		return nil
 	})

@@ -42,7 +42,7 @@ func (e *ApplyError) Unwrap() error { return e.Err }
 // there, opts.Review sees it, and it is applied in the same transaction.
 //
 // With approve set (pgseq apply on a terminal) the plan is made first
-// without the lock (Plan) and opts.Review sees it. A plan without changes
+// without the lock (PlanWithin opts.LockTimeout) and opts.Review sees it. A plan without changes
 // or drift ends there: the Result has that plan and no history row. A plan
 // with only drift is applied without asking: it only records the state as
 // it is. A plan with a destructive change is refused before asking unless
@@ -59,7 +59,7 @@ func PlanAndApply(ctx context.Context, db DB, schema string, desired catalog.Sta
 	if approve == nil {
 		return applyStep(ApplyConfig(ctx, db, schema, desired, opts))
 	}
-	p, err := Plan(ctx, db, schema, desired)
+	p, err := PlanWithin(ctx, db, schema, desired, opts.LockTimeout)
 	if err != nil {
 		return nil, err
 	}

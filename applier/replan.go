@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/pgseq/pgseq/catalog"
 	"github.com/pgseq/pgseq/inspect"
@@ -12,21 +13,50 @@ import (
 	"github.com/pgseq/pgseq/planner"
 )
 
-// Plan reads the state of schema in one snapshot (inspect.InSnapshot) and
-// plans desired against it: what pgseq plan shows, and what pgseq apply
-// shows before asking for approval. It writes nothing and takes no lock.
-// Counters whose tables or columns are missing come back as a
-// *CounterProblemsError, roles of the access block that do not exist (or
-// are superusers, or own the schema) as an *AccessProblemsError, and
-// nothing is planned.
+// Plan is PlanWithin with DefaultLockTimeout.
 func Plan(ctx context.Context, db inspect.TxBeginner, schema string, desired catalog.State) (*plan.Plan, error) {
+	return PlanWithin(ctx, db, schema, desired, DefaultLockTimeout)
+}
+
+// PlanWithin reads the state of schema in one snapshot (inspect.InSnapshot)
+// and plans desired against it: what pgseq plan shows, and what pgseq
+// apply shows before asking for approval. It writes nothing and takes no
+// apply lock, but reading a counter's table waits for the locks other
+// sessions hold on it: lockTimeout bounds each wait (DefaultLockTimeout
+// when not positive), and a wait that times out is a *LockWaitError naming
+// the sessions that held the lock (when db can run a query besides the
+// snapshot: a pool). Counters whose tables or columns are missing come
+// back as a *CounterProblemsError, roles of the access block that do not
+// exist (or are superusers, or own the schema) as an *AccessProblemsError
+// — both at once when there are both (errors.As finds each) — and
+// nothing is planned. The plan records the database it was made against
+// (Plan.Database).
+func PlanWithin(ctx context.Context, db inspect.TxBeginner, schema string, desired catalog.State, lockTimeout time.Duration) (*plan.Plan, error) {
+	if lockTimeout <= 0 {
+		lockTimeout = DefaultLockTimeout
+	}
+	watch := watchLocks(ctx, db, lockTimeout)
+	defer watch.close()
 	var p *plan.Plan
 	err := inspect.InSnapshot(ctx, db, func(q inspect.Querier) error {
+		watch.add(q)
+		if err := setLockTimeout(ctx, q, lockTimeout); err != nil {
+			return err
+		}
 		var err error
 		p, err = planConfig(ctx, q, schema, desired)
 		return err
 	})
-	return p, err
+	return p, watch.explain(err)
+}
+
+// setLockTimeout bounds every lock wait of q's transaction by timeout.
+func setLockTimeout(ctx context.Context, q inspect.Querier, timeout time.Duration) error {
+	if _, err := q.Exec(ctx, `SELECT set_config('lock_timeout', $1, true)`,
+		fmt.Sprintf("%dms", max(timeout.Milliseconds(), 1))); err != nil {
+		return fmt.Errorf("setting lock_timeout: %w", err)
+	}
+	return nil
 }
 
 // CounterProblemsError says that counters reference tables or columns the
@@ -44,6 +74,27 @@ func (e *CounterProblemsError) Error() string {
 	return strings.Join(parts, "\n")
 }
 
+// ErrOtherDatabase means a saved plan was made against another database
+// than the one apply is connected to.
+var ErrOtherDatabase = errors.New("saved plan was made against another database")
+
+// OtherDatabaseError refuses a saved plan made against another database
+// (Planned) than the one apply is connected to (Here). It matches
+// ErrOtherDatabase, not ErrStale: the database did not change, it is not
+// the plan's.
+type OtherDatabaseError struct {
+	Schema        string
+	Planned, Here *plan.Database
+}
+
+func (e *OtherDatabaseError) Error() string {
+	return fmt.Sprintf("%s: the plan was made against %s (schema %q), but this is %s; apply it to the database it was made for, or run pgseq plan against this one",
+		ErrOtherDatabase, e.Planned, e.Schema, e.Here)
+}
+
+// Is makes the error match ErrOtherDatabase.
+func (e *OtherDatabaseError) Is(target error) bool { return target == ErrOtherDatabase }
+
 // checkCounters checks the tables and columns of counters (see
 // inspect.CheckCounters).
 func checkCounters(ctx context.Context, q inspect.Querier, schema string, counters []catalog.Counter) error {
@@ -57,13 +108,34 @@ func checkCounters(ctx context.Context, q inspect.Querier, schema string, counte
 	return nil
 }
 
+// checkNames checks what a configuration names in the database: the
+// counters' tables and columns, and the access block's roles. It reports
+// every problem at once: a *CounterProblemsError and an
+// *AccessProblemsError, joined (errors.Join) when there are both, so that
+// errors.As finds each and one run lists them all.
+func checkNames(ctx context.Context, q inspect.Querier, schema string, counters []catalog.Counter, grants []catalog.Grant) error {
+	counterErr := checkCounters(ctx, q, schema, counters)
+	var cpe *CounterProblemsError
+	if counterErr != nil && !errors.As(counterErr, &cpe) {
+		return counterErr
+	}
+	accessErr := checkAccess(ctx, q, schema, grants)
+	var ape *AccessProblemsError
+	if accessErr != nil && !errors.As(accessErr, &ape) {
+		return accessErr
+	}
+	return errors.Join(counterErr, accessErr)
+}
+
 // planConfig is the one sequence that plans a configuration: check the
-// counters' tables and the access block's roles, read the state, plan. q should be a snapshot.
+// counters' tables and the access block's roles, read the state, plan, and
+// record which database the plan was made against. q should be a snapshot.
 func planConfig(ctx context.Context, q inspect.Querier, schema string, desired catalog.State) (*plan.Plan, error) {
-	if err := checkCounters(ctx, q, schema, desired.Counters); err != nil {
+	if err := checkNames(ctx, q, schema, desired.Counters, desired.Access); err != nil {
 		return nil, err
 	}
-	if err := checkAccess(ctx, q, schema, desired.Access); err != nil {
+	database, err := inspect.ReadDatabase(ctx, q)
+	if err != nil {
 		return nil, err
 	}
 	actual, version, err := inspect.ReadFor(ctx, q, schema, desired)
@@ -74,7 +146,9 @@ func planConfig(ctx context.Context, q inspect.Querier, schema string, desired c
 	if err != nil {
 		return nil, err
 	}
-	return withWarning(planner.Plan(desired, actual, opts), warning), nil
+	p := withWarning(planner.Plan(desired, actual, opts), warning)
+	p.Database = database
+	return p, nil
 }
 
 // plannerOptions returns the planner's options for schema at version: with
@@ -106,21 +180,29 @@ func withWarning(p *plan.Plan, warning string) *plan.Plan {
 // replanSaved checks a saved plan against the state read through q and
 // returns the plan to execute (see Apply).
 func replanSaved(ctx context.Context, q inspect.Querier, saved *plan.Plan) (*plan.Plan, error) {
+	database, err := inspect.ReadDatabase(ctx, q)
+	if err != nil {
+		return nil, err
+	}
+	if saved.Database != nil && !saved.Database.Same(database) {
+		return nil, &OtherDatabaseError{Schema: saved.Schema, Planned: saved.Database, Here: database}
+	}
 	actual, version, err := inspect.Read(ctx, q, saved.Schema)
 	if err != nil {
 		return nil, fmt.Errorf("reading the current state: %w", err)
 	}
 	if got := plan.Fingerprint(actual); got != saved.Fingerprint {
-		return nil, fmt.Errorf("%w: the database changed since the plan was made (another apply, or a manual change); run pgseq plan again", ErrStale)
+		unknown := ""
+		if saved.Database == nil {
+			unknown = fmt.Sprintf("; the plan file does not record which database it was made against (an older pgseq wrote it), so it may also come from a database other than %s", database)
+		}
+		return nil, fmt.Errorf("%w: the database changed since the plan was made (another apply, or a manual change)%s; run pgseq plan again", ErrStale, unknown)
 	}
 	desired, written := target(actual, saved)
 	if err := checkQueues(desired); err != nil {
 		return nil, fmt.Errorf("%w: %v", ErrPlanMismatch, err)
 	}
-	if err := checkCounters(ctx, q, saved.Schema, written); err != nil {
-		return nil, err
-	}
-	if err := checkAccess(ctx, q, saved.Schema, grantsOf(saved)); err != nil {
+	if err := checkNames(ctx, q, saved.Schema, written, grantsOf(saved)); err != nil {
 		return nil, err
 	}
 	if err := inspect.ReadLiveFor(ctx, q, saved.Schema, version, desired, &actual); err != nil {
@@ -131,6 +213,7 @@ func replanSaved(ctx context.Context, q inspect.Querier, saved *plan.Plan) (*pla
 		return nil, err
 	}
 	now := restrict(withWarning(planner.Plan(desired, actual, opts), warning), saved)
+	now.Database = database
 	if d := plan.Differences(saved, now); len(d) > 0 {
 		return nil, fmt.Errorf("%w: the plan is not what pgseq plans from this database for the same target:\n  %s\nThe file was edited, or the database drifted since; run pgseq plan again",
 			ErrPlanMismatch, strings.Join(d, "\n  "))

@@ -28,68 +28,87 @@ var integerTypes = map[string]bool{"smallint": true, "integer": true, "bigint": 
 // CheckCounters checks that the tables and columns the desired counters
 // reference exist, that numbered columns are integers, and that a
 // prefix_from table has a single-column primary key. Tables in pgseq's own
-// schema or in PostgreSQL's system schemas are refused. It only reads.
+// schema or in PostgreSQL's system schemas are refused. It reports every
+// problem of every counter, in the counters' order. It only reads.
 func CheckCounters(ctx context.Context, db Querier, schema string, counters []catalog.Counter) ([]Problem, error) {
 	var out []Problem
 	for _, c := range counters {
 		if !c.Attached() {
 			continue
 		}
-		if tschema, _ := catalog.SplitTable(c.Table); tschema == schema || catalog.SystemSchema(tschema) {
-			what := fmt.Sprintf("%q is pgseq's own schema", tschema)
-			if tschema != schema {
-				what = fmt.Sprintf("%q is a PostgreSQL system schema", tschema)
-			}
-			out = append(out, Problem{c.Name, "table", "Table not allowed",
-				fmt.Sprintf("A counter cannot number %s: %s. Attach counters to the application's own tables.", c.Table, what)})
-			continue
-		}
-		cols, exists, _, err := tableColumns(ctx, db, c.Table)
+		problems, err := checkTable(ctx, db, schema, c)
 		if err != nil {
 			return nil, err
 		}
-		if !exists {
-			out = append(out, Problem{c.Name, "table", "Unknown table",
-				fmt.Sprintf("The table %s does not exist in the database. pgseq numbers an existing table's rows; create the table first (or fix the name).", c.Table)})
-			continue
-		}
-		typ, ok := cols[c.Column]
-		switch {
-		case !ok:
-			out = append(out, Problem{c.Name, "column", "Unknown column",
-				fmt.Sprintf("The table %s has no column %q.%s", c.Table, c.Column, suggest(cols))})
-		case !integerTypes[typ]:
-			out = append(out, Problem{c.Name, "column", "Column is not an integer",
-				fmt.Sprintf("The column %s.%s is %s; a counter numbers smallint, integer, bigint or numeric columns.", c.Table, c.Column, typ)})
-		}
-		for i, s := range c.Scope {
-			if _, ok := cols[s]; !ok {
-				out = append(out, Problem{c.Name, fmt.Sprintf("scope[%d]", i), "Unknown scope column",
-					fmt.Sprintf("The table %s has no column %q to scope the counter by.%s", c.Table, s, suggest(cols))})
-			}
-		}
+		out = append(out, problems...)
 		if c.PrefixFrom == nil {
 			continue
 		}
-		pcols, exists, pk, err := tableColumns(ctx, db, c.PrefixFrom.Table)
-		if err != nil {
+		if problems, err = checkPrefixFrom(ctx, db, c); err != nil {
 			return nil, err
 		}
-		switch {
-		case !exists:
-			out = append(out, Problem{c.Name, "prefix_from.table", "Unknown table",
-				fmt.Sprintf("The table %s, which should hold each scope's key prefix, does not exist.", c.PrefixFrom.Table)})
-		case pk == "":
-			out = append(out, Problem{c.Name, "prefix_from.table", "No single-column primary key",
-				fmt.Sprintf("The table %s needs a single-column primary key: the scope column %q is matched to it to find a scope's prefix.", c.PrefixFrom.Table, firstOr(c.Scope))})
-		default:
-			if _, ok := pcols[c.PrefixFrom.Column]; !ok {
-				out = append(out, Problem{c.Name, "prefix_from.column", "Unknown column",
-					fmt.Sprintf("The table %s has no column %q.%s", c.PrefixFrom.Table, c.PrefixFrom.Column, suggest(pcols))})
-			}
+		out = append(out, problems...)
+	}
+	return out, nil
+}
+
+// checkTable checks the table an attached counter numbers, its column and
+// its scope columns.
+func checkTable(ctx context.Context, db Querier, schema string, c catalog.Counter) ([]Problem, error) {
+	if tschema, _ := catalog.SplitTable(c.Table); tschema == schema || catalog.SystemSchema(tschema) {
+		what := fmt.Sprintf("%q is pgseq's own schema", tschema)
+		if tschema != schema {
+			what = fmt.Sprintf("%q is a PostgreSQL system schema", tschema)
+		}
+		return []Problem{{c.Name, "table", "Table not allowed",
+			fmt.Sprintf("A counter cannot number %s: %s. Attach counters to the application's own tables.", c.Table, what)}}, nil
+	}
+	cols, exists, _, err := tableColumns(ctx, db, c.Table)
+	if err != nil {
+		return nil, err
+	}
+	if !exists {
+		return []Problem{{c.Name, "table", "Unknown table",
+			fmt.Sprintf("The table %s does not exist in the database. pgseq numbers an existing table's rows; create the table first (or fix the name).", c.Table)}}, nil
+	}
+	var out []Problem
+	typ, ok := cols[c.Column]
+	switch {
+	case !ok:
+		out = append(out, Problem{c.Name, "column", "Unknown column",
+			fmt.Sprintf("The table %s has no column %q.%s", c.Table, c.Column, suggest(cols))})
+	case !integerTypes[typ]:
+		out = append(out, Problem{c.Name, "column", "Column is not an integer",
+			fmt.Sprintf("The column %s.%s is %s; a counter numbers smallint, integer, bigint or numeric columns.", c.Table, c.Column, typ)})
+	}
+	for i, s := range c.Scope {
+		if _, ok := cols[s]; !ok {
+			out = append(out, Problem{c.Name, fmt.Sprintf("scope[%d]", i), "Unknown scope column",
+				fmt.Sprintf("The table %s has no column %q to scope the counter by.%s", c.Table, s, suggest(cols))})
 		}
 	}
 	return out, nil
+}
+
+// checkPrefixFrom checks the table a counter's key prefixes come from.
+func checkPrefixFrom(ctx context.Context, db Querier, c catalog.Counter) ([]Problem, error) {
+	pcols, exists, pk, err := tableColumns(ctx, db, c.PrefixFrom.Table)
+	if err != nil {
+		return nil, err
+	}
+	switch {
+	case !exists:
+		return []Problem{{c.Name, "prefix_from.table", "Unknown table",
+			fmt.Sprintf("The table %s, which should hold each scope's key prefix, does not exist.", c.PrefixFrom.Table)}}, nil
+	case pk == "":
+		return []Problem{{c.Name, "prefix_from.table", "No single-column primary key",
+			fmt.Sprintf("The table %s needs a single-column primary key: the scope column %q is matched to it to find a scope's prefix.", c.PrefixFrom.Table, firstOr(c.Scope))}}, nil
+	}
+	if _, ok := pcols[c.PrefixFrom.Column]; !ok {
+		return []Problem{{c.Name, "prefix_from.column", "Unknown column",
+			fmt.Sprintf("The table %s has no column %q.%s", c.PrefixFrom.Table, c.PrefixFrom.Column, suggest(pcols))}}, nil
+	}
+	return nil, nil
 }
 
 func firstOr(s []string) string {

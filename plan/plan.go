@@ -4,6 +4,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"fmt"
 	"io"
 
 	"github.com/pgseq/pgseq/catalog"
@@ -55,6 +56,10 @@ type Plan struct {
 	FormatVersion string `json:"format_version"`
 	// Schema is the pgseq schema the plan was made for.
 	Schema string `json:"schema"`
+	// Database identifies the database the plan was made against; apply
+	// refuses the plan in any other. Nil in a plan written by a pgseq that
+	// did not record it: the database is unknown.
+	Database *Database `json:"database,omitempty"`
 	// Fingerprint identifies the actual state the plan was made from (see
 	// Fingerprint); runtime values such as slot usage are not part of it.
 	Fingerprint string `json:"state_fingerprint"`
@@ -75,6 +80,41 @@ type Plan struct {
 	// this field (Hash). Write sets it; Read refuses a document without it
 	// or whose content does not match it. Empty in a plan in memory.
 	Checksum string `json:"checksum,omitempty"`
+}
+
+// Database identifies a database: its cluster (PostgreSQL's system
+// identifier, set by initdb and unique to a cluster and its physical
+// replicas) and its name in that cluster.
+type Database struct {
+	// SystemIdentifier is pg_control_system()'s system_identifier in
+	// decimal, or "" when the role that made the plan may not read it.
+	SystemIdentifier string `json:"system_identifier"`
+	// Name is the database's name (current_database()).
+	Name string `json:"name"`
+}
+
+// String names the database for messages: database "app" of cluster
+// 7712510206351543636.
+func (d *Database) String() string {
+	if d == nil {
+		return "an unknown database"
+	}
+	if d.SystemIdentifier == "" {
+		return fmt.Sprintf("database %q (cluster not known: the role could not read its system identifier)", d.Name)
+	}
+	return fmt.Sprintf("database %q of cluster %s", d.Name, d.SystemIdentifier)
+}
+
+// Same reports whether d and other are the same database: the same name,
+// in the same cluster when both know their cluster's system identifier.
+func (d *Database) Same(other *Database) bool {
+	if d == nil || other == nil {
+		return false
+	}
+	if d.Name != other.Name {
+		return false
+	}
+	return d.SystemIdentifier == "" || other.SystemIdentifier == "" || d.SystemIdentifier == other.SystemIdentifier
 }
 
 // Summary counts changes by action.

@@ -6,17 +6,24 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/pgseq/pgseq/catalog"
 )
 
 var fingerprintRE = regexp.MustCompile(`^[0-9a-f]{64}$`)
 
+// systemIDRE matches a cluster's system identifier: an unsigned 64-bit
+// number in decimal.
+var systemIDRE = regexp.MustCompile(`^[1-9][0-9]{0,19}$`)
+
 // Validate checks that the plan is one pgseq could have made, without a
 // database:
 //
 //   - format_version is MAJOR.MINOR of a major version this pgseq reads;
 //     schema is a valid schema name; state_fingerprint is a SHA-256;
+//     database, when present, has a name and a decimal system identifier
+//     (or none);
 //   - summary counts the changes;
 //   - changes are in canonical order (queues, task types, counters, access
 //     levels, each by name), one per object;
@@ -53,6 +60,14 @@ func (p *Plan) Validate() error {
 	}
 	if !fingerprintRE.MatchString(p.Fingerprint) {
 		add("state_fingerprint %q is not a SHA-256 in hex", p.Fingerprint)
+	}
+	if d := p.Database; d != nil {
+		if d.Name == "" || len(d.Name) > 63 || !utf8.ValidString(d.Name) {
+			add("database.name %q is not a database name (1 to 63 bytes)", d.Name)
+		}
+		if d.SystemIdentifier != "" && !systemIDRE.MatchString(d.SystemIdentifier) {
+			add("database.system_identifier %q is not a system identifier (a decimal number, or empty when unknown)", d.SystemIdentifier)
+		}
 	}
 	counted := Plan{Changes: p.Changes}
 	counted.Count()

@@ -39,8 +39,9 @@ differences are listed.
 Given a single PLANFILE written by "pgseq plan --out" (a JSON document; any
 other file is read as configuration), applies exactly that plan with no
 prompt. It is refused (exit 1, database unchanged) when the file does not
-match its checksum or is not a plan pgseq could have made, or when the
-database changed since it was made.
+match its checksum or is not a plan pgseq could have made, when it was made
+against another database (the file records the cluster's system identifier
+and the database name), or when the database changed since it was made.
 
 Destructive changes (deleting a queue with unfinished tasks, deleting or
 moving a counter) need --allow-destroy, for a PLANFILE too. pgseq's schema is
@@ -64,7 +65,7 @@ created or upgraded first when needed.`,
 			if !autoApprove && !interactive {
 				return errors.New("apply needs approval and standard input is not a terminal: pass --auto-approve, or save a plan with pgseq plan --out FILE and apply it with pgseq apply FILE")
 			}
-			pool, err := a.connect(ctx, "pgseq apply")
+			pool, err := a.connect(ctx, "pgseq apply", args...)
 			if err != nil {
 				return err
 			}
@@ -95,7 +96,7 @@ created or upgraded first when needed.`,
 	}
 	cmd.Flags().BoolVar(&autoApprove, "auto-approve", false, "apply without asking for confirmation")
 	cmd.Flags().BoolVar(&allowDestroy, "allow-destroy", false, "allow destructive changes (deleting a queue with unfinished tasks, deleting or moving a counter), also those of a PLANFILE")
-	lockTimeoutFlag(cmd, &lockTimeout)
+	lockTimeoutFlag(cmd, &lockTimeout, "how long to wait for any lock (the apply lock, slot rows, a counter's table)")
 	return cmd
 }
 
@@ -112,7 +113,7 @@ func (a *app) applySaved(cmd *cobra.Command, path string, opts applier.Options) 
 		return fmt.Errorf("plan file %s: %w", path, err)
 	}
 	a.schema = p.Schema
-	pool, err := a.connect(cmd.Context(), "pgseq apply")
+	pool, err := a.connect(cmd.Context(), "pgseq apply", path)
 	if err != nil {
 		return err
 	}

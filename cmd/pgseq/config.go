@@ -40,7 +40,9 @@ func (a *app) loadConfig(paths []string) (*spec.Config, error) {
 func (a *app) counterDiagnostics(err error, cfg *spec.Config) error {
 	var cpe *applier.CounterProblemsError
 	var ape *applier.AccessProblemsError
-	if cfg == nil || !(errors.As(err, &cpe) || errors.As(err, &ape)) {
+	// Both: a run reports the counters' problems and the roles' together.
+	hasCounter, hasAccess := errors.As(err, &cpe), errors.As(err, &ape)
+	if cfg == nil || !hasCounter && !hasAccess {
 		return err
 	}
 	var diags hcl.Diagnostics

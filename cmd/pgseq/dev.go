@@ -14,18 +14,35 @@ func (a *app) devCommand() *cobra.Command {
 		Short: "Manage the built-in local database",
 		Long: `pgseq runs a local PostgreSQL server of its own (from the installed server
 binaries, data in .pgseq/, unix socket only) whenever no database is
-configured. These commands start, stop and describe it.`,
+configured. These commands start, stop and describe it. Its .pgseq/ is the
+nearest one above the working directory, up to the repository root (a
+directory holding .git), as git finds its repository; without one, it is
+created at the repository root (outside a repository, here). --local-dir
+names another.`,
 	})
-	open := func() (*localdb.DB, error) { return localdb.New(a.localDir) }
+	open := func() (*localdb.DB, error) {
+		loc, err := a.localLocation(nil)
+		if err != nil {
+			return nil, err
+		}
+		return localdb.New(loc.Dir)
+	}
 	dev.AddCommand(
 		&cobra.Command{
 			Use:   "start",
 			Short: "Start the local database (creating it on first use)",
 			Args:  cobra.NoArgs,
 			RunE: func(cmd *cobra.Command, args []string) error {
-				db, err := open()
+				loc, err := a.localLocation(nil)
 				if err != nil {
 					return err
+				}
+				db, err := localdb.New(loc.Dir)
+				if err != nil {
+					return err
+				}
+				if !loc.Exists {
+					fmt.Fprintf(a.stderr, "pgseq: creating the built-in local database in %s\n", db.Dir())
 				}
 				url, err := db.Start(cmd.Context())
 				if err != nil {
@@ -74,8 +91,8 @@ workers in a database, see pgseq status.`,
 				if st.Running {
 					state = fmt.Sprintf("running (pid %d)", st.PID)
 				}
-				fmt.Fprintf(a.stdout, "status:   %s\ndata:     %s\nsocket:   %s\nlog:      %s\nversion:  %s\nurl:      %s\n",
-					state, st.DataDir, st.SocketDir, st.LogFile, orNone(st.Version), st.URL)
+				fmt.Fprintf(a.stdout, "status:   %s\ndir:      %s\ndata:     %s\nsocket:   %s\nlog:      %s\nversion:  %s\nurl:      %s\n",
+					state, st.Dir, st.DataDir, st.SocketDir, st.LogFile, orNone(st.Version), st.URL)
 				if !st.Running {
 					return &exitCode{code: exitNotRunning}
 				}

@@ -34,6 +34,6 @@ func (a *app) migrateCommand() *cobra.Command {
 			return nil
 		},
 	}
-	lockTimeoutFlag(cmd, &lockTimeout)
+	lockTimeoutFlag(cmd, &lockTimeout, "how long to wait for any lock (the apply lock, a table a migration changes)")
 	return cmd
 }

@@ -14,16 +14,21 @@ import (
 )
 
 // TestLocalNoticeNamesTheLocalDir: the notice's stop command carries
-// --local-dir when one was given, quoted for the shell when needed.
+// --local-dir when one is needed (given, or the directory was found from
+// the configuration's directory), quoted for the shell when needed.
 func TestLocalNoticeNamesTheLocalDir(t *testing.T) {
 	t.Parallel()
-	for _, tc := range []struct{ dir, want string }{
-		{".pgseq", "(pgseq dev stop stops it)"},
-		{"/tmp/pgseq-benchdb", "(pgseq --local-dir /tmp/pgseq-benchdb dev stop stops it)"},
-		{"my db", "(pgseq --local-dir 'my db' dev stop stops it)"},
-		{"it's", `(pgseq --local-dir 'it'\''s' dev stop stops it)`},
+	for _, tc := range []struct {
+		dir      string
+		withFlag bool
+		want     string
+	}{
+		{"/work/app/.pgseq", false, "in /work/app/.pgseq (pgseq dev stop stops it)"},
+		{"/tmp/pgseq-benchdb", true, "(pgseq --local-dir /tmp/pgseq-benchdb dev stop stops it)"},
+		{"my db", true, "(pgseq --local-dir 'my db' dev stop stops it)"},
+		{"it's", true, `(pgseq --local-dir 'it'\''s' dev stop stops it)`},
 	} {
-		require.Contains(t, localNotice(tc.dir), tc.want, tc.dir)
+		require.Contains(t, localNotice(tc.dir, tc.withFlag), tc.want, tc.dir)
 	}
 }
 

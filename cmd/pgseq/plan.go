@@ -5,6 +5,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"time"
 
 	"github.com/spf13/cobra"
 
@@ -18,9 +19,10 @@ func (a *app) planCommand() *cobra.Command {
 		out              string
 		asJSON           bool
 		detailedExitCode bool
+		lockTimeout      time.Duration
 	)
 	cmd := &cobra.Command{
-		Use:   "plan [--out FILE] [--json] [--detailed-exitcode] PATH...",
+		Use:   "plan [--out FILE] [--json] [--detailed-exitcode] [--lock-timeout 5s] PATH...",
 		Short: "Show what apply would change in the database",
 		Long: `Compares the configuration with the database and shows the changes apply
 would make, with live usage (running tasks, unfinished tasks) beside them.
@@ -36,7 +38,11 @@ configuration all the same. Nothing is written to the database.
                         the file was altered (it carries a checksum)
   --json                print the plan as a JSON document (see README)
   --detailed-exitcode   exit 0 when there are no changes, 2 when there are,
-                        1 on error`,
+                        1 on error
+  --lock-timeout 5s     how long to wait for a lock another session holds
+                        on a table plan reads (a counter's table locked by a
+                        migration); on timeout plan fails and names who
+                        holds it`,
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if path, ok, err := savedPlanPath(args); err != nil {
@@ -48,12 +54,12 @@ configuration all the same. Nothing is written to the database.
 			if err != nil {
 				return err
 			}
-			pool, err := a.connect(cmd.Context(), "pgseq plan")
+			pool, err := a.connect(cmd.Context(), "pgseq plan", args...)
 			if err != nil {
 				return err
 			}
 			defer pool.Close()
-			p, err := applier.Plan(cmd.Context(), pool, a.schema, cfg.State())
+			p, err := applier.PlanWithin(cmd.Context(), pool, a.schema, cfg.State(), lockTimeout)
 			if err != nil {
 				return a.counterDiagnostics(err, cfg)
 			}
@@ -81,6 +87,7 @@ configuration all the same. Nothing is written to the database.
 	cmd.Flags().StringVar(&out, "out", "", "write the plan to FILE for a later pgseq apply FILE")
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print the plan as JSON")
 	cmd.Flags().BoolVar(&detailedExitCode, "detailed-exitcode", false, "exit 2 when the plan has changes, 0 when it has none")
+	lockTimeoutFlag(cmd, &lockTimeout, "how long to wait for a lock on a table plan reads (a counter's table)")
 	return cmd
 }
 

@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"os/user"
+	"path/filepath"
 	"runtime/debug"
 	"strings"
 	"time"
@@ -69,13 +70,13 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	root.SetIn(stdin)
 	root.SetOut(stdout)
 	root.SetErr(stderr)
-	err := root.ExecuteContext(ctx)
+	cmd, err := root.ExecuteContextC(ctx)
 	if err == nil {
 		return exitOK
 	}
 	if ctx.Err() != nil && errors.Is(err, context.Canceled) {
 		// Ctrl-C or SIGTERM: say so, not "context canceled".
-		fmt.Fprintln(stderr, "Error: interrupted; nothing was applied (the transaction in progress, if any, was rolled back)")
+		fmt.Fprintf(stderr, "Error: %s\n", interrupted(cmd))
 		return exitError
 	}
 	var ec *exitCode
@@ -89,6 +90,23 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		fmt.Fprintf(stderr, "Error: %s\n", dbconn.Redact(err.Error()))
 	}
 	return exitError
+}
+
+// interrupted says that cmd was interrupted (Ctrl-C, SIGTERM), and what
+// that left: only the commands that write speak of what was applied.
+func interrupted(cmd *cobra.Command) string {
+	if cmd == nil {
+		return "interrupted"
+	}
+	switch cmd.CommandPath() {
+	case "pgseq apply":
+		return "apply interrupted; nothing was applied (the transaction in progress, if any, was rolled back)"
+	case "pgseq migrate":
+		return "migrate interrupted; no migration was applied (the transaction in progress, if any, was rolled back)"
+	case "pgseq plan":
+		return "plan interrupted (plan only reads: nothing in the database changed)"
+	}
+	return cmd.CommandPath() + " interrupted"
 }
 
 func (a *app) rootCommand() *cobra.Command {
@@ -114,7 +132,7 @@ or the PG* variables), pgseq uses a local database it manages in .pgseq/.`,
 	pf := root.PersistentFlags()
 	pf.StringVar(&a.databaseURL, "database-url", "", "PostgreSQL connection string (default: $PGSEQ_DATABASE_URL, $DATABASE_URL, PG* variables, else the built-in local database)")
 	pf.StringVar(&a.schema, "schema", migrations.DefaultSchema, "the schema pgseq manages (not information_schema or a pg_ name, which PostgreSQL reserves)")
-	pf.StringVar(&a.localDir, "local-dir", defaultLocalDir, "directory of the built-in local database")
+	pf.StringVar(&a.localDir, "local-dir", "", "directory of the built-in local database (default: the nearest .pgseq above the working directory, up to the repository root; a new one at the repository root, or here outside a repository)")
 	root.SetFlagErrorFunc(a.flagError)
 	root.AddCommand(
 		a.validateCommand(),
@@ -149,25 +167,90 @@ func validSchema(s string) error {
 
 // flagError explains a flag that did not parse. A Terraform-style flag
 // with one dash (-auto-approve, -out=FILE) gets the spelling pgseq takes,
-// with two dashes, when the command has that flag.
+// with two dashes, when the command has that flag; a misspelt one
+// (--auto-aprove) gets the command's closest flag name, if one is close.
 func (a *app) flagError(cmd *cobra.Command, err error) error {
 	var notExist *pflag.NotExistError
-	if errors.As(err, &notExist) && notExist.GetSpecifiedShortnames() != "" {
+	if !errors.As(err, &notExist) {
+		return fmt.Errorf("%w (see %s --help)", err, cmd.CommandPath())
+	}
+	given, dashes := "--"+notExist.GetSpecifiedName(), "--"
+	for _, arg := range a.args {
+		if strings.HasPrefix(arg, given+"=") {
+			given = arg // with its value, to repeat it in the suggestion
+			break
+		}
+	}
+	if short := notExist.GetSpecifiedShortnames(); short != "" {
 		// pflag reports the letters left after those it took as
 		// shorthands (-help: "elp", -h being --help): find the argument.
-		given := notExist.GetSpecifiedShortnames()
+		given, dashes = "-"+short, "-"
 		for _, arg := range a.args {
-			if strings.HasPrefix(arg, "-") && !strings.HasPrefix(arg, "--") && strings.HasSuffix(arg, given) {
-				given = arg[1:]
+			if strings.HasPrefix(arg, "-") && !strings.HasPrefix(arg, "--") && strings.HasSuffix(arg, short) {
+				given = arg
 				break
 			}
 		}
-		name, _, _ := strings.Cut(given, "=")
-		if len(name) > 1 && cmd.Flags().Lookup(name) != nil {
-			return fmt.Errorf("unknown flag -%s: did you mean --%s? (see %s --help)", given, given, cmd.CommandPath())
+	}
+	name, value, hasValue := strings.Cut(strings.TrimLeft(given, "-"), "=")
+	if hasValue {
+		value = "=" + value
+	}
+	if dashes == "-" && len(name) > 1 && cmd.Flags().Lookup(name) != nil {
+		return fmt.Errorf("unknown flag %s: did you mean --%s%s? (see %s --help)", given, name, value, cmd.CommandPath())
+	}
+	if len(name) > 1 {
+		if suggestion := closestFlag(cmd.Flags(), name); suggestion != "" {
+			return fmt.Errorf("unknown flag %s: did you mean --%s%s? (see %s --help)", given, suggestion, value, cmd.CommandPath())
 		}
 	}
 	return fmt.Errorf("%w (see %s --help)", err, cmd.CommandPath())
+}
+
+// maxFlagDistance is how many edits apart a flag name may be from a
+// misspelling of it to be suggested (cobra's SuggestionsMinimumDistance
+// for commands).
+const maxFlagDistance = 2
+
+// closestFlag returns the name of the visible flag of flags closest to
+// name, within maxFlagDistance edits or starting with it, or "". Ties go
+// to the first in alphabetical order.
+func closestFlag(flags *pflag.FlagSet, name string) string {
+	best, bestDistance := "", maxFlagDistance+1
+	flags.VisitAll(func(f *pflag.Flag) {
+		if f.Hidden {
+			return
+		}
+		d := editDistance(strings.ToLower(name), f.Name)
+		if d > maxFlagDistance && len(name) >= 3 && strings.HasPrefix(f.Name, strings.ToLower(name)) {
+			d = maxFlagDistance
+		}
+		if d < bestDistance {
+			best, bestDistance = f.Name, d
+		}
+	})
+	return best
+}
+
+// editDistance is the Levenshtein distance between a and b, in bytes.
+func editDistance(a, b string) int {
+	prev := make([]int, len(b)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		cur := make([]int, len(b)+1)
+		cur[0] = i
+		for j := 1; j <= len(b); j++ {
+			cost := 1
+			if a[i-1] == b[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+		}
+		prev = cur
+	}
+	return prev[len(b)]
 }
 
 // groupCommand makes cmd, which only groups subcommands, fail on an
@@ -209,39 +292,85 @@ func client() string {
 }
 
 // connect resolves the connection (starting the built-in local database
-// when nothing is configured) and returns a pool.
-func (a *app) connect(ctx context.Context, appName string) (*pgxpool.Pool, error) {
+// when nothing is configured) and returns a pool. paths are the
+// configuration or plan file given, whose directories are searched for the
+// project's local database after the working directory's (localLocation).
+func (a *app) connect(ctx context.Context, appName string, paths ...string) (*pgxpool.Pool, error) {
 	src, err := dbconn.Resolve(a.databaseURL, os.Getenv)
 	if err != nil {
 		return nil, err
 	}
-	conn := src.ConnString
 	if src.Local {
-		db, err := localdb.New(a.localDir)
-		if err != nil {
+		if src.ConnString, err = a.startLocal(ctx, paths); err != nil {
 			return nil, err
 		}
-		conn, err = db.Start(ctx)
-		if err != nil {
-			return nil, fmt.Errorf("starting the built-in local database: %w", err)
-		}
-		fmt.Fprintln(a.stderr, localNotice(a.localDir))
 	}
-	return dbconn.Connect(ctx, conn, appName)
+	return dbconn.ConnectSource(ctx, src, appName)
 }
 
-// defaultLocalDir is --local-dir's default.
-const defaultLocalDir = ".pgseq"
-
-// localNotice says on stderr that pgseq uses its built-in database, with
-// the command that stops it — carrying --local-dir when it is not the
-// default, so that the command works as printed.
-func localNotice(localDir string) string {
-	stop := "pgseq dev stop"
-	if localDir != defaultLocalDir {
-		stop = "pgseq --local-dir " + shellQuote(localDir) + " dev stop"
+// startLocal starts the project's built-in local database (localLocation)
+// and returns its connection string. It says on stderr that pgseq uses it,
+// and where it creates it when it creates it.
+func (a *app) startLocal(ctx context.Context, paths []string) (string, error) {
+	loc, err := a.localLocation(paths)
+	if err != nil {
+		return "", err
 	}
-	return fmt.Sprintf("pgseq: no database configured; using the built-in local database in %s (%s stops it)", localDir, stop)
+	db, err := localdb.New(loc.Dir)
+	if err != nil {
+		return "", err
+	}
+	if !loc.Exists {
+		fmt.Fprintf(a.stderr, "pgseq: creating the built-in local database in %s\n", db.Dir())
+	}
+	conn, err := db.Start(ctx)
+	if err != nil {
+		return "", fmt.Errorf("starting the built-in local database: %w", err)
+	}
+	shown, withFlag := a.localDir, a.localDir != ""
+	if !withFlag {
+		shown = loc.Dir
+		// pgseq dev stop, run from here, finds it unless it was found from
+		// the configuration's directory.
+		fromHere, err := a.localLocation(nil)
+		withFlag = err != nil || fromHere.Dir != loc.Dir
+	}
+	fmt.Fprintln(a.stderr, localNotice(shown, withFlag))
+	return conn, nil
+}
+
+// localLocation returns where the built-in local database is: in
+// --local-dir when given, else the project's (localdb.Locate), looked for
+// above the working directory and then above the directories of paths.
+func (a *app) localLocation(paths []string) (localdb.Location, error) {
+	if a.localDir != "" {
+		abs, err := filepath.Abs(a.localDir)
+		if err != nil {
+			return localdb.Location{}, fmt.Errorf("--local-dir %s: %w", a.localDir, err)
+		}
+		st, err := os.Stat(abs)
+		return localdb.Location{Dir: abs, Exists: err == nil && st.IsDir()}, nil
+	}
+	starts := []string{"."}
+	for _, p := range paths {
+		if st, err := os.Stat(p); err == nil && !st.IsDir() {
+			p = filepath.Dir(p)
+		}
+		starts = append(starts, p)
+	}
+	return localdb.Locate(starts...)
+}
+
+// localNotice says on stderr that pgseq uses its built-in database in dir,
+// with the command that stops it: with --local-dir dir when withFlag (a
+// --local-dir was given, or pgseq dev stop run from here would not find
+// dir), quoted for the shell when needed.
+func localNotice(dir string, withFlag bool) string {
+	stop := "pgseq dev stop"
+	if withFlag {
+		stop = "pgseq --local-dir " + shellQuote(dir) + " dev stop"
+	}
+	return fmt.Sprintf("pgseq: no database configured; using the built-in local database in %s (%s stops it)", dir, stop)
 }
 
 // shellQuote quotes s for a POSIX shell when it needs quoting.
@@ -254,10 +383,11 @@ func shellQuote(s string) string {
 	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }
 
-// lockTimeoutFlag registers --lock-timeout on cmd, which must be positive.
-func lockTimeoutFlag(cmd *cobra.Command, d *time.Duration) {
+// lockTimeoutFlag registers --lock-timeout on cmd, which must be
+// positive; usage says which locks it bounds.
+func lockTimeoutFlag(cmd *cobra.Command, d *time.Duration, usage string) {
 	*d = applier.DefaultLockTimeout
-	cmd.Flags().Var(positiveDuration{d}, "lock-timeout", "how long to wait for any lock (the apply lock, slot rows) before giving up; must be positive")
+	cmd.Flags().Var(positiveDuration{d}, "lock-timeout", usage+" before giving up, naming the session that holds it; must be positive")
 }
 
 // positiveDuration is a flag value holding a duration above zero.

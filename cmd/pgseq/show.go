@@ -19,7 +19,8 @@ func (a *app) showCommand() *cobra.Command {
 		Long: `Prints a plan saved by "pgseq plan --out FILE" the way pgseq plan showed it —
 what changed outside pgseq, the actions, their live context as it was when
 the plan was made, the summary — under a header naming the file, the
-schema and the database state it was made from. With --json it prints the
+database and schema it was made against, and the database state it was
+made from. With --json it prints the
 plan document itself, the one "pgseq plan --json" prints.
 
 No database is needed or contacted: this is for reviewing a plan, in a pull
@@ -79,18 +80,32 @@ func readShownPlan(path string) (*plan.Plan, error) {
 	return readPlanFile(path)
 }
 
-// savedPlanHeader says what is shown: a saved plan, which file, the schema
-// and the state it was made from (the file has no creation time: its
-// fingerprint identifies the state), and that its checksum was verified.
+// savedPlanHeader says what is shown: a saved plan, which file, the
+// database and schema it was made against, the state it was made from
+// (the file has no creation time: its fingerprint identifies the state),
+// and that its checksum was verified.
 func savedPlanHeader(path string, p *plan.Plan) string {
 	return fmt.Sprintf(`Saved plan %s (plan format %s; no database is read):
+  database           %s
   schema             %s
   state fingerprint  %s
   checksum           %s (verified)
 Live values (running, unfinished tasks) are as they were when the plan was
-made. pgseq apply refuses this plan if the database no longer has the state
-with this fingerprint.
-`, path, p.FormatVersion, p.Schema, p.Fingerprint, p.Checksum)
+made. pgseq apply refuses this plan in another database, or if the database
+no longer has the state with this fingerprint.
+`, path, p.FormatVersion, shownDatabase(p.Database), p.Schema, p.Fingerprint, p.Checksum)
+}
+
+// shownDatabase names the database a saved plan was made against, or says
+// that the file does not record it.
+func shownDatabase(d *plan.Database) string {
+	switch {
+	case d == nil:
+		return "unknown (the plan file does not record it: an older pgseq wrote it)"
+	case d.SystemIdentifier == "":
+		return fmt.Sprintf("%q (cluster unknown: the role that made the plan could not read its system identifier)", d.Name)
+	}
+	return fmt.Sprintf("%q, cluster system identifier %s", d.Name, d.SystemIdentifier)
 }
 
 // showApplyHint is plan --out's hint (applyHint) without "Saved the plan

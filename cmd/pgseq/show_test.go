@@ -55,15 +55,17 @@ func runOffline(args ...string) result {
 // The saved plans in testdata/show were written by pgseq plan --out
 // against a database where, since the last apply, slot group 2 of
 // "render" was set to capacity 5 and group 7 deleted by hand (drift.plan),
-// and against one matching its configuration (empty.plan). show prints
-// them as the golden files have it, with no database, and --json prints
-// each file's own document.
+// and against one matching its configuration (empty.plan), by a pgseq
+// that did not record the database a plan was made against;
+// identity.plan is empty.plan with that record. show prints them as the
+// golden files have it, with no database, and --json prints each file's
+// own document.
 func TestShowSavedPlanGolden(t *testing.T) {
 	t.Parallel()
 	url := closedPortURL(t)
 	files, err := filepath.Glob("testdata/show/*.plan")
 	require.NoError(t, err)
-	require.Len(t, files, 2)
+	require.Len(t, files, 3)
 	for _, file := range files {
 		r := runOffline("--database-url", url, "show", file)
 		require.Equal(t, 0, r.code, r.stderr)
@@ -139,7 +141,8 @@ func TestShowEqualsWhatPlanPrinted(t *testing.T) {
 	require.Equal(t, 0, shown.code, shown.stderr)
 	header, body, ok := strings.Cut(shown.stdout, "\n\n")
 	require.True(t, ok, shown.stdout)
-	require.True(t, strings.HasPrefix(header, "Saved plan "+planFile+" (plan format 1.0; no database is read):\n  schema             "+c.schema+"\n"), header)
+	require.True(t, strings.HasPrefix(header, "Saved plan "+planFile+" (plan format 1.0; no database is read):\n  database           \""), header)
+	require.Contains(t, header, "\n  schema             "+c.schema+"\n")
 	rendered, _, ok := strings.Cut(planned.stdout, "\nSaved the plan to "+planFile+". ")
 	require.True(t, ok, planned.stdout)
 	require.Equal(t, rendered+"\nIt has destructive changes, which need --allow-destroy. To apply exactly this plan: pgseq apply --allow-destroy "+planFile+"\n", body)

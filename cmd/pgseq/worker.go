@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"log/slog"
 	"os"
+	"slices"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -13,6 +15,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus/collectors"
 	"github.com/spf13/cobra"
 
+	"github.com/pgseq/pgseq/inspect"
 	"github.com/pgseq/pgseq/internal/textfmt"
 	"github.com/pgseq/pgseq/metrics"
 	"github.com/pgseq/pgseq/queue"
@@ -85,6 +88,9 @@ from it that no task ran twice at the same time.`,
 			}
 			defer pool.Close()
 
+			if err := checkQueue(ctx, pool, a.schema, queueName); err != nil {
+				return err
+			}
 			types, err := queue.NewClient(pool, a.schema).TaskTypes(ctx, queueName)
 			if err != nil {
 				return err
@@ -195,27 +201,43 @@ func demoHandler(sleep time.Duration, log *os.File) queue.Handler {
 // every event on to Observer (the metrics, or NopObserver).
 type workerStats struct {
 	queue.Observer
-	claimed, completed, failed, released atomic.Int64
+	completed, failed, released atomic.Int64
+	// received counts the tasks the worker got (claimed or handed over),
+	// finished those it is done with (completed, accepted or not, failed,
+	// handed back or abandoned): their difference is the tasks in flight.
+	received, finished atomic.Int64
 }
 
-func (s *workerStats) Claimed(requested, got int, latency time.Duration, err error) {
-	s.claimed.Add(int64(got))
-	s.Observer.Claimed(requested, got, latency, err)
+func (s *workerStats) Received(tasks []*queue.Task, handedOff bool) {
+	s.received.Add(int64(len(tasks)))
+	s.Observer.Received(tasks, handedOff)
+}
+
+func (s *workerStats) Handled(t *queue.Task, took time.Duration, err error, abandoned bool) {
+	if abandoned {
+		s.finished.Add(1)
+	}
+	s.Observer.Handled(t, took, err, abandoned)
 }
 
 func (s *workerStats) Completed(n, accepted int, latency time.Duration, err error) {
 	s.completed.Add(int64(accepted))
+	if err == nil {
+		s.finished.Add(int64(n))
+	}
 	s.Observer.Completed(n, accepted, latency, err)
 }
 
 func (s *workerStats) Failed(t *queue.Task, status string, cause error, latency time.Duration) {
 	s.failed.Add(1)
+	s.finished.Add(1)
 	s.Observer.Failed(t, status, cause, latency)
 }
 
 func (s *workerStats) Released(n int, latency time.Duration, err error) {
 	if err == nil {
 		s.released.Add(int64(n))
+		s.finished.Add(int64(n))
 	}
 	s.Observer.Released(n, latency, err)
 }
@@ -224,23 +246,70 @@ func (s *workerStats) Released(n int, latency time.Duration, err error) {
 func (s *workerStats) print(ctx context.Context, a *app, w *queue.Worker) {
 	tick := time.NewTicker(time.Second)
 	defer tick.Stop()
-	var lastDone, lastFailed int64
-	last := time.Now()
+	rate := newRateWindow(time.Now())
 	for {
 		select {
 		case <-ctx.Done():
 			return
 		case now := <-tick.C:
 			done, failed := s.completed.Load(), s.failed.Load()
-			elapsed := now.Sub(last)
-			last = now
-			if done == lastDone && failed == lastFailed {
+			perSecond, ok := rate.tick(now, done, failed, s.inFlight())
+			if !ok {
 				continue
 			}
-			rate := float64(done-lastDone) / elapsed.Seconds()
-			fmt.Fprintf(a.stdout, "%s  %8.0f tasks/s  completed %d  failed %d  batch %d  worker %s\n",
-				now.Format("15:04:05"), rate, done, failed, w.Settings().BatchSize, w.ID())
-			lastDone, lastFailed = done, failed
+			fmt.Fprintf(a.stdout, "%s  %8.1f tasks/s  completed %d  failed %d  batch %d  worker %s\n",
+				now.Format("15:04:05"), perSecond, done, failed, w.Settings().BatchSize, w.ID())
 		}
 	}
+}
+
+// inFlight is the number of tasks received and not yet finished: queued
+// for a handler, running, or waiting for their batched completion.
+func (s *workerStats) inFlight() int64 {
+	return s.received.Load() - s.finished.Load()
+}
+
+// rateWindow computes the completion rate the worker prints: tasks
+// completed per second of the time since the last line printed. A second
+// in which nothing finished still counts while tasks were in flight (four
+// handlers that sleep 4s complete 1 task/s, not 4 in the second they
+// finish), but not while the worker was idle, which would dilute the rate
+// of the next burst.
+type rateWindow struct {
+	since              time.Time
+	lastDone, lastFail int64
+}
+
+func newRateWindow(start time.Time) *rateWindow { return &rateWindow{since: start} }
+
+// tick takes the counts at now and the tasks in flight; it returns the
+// rate and true when a line is due (a task completed or failed since the
+// last one).
+func (r *rateWindow) tick(now time.Time, done, failed, inFlight int64) (float64, bool) {
+	if done == r.lastDone && failed == r.lastFail {
+		if inFlight <= 0 {
+			r.since = now
+		}
+		return 0, false
+	}
+	rate := float64(done-r.lastDone) / now.Sub(r.since).Seconds()
+	r.since, r.lastDone, r.lastFail = now, done, failed
+	return rate, true
+}
+
+// checkQueue fails unless schema declares the queue name, naming the
+// queues it declares; before the worker reads anything else of the queue.
+func checkQueue(ctx context.Context, db inspect.Querier, schema, name string) error {
+	names, err := inspect.QueueNames(ctx, db, schema)
+	if err != nil {
+		return err
+	}
+	if slices.Contains(names, name) {
+		return nil
+	}
+	declared := "it declares no queue: apply a configuration first"
+	if len(names) > 0 {
+		declared = "it declares " + strings.Join(names, ", ") + "; declare the queue in a queue block and apply, or pass --queue"
+	}
+	return fmt.Errorf("%w %q: schema %q does not declare it (%s)", queue.ErrUnknownQueue, name, schema, declared)
 }

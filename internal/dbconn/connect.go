@@ -33,23 +33,41 @@ const DefaultConnectTimeout = 10 * time.Second
 // a setting whose name no setting has, is refused before any lookup or
 // connection (see checkConfig). The caller closes the pool.
 func Connect(ctx context.Context, connString, appName string) (*pgxpool.Pool, error) {
-	cfg, err := ParseConfig(connString, appName)
+	return connect(ctx, connString, "", appName)
+}
+
+// ConnectSource is Connect to the database src names, its ConnString set
+// (for the built-in local database, by the caller once it started it). Its
+// errors also say where the setting came from: "connecting to
+// postgres://u:***@h/db (from DATABASE_URL): …".
+func ConnectSource(ctx context.Context, src Source, appName string) (*pgxpool.Pool, error) {
+	return connect(ctx, src.ConnString, src.From, appName)
+}
+
+func connect(ctx context.Context, connString, from, appName string) (*pgxpool.Pool, error) {
+	cfg, err := parseConfig(connString, from, appName)
 	if err != nil {
 		return nil, err
 	}
-	return ConnectConfig(ctx, cfg)
+	return connectConfig(ctx, cfg, from)
 }
 
 // ParseConfig is the first half of Connect, for callers that adjust the pool
 // configuration (MaxConns...) before ConnectConfig.
 func ParseConfig(connString, appName string) (*pgxpool.Config, error) {
+	return parseConfig(connString, "", appName)
+}
+
+// parseConfig is ParseConfig; errors name from, where connString came
+// from, when it is not "".
+func parseConfig(connString, from, appName string) (*pgxpool.Config, error) {
 	cfg, err := pgxpool.ParseConfig(connString)
 	if err == nil {
 		err = checkConfig(&cfg.ConnConfig.Config)
 	}
 	if err != nil {
 		why := maskReason(reason(err)+hint(connString), connString, "", false)
-		return nil, &wrapped{msg: fmt.Sprintf("connecting to %s: %s", target(connString, nil), why), err: err}
+		return nil, &wrapped{msg: fmt.Sprintf("connecting to %s%s: %s", target(connString, nil), origin(from), why), err: err}
 	}
 	if _, ok := cfg.ConnConfig.RuntimeParams["application_name"]; !ok && appName != "" {
 		cfg.ConnConfig.RuntimeParams["application_name"] = appName
@@ -63,6 +81,12 @@ func ParseConfig(connString, appName string) (*pgxpool.Config, error) {
 // ConnectConfig is the second half of Connect: it opens a pool with cfg and
 // pings the server.
 func ConnectConfig(ctx context.Context, cfg *pgxpool.Config) (*pgxpool.Pool, error) {
+	return connectConfig(ctx, cfg, "")
+}
+
+// connectConfig is ConnectConfig; errors name from, where the connection
+// string came from, when it is not "".
+func connectConfig(ctx context.Context, cfg *pgxpool.Config, from string) (*pgxpool.Pool, error) {
 	pool, err := pgxpool.NewWithConfig(ctx, cfg)
 	if err == nil {
 		if err = pool.Ping(ctx); err != nil {
@@ -72,9 +96,22 @@ func ConnectConfig(ctx context.Context, cfg *pgxpool.Config) (*pgxpool.Pool, err
 	if err != nil {
 		connString := cfg.ConnString()
 		why := maskReason(reason(err), connString, cfg.ConnConfig.Password, true)
-		return nil, &wrapped{msg: fmt.Sprintf("connecting to %s: %s", target(connString, cfg), why), err: err}
+		return nil, &wrapped{msg: fmt.Sprintf("connecting to %s%s: %s", target(connString, cfg), origin(from), why), err: err}
 	}
 	return pool, nil
+}
+
+// origin says, after a connection's target in a message, where its
+// setting came from: " (from DATABASE_URL)". The PG* variables are named
+// by the target already, and "" names nothing.
+func origin(from string) string {
+	switch from {
+	case "", FromLibpqEnv:
+		return ""
+	case FromLocal:
+		return " (the " + FromLocal + ")"
+	}
+	return " (from " + from + ")"
 }
 
 // Reasons checkConfig gives for refusing a connection string.

@@ -1,7 +1,8 @@
 // Package localdb manages the built-in local database: a throw-away
 // PostgreSQL cluster that pgseq creates and runs itself under a directory
-// (by default .pgseq/ in the working directory) when no database is
-// configured, and that tests use when PGSEQ_TEST_DATABASE_URL is not set.
+// (the project's .pgseq/, which Locate finds as git finds a repository)
+// when no database is configured, and that tests use when
+// PGSEQ_TEST_DATABASE_URL is not set.
 //
 // The cluster is built with the installed PostgreSQL server binaries
 // (initdb, pg_ctl, postgres). It listens on a unix socket only, never on
