@@ -658,8 +658,8 @@ DECLARE
     v_gate  {{schema}}.task_gate := 'open';
     v_id    bigint;
 BEGIN
-    -- 1. The type's lock, then the type.
-    PERFORM {{schema}}.lock_types(ARRAY[v_type]);
+    -- 1. The type's lock (lock_types' key, shared), then the type.
+    PERFORM pg_advisory_xact_lock_shared(1885827953, {{schema}}.slot_lock_key(v_type));
     SELECT t.queue, coalesce(enqueue.priority, t.priority), t.concurrency IS NOT NULL
       INTO v_queue, v_prio, v_lim
       FROM {{schema}}.task_types t WHERE t.name = v_type;
@@ -1111,16 +1111,43 @@ $function$;
 
 CREATE OR REPLACE FUNCTION {{schema}}.lock_types(types text[], exclusive boolean DEFAULT false)
  RETURNS void
- LANGUAGE sql
+ LANGUAGE plpgsql
 AS $function$
-    SELECT count(CASE WHEN exclusive THEN pg_advisory_xact_lock(1885827953, k)::text
-                      ELSE pg_advisory_xact_lock_shared(1885827953, k)::text END)
-    FROM (SELECT DISTINCT v.k
-          FROM unnest(types) AS u(t),
-               LATERAL (VALUES ({{schema}}.slot_lock_key(u.t)),
-                               (CASE WHEN exclusive THEN hashtext(u.t) END)) AS v(k)
-          WHERE v.k IS NOT NULL
-          ORDER BY 1) keys;
+DECLARE
+    v_keys integer[];
+    v_busy integer;
+    k      integer;
+BEGIN
+    IF NOT exclusive THEN
+        PERFORM count(pg_advisory_xact_lock_shared(1885827953, x.k)::text)
+        FROM (SELECT DISTINCT {{schema}}.slot_lock_key(u.t) AS k FROM unnest(types) AS u(t) ORDER BY 1) x;
+        RETURN;
+    END IF;
+    SELECT array_agg(DISTINCT v.k ORDER BY v.k) INTO v_keys
+    FROM unnest(types) AS u(t),
+         LATERAL (VALUES ({{schema}}.slot_lock_key(u.t)), (hashtext(u.t))) AS v(k);
+    IF v_keys IS NULL THEN
+        RETURN;
+    END IF;
+    LOOP
+        BEGIN
+            IF v_busy IS NOT NULL THEN
+                PERFORM pg_advisory_xact_lock(1885827953, v_busy);
+            END IF;
+            v_busy := NULL;
+            FOREACH k IN ARRAY v_keys LOOP
+                IF NOT pg_try_advisory_xact_lock(1885827953, k) THEN
+                    v_busy := k;
+                    -- Internal: rolls the block back, releasing its locks.
+                    RAISE EXCEPTION 'task type lock % is held', k USING ERRCODE = 'PS031';
+                END IF;
+            END LOOP;
+            RETURN; -- every key held: the block's locks pass to the transaction
+        EXCEPTION WHEN SQLSTATE 'PS031' THEN
+            NULL;   -- released: wait for v_busy, holding none of them
+        END;
+    END LOOP;
+END;
 $function$;
 -- privileges: owner
 

@@ -29,8 +29,9 @@
 --   0. workers' rows: the recovery locks the silent workers FOR UPDATE,
 --      complete_and_take its own worker FOR KEY SHARE;
 --   1. task rows a call owns (FOR UPDATE, in id order);
---   2. the task types' locks (lock_types: shared for the runtime, exclusive
---      for pgseq apply), all of one call's types at once, in key order;
+--   2. the task types' locks (lock_types: shared for the runtime, all of
+--      one call's types at once, in key order; exclusive for pgseq apply,
+--      which never waits while it holds one);
 --   3. the admission locks (lock_admission), all at once, in key order;
 --   4. slot rows, in key order (give_back), or SKIP LOCKED (take_units).
 --
@@ -77,6 +78,58 @@ CREATE TABLE IF NOT EXISTS {{schema}}.runtime_clock (
     repaired_at timestamptz NOT NULL DEFAULT '-infinity'
 );
 INSERT INTO {{schema}}.runtime_clock DEFAULT VALUES ON CONFLICT DO NOTHING;
+
+-- ---------------------------------------------------------------------------
+-- Type locks
+
+-- lock_types takes the advisory locks of task types, shared (the runtime)
+-- or exclusive (pgseq apply, which also takes the keys of versions before
+-- 10). Shared: all at once, in key order, waiting for them, as before.
+-- Exclusive: never waiting while it holds one of them. It tries every key;
+-- if one is held, it lets go of those it took (a subtransaction rolled
+-- back), waits for that one alone, and tries the others again. A runtime
+-- transaction that holds one type's lock while it waits for another's (an
+-- application enqueueing tasks of two types in one transaction) can then
+-- never be in a cycle with an apply; the wait for a busy key keeps the
+-- apply's place in that key's queue, and lock_timeout bounds it.
+CREATE OR REPLACE FUNCTION {{schema}}.lock_types(types text[], exclusive boolean DEFAULT false) RETURNS void
+LANGUAGE plpgsql AS $$
+DECLARE
+    v_keys integer[];
+    v_busy integer;
+    k      integer;
+BEGIN
+    IF NOT exclusive THEN
+        PERFORM count(pg_advisory_xact_lock_shared(1885827953, x.k)::text)
+        FROM (SELECT DISTINCT {{schema}}.slot_lock_key(u.t) AS k FROM unnest(types) AS u(t) ORDER BY 1) x;
+        RETURN;
+    END IF;
+    SELECT array_agg(DISTINCT v.k ORDER BY v.k) INTO v_keys
+    FROM unnest(types) AS u(t),
+         LATERAL (VALUES ({{schema}}.slot_lock_key(u.t)), (hashtext(u.t))) AS v(k);
+    IF v_keys IS NULL THEN
+        RETURN;
+    END IF;
+    LOOP
+        BEGIN
+            IF v_busy IS NOT NULL THEN
+                PERFORM pg_advisory_xact_lock(1885827953, v_busy);
+            END IF;
+            v_busy := NULL;
+            FOREACH k IN ARRAY v_keys LOOP
+                IF NOT pg_try_advisory_xact_lock(1885827953, k) THEN
+                    v_busy := k;
+                    -- Internal: rolls the block back, releasing its locks.
+                    RAISE EXCEPTION 'task type lock % is held', k USING ERRCODE = 'PS031';
+                END IF;
+            END LOOP;
+            RETURN; -- every key held: the block's locks pass to the transaction
+        EXCEPTION WHEN SQLSTATE 'PS031' THEN
+            NULL;   -- released: wait for v_busy, holding none of them
+        END;
+    END LOOP;
+END;
+$$;
 
 -- ---------------------------------------------------------------------------
 -- Units
@@ -500,8 +553,8 @@ DECLARE
     v_gate  {{schema}}.task_gate := 'open';
     v_id    bigint;
 BEGIN
-    -- 1. The type's lock, then the type.
-    PERFORM {{schema}}.lock_types(ARRAY[v_type]);
+    -- 1. The type's lock (lock_types' key, shared), then the type.
+    PERFORM pg_advisory_xact_lock_shared(1885827953, {{schema}}.slot_lock_key(v_type));
     SELECT t.queue, coalesce(enqueue.priority, t.priority), t.concurrency IS NOT NULL
       INTO v_queue, v_prio, v_lim
       FROM {{schema}}.task_types t WHERE t.name = v_type;
