@@ -819,7 +819,13 @@ func (c *stormClaimer) round() {
 		c.die() // with tasks in hand
 		return
 	}
-	for i := 0; ok && len(c.held) > 0 && i < 4; i++ {
+	// Worker calls run one per transaction: what the runtime promises to
+	// keep free of deadlocks (a transaction of several worker calls holds
+	// the first call's locks while the next waits, against an order no
+	// other caller can know). A round in a transaction is its claim alone,
+	// committed or rolled back; the enqueuers' transactions group several
+	// enqueues, as applications do.
+	for i := 0; tx == nil && ok && len(c.held) > 0 && i < 4; i++ {
 		ok = c.finish(q, rt, tx != nil)
 	}
 	if tx == nil {
