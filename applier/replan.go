@@ -29,8 +29,9 @@ func Plan(ctx context.Context, db inspect.TxBeginner, schema string, desired cat
 // back as a *CounterProblemsError, roles of the access block that do not
 // exist (or are superusers, or own the schema) as an *AccessProblemsError
 // — both at once when there are both (errors.As finds each) — and
-// nothing is planned. The plan records the database it was made against
-// (Plan.Database).
+// nothing is planned. A schema the current user cannot trust is refused
+// as apply refuses it (CheckTrust). The plan records the database it was
+// made against (Plan.Database).
 func PlanWithin(ctx context.Context, db inspect.TxBeginner, schema string, desired catalog.State, lockTimeout time.Duration) (*plan.Plan, error) {
 	if lockTimeout <= 0 {
 		lockTimeout = DefaultLockTimeout
@@ -41,6 +42,11 @@ func PlanWithin(ctx context.Context, db inspect.TxBeginner, schema string, desir
 	err := inspect.InSnapshot(ctx, db, func(q inspect.Querier) error {
 		watch.add(q)
 		if err := setLockTimeout(ctx, q, lockTimeout); err != nil {
+			return err
+		}
+		// Reading runs code of the schema's owner too (a view, a function
+		// in place of a table): refused when apply would refuse it.
+		if err := CheckTrust(ctx, q, schema); err != nil {
 			return err
 		}
 		var err error

@@ -127,6 +127,11 @@ func TestTrustRefusesSchemaOwnedByAnotherRole(t *testing.T) {
 	require.Zero(t, e.count("applies"), "nothing written")
 	require.Zero(t, e.count("queues"), "nothing written")
 
+	// pgseq plan as the superuser is refused the same way: reading the
+	// schema would run the owner's code too (a view in place of a table).
+	_, err = applier.Plan(e.ctx(), e.pool, e.schema, config(4))
+	require.ErrorIs(t, err, applier.ErrUntrustedSchema)
+
 	// pgseq migrate as the superuser is refused the same way.
 	_, err = applier.Migrate(e.ctx(), e.pool, e.schema, 0)
 	require.ErrorIs(t, err, applier.ErrUntrustedSchema)
