@@ -26,6 +26,25 @@
 //     run twice at once. Two slow workers, which have no call in flight
 //     when the server dies, must keep their sessions through the outage,
 //     and no worker that lived through it may be declared dead for it.
+//   - TestPostgresRestartWithANewLeader: the same outage with a leader that
+//     has no guard of its own (migration 013). Three `pgseq worker`
+//     processes (worker_timeout 2s, leader_lease 1s, handlers of 6s) each
+//     run a task and hold another when the throw-away cluster is crashed;
+//     one is SIGKILLed while the server is down, which stays down for 3s.
+//     The two survivors, once they have noticed the outage, are paused
+//     (SIGSTOP) until the first maintenance after the restart, so that it
+//     judges them before they heartbeat, for certain. Right after the
+//     restart a maintenance caller in plain SQL, on a connection of its
+//     own, registers a new id, wins the lease with elect_leader and runs
+//     run_maintenance at once and then every ~300 ms; a brand-new worker
+//     starts too. No survivor may be declared dead or change its id
+//     (their output, the workers table, the maintenance reports: exactly
+//     one worker declared dead and the killed one's tasks the only ones
+//     recovered); the killed worker must be declared dead between one and
+//     two worker_timeouts after the server started (it gets a fresh
+//     worker_timeout from the restart, no more), its tasks run to the end
+//     by another worker, and no task may run twice at once. Before
+//     migration 013 the first maintenance declared every worker dead.
 //   - TestApplyKilled: `pgseq apply --auto-approve` of a large change
 //     (1,000 limited task types) is killed after random delays, some before
 //     its transaction and some inside it. Each time the database must be in
