@@ -1069,6 +1069,64 @@ AS $function$
 $function$;
 -- privileges: owner
 
+CREATE OR REPLACE FUNCTION {{schema}}.increment_value(counter text, scope text, start bigint)
+ RETURNS bigint
+ LANGUAGE plpgsql
+ SET enable_seqscan TO 'off'
+ SET plan_cache_mode TO 'force_generic_plan'
+AS $function$
+#variable_conflict use_column
+DECLARE
+    -- The setting that remembers this scope's row version, and what it
+    -- holds: the ctids of the row versions this transaction last wrote for
+    -- up to four scopes whose hash falls here.
+    slot     text := 'pgseq.counter_rows_'
+                     || (hashtext('{{schema}}' || chr(31) || increment_value.counter || chr(31) || increment_value.scope) & 63);
+    known    tid[] := nullif(current_setting(slot, true), '')::tid[];
+    replaced tid;    -- the version step 1 found
+    written  tid;    -- the version this call wrote
+    v        bigint;
+BEGIN
+    -- Step 1, the row version this transaction last wrote. A TID scan
+    -- reads each remembered version (one heap fetch each) and keeps the one
+    -- this transaction sees if it is this scope's row: that is the row's
+    -- current version, so the increment is the one version 3 made, without
+    -- walking the versions before it. Any other hint matches nothing.
+    IF known IS NOT NULL THEN
+        UPDATE {{schema}}.counter_values AS cv SET value = cv.value + 1
+        FROM unnest(known) AS k(t)
+        WHERE cv.ctid = k.t
+          AND (cv.counter, cv.scope) IS NOT DISTINCT FROM (increment_value.counter, increment_value.scope)
+        RETURNING cv.value, cv.ctid, k.t INTO v, written, replaced;
+    END IF;
+
+    -- Step 2, no hint: the scope's first number in this transaction (or a
+    -- hint lost to a savepoint rollback or to three other scopes). The
+    -- upsert of version 3 creates the row at start or increments it; it
+    -- reads the row through the primary key, which costs one visit per
+    -- version only when the transaction already wrote many of them.
+    IF v IS NULL THEN
+        INSERT INTO {{schema}}.counter_values AS cv (counter, scope, value)
+        VALUES (increment_value.counter, increment_value.scope, increment_value.start)
+        ON CONFLICT (counter, scope) DO UPDATE SET value = cv.value + 1
+        RETURNING cv.value, cv.ctid INTO v, written;
+    END IF;
+
+    -- Step 3, remember the new version for the next number, in place of
+    -- the one it replaces (a new scope goes first and pushes out the
+    -- oldest of four). The setting is transaction-local: a commit or
+    -- rollback clears it, a savepoint rollback restores it with the row.
+    IF replaced IS NOT NULL THEN
+        known := array_replace(known, replaced, written);
+    ELSE
+        known := (written || coalesce(known, '{}'))[1:4];
+    END IF;
+    PERFORM set_config(slot, known::text, true);
+    RETURN v;
+END;
+$function$;
+-- privileges: owner
+
 CREATE OR REPLACE FUNCTION {{schema}}.leader_lease_length()
  RETURNS interval
  LANGUAGE sql
@@ -1716,7 +1774,9 @@ BEGIN
             END IF;
         END LOOP;
 
-        -- Counters whose scopes take their prefix from a column.
+        -- Counters whose scopes take their prefix from a column: the scope
+        -- whose prefix it is, then the row numbered v_num in that scope,
+        -- through the counter's index (scoped_row_query).
         FOR c IN SELECT * FROM {{schema}}.counters x WHERE x.prefix_table IS NOT NULL ORDER BY x.name LOOP
             EXECUTE format('SELECT %I::text FROM %s WHERE upper(%I::text) = $1 LIMIT 1',
                            c.prefix_table_pk, {{schema}}.qualified_regclass(c.prefix_table), c.prefix_column)
@@ -1725,9 +1785,14 @@ BEGIN
                 CONTINUE;
             END IF;
             v_known := true;
-            EXECUTE format('SELECT %I::text FROM %s WHERE %I::text = $1 AND %I = $2 LIMIT 1',
-                           c.table_pk, {{schema}}.qualified_regclass(c.table_name), c.scope[1], c.column_name)
-                INTO v_row USING v_scope, v_num;
+            BEGIN
+                EXECUTE {{schema}}.scoped_row_query(c) INTO v_row USING v_scope, v_num;
+            EXCEPTION WHEN invalid_text_representation OR numeric_value_out_of_range OR datetime_field_overflow
+                           OR invalid_datetime_format THEN
+                -- The prefix table's key is no value of the scope column's
+                -- type: no row of this counter can have it.
+                v_row := NULL;
+            END;
             IF v_row IS NOT NULL THEN
                 counter := c.name; scope := v_scope; number := v_num; row_id := v_row;
                 RETURN NEXT;
@@ -1846,6 +1911,18 @@ END;
 $function$;
 -- privileges: owner
 
+CREATE OR REPLACE FUNCTION {{schema}}.scoped_row_query(c {{schema}}.counters)
+ RETURNS text
+ LANGUAGE sql
+ STABLE
+AS $function$
+    SELECT format('SELECT %I::text FROM %s WHERE %I = $1::%s AND %I = $2 LIMIT 1',
+                  c.table_pk, a.attrelid::regclass, c.scope[1], format_type(a.atttypid, NULL), c.column_name)
+    FROM pg_attribute a
+    WHERE a.attrelid = {{schema}}.qualified_regclass(c.table_name) AND a.attname = c.scope[1] AND NOT a.attisdropped;
+$function$;
+-- privileges: owner
+
 CREATE OR REPLACE FUNCTION {{schema}}.slot_lock_key(task_type text)
  RETURNS integer
  LANGUAGE sql
@@ -1894,19 +1971,20 @@ CREATE OR REPLACE FUNCTION {{schema}}.take_value(c {{schema}}.counters, scope te
  RETURNS bigint
  LANGUAGE plpgsql
 AS $function$
-#variable_conflict use_column
 DECLARE
     v       bigint;
     prev_lt text := current_setting('lock_timeout');
 BEGIN
+    -- Step 1, the scope's lock, held until the transaction ends. Waiters
+    -- queue first-come first-served on an advisory lock per scope rather
+    -- than on the counter row, whose every update would wake them all. The
+    -- wait (and the row lock's, in step 2) is bounded by the counter's
+    -- lock_timeout.
     PERFORM set_config('lock_timeout', (extract(epoch FROM c.lock_timeout) * 1000)::bigint || 'ms', true);
-    -- Waiters queue first-come first-served on an advisory lock per scope
-    -- rather than on the counter row, whose every update would wake them all.
     PERFORM pg_advisory_xact_lock(hashtext('pgseq counter ' || c.name), hashtext(coalesce(take_value.scope, '')));
-    INSERT INTO {{schema}}.counter_values AS cv (counter, scope, value)
-    VALUES (c.name, coalesce(take_value.scope, ''), c.start)
-    ON CONFLICT (counter, scope) DO UPDATE SET value = cv.value + 1
-    RETURNING cv.value INTO v;
+
+    -- Step 2, the number, written to the scope's row.
+    v := {{schema}}.increment_value(c.name, coalesce(take_value.scope, ''), c.start);
     PERFORM set_config('lock_timeout', prev_lt, true);
     RETURN v;
 END;

@@ -1,0 +1,108 @@
+package counter_test
+
+import (
+	"flag"
+	"fmt"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/pgseq/pgseq/catalog"
+	"github.com/pgseq/pgseq/internal/pgseqtest"
+	"github.com/pgseq/pgseq/internal/pgtest"
+	"github.com/pgseq/pgseq/migrations"
+)
+
+var benchSizes = flag.String("numbers.sizes", "5000,10000,20000,100000",
+	"BenchmarkNumbersInOneTransaction: how many numbers one transaction takes, comma-separated")
+
+// BenchmarkNumbersInOneTransaction times one transaction that takes N
+// numbers of a single scope, then rolls back (so every round starts from
+// the same counter row):
+//
+//   - next_value: SELECT count(next_value('invoice_number')) FROM
+//     generate_series(1, N), a standalone counter;
+//   - insert_select: INSERT … SELECT of N rows into one scope of a table
+//     with an attached counter, numbered by the trigger pgseq apply makes;
+//   - insert_select_increment: the same through a trigger that takes the
+//     scope's advisory lock and calls increment_value (migration 011), the
+//     body an attached counter's trigger needs to be linear too.
+//
+// µs/number is the figure to compare across sizes: constant when the cost
+// is linear in N. One round per size is enough:
+//
+//	go test ./counter -run '^$' -bench NumbersInOneTransaction -benchtime 1x
+//	go test ./counter -run '^$' -bench 'NumbersInOneTransaction/next_value' -benchtime 1x -args -numbers.sizes 5000,20000
+func BenchmarkNumbersInOneTransaction(b *testing.B) {
+	var sizes []int
+	for _, s := range strings.Split(*benchSizes, ",") {
+		n, err := strconv.Atoi(strings.TrimSpace(s))
+		if err != nil || n < 1 {
+			b.Fatalf("-numbers.sizes: %q is not a positive number", s)
+		}
+		sizes = append(sizes, n)
+	}
+	pool, schema := pgtest.Pool(b), pgtest.Schema(b)
+	app := "a" + schema[1:]
+	q := func(sql string) string {
+		return migrations.Render(strings.ReplaceAll(sql, "{{app}}", pgx.Identifier{app}.Sanitize()), schema)
+	}
+	exec := func(sql string) {
+		b.Helper()
+		if _, err := pool.Exec(bg, q(sql)); err != nil {
+			b.Fatalf("%s: %v", sql, err)
+		}
+	}
+	exec(`CREATE SCHEMA {{app}}`)
+	b.Cleanup(func() { _, _ = pool.Exec(bg, q(`DROP SCHEMA {{app}} CASCADE`)) })
+	exec(`CREATE TABLE {{app}}.tasks (id bigserial PRIMARY KEY, project_id bigint NOT NULL, index bigint)`)
+	exec(`CREATE TABLE {{app}}.items (id bigserial PRIMARY KEY, project_id bigint NOT NULL, index bigint)`)
+	// item_index is declared standalone: the benchmark's own trigger numbers
+	// items with it.
+	pgseqtest.Apply(b, pool, schema, counters(standalone("invoice_number", 1), standalone("item_index", 1), catalog.Counter{
+		Name: "task_index", Table: app + ".tasks", Column: "index", Scope: []string{"project_id"},
+		Start: 1, LockTimeout: catalog.DefaultCounterLockTimeout, Strategy: catalog.StrategyCounterTable,
+	}))
+	exec(`CREATE FUNCTION {{app}}.number_item() RETURNS trigger LANGUAGE plpgsql AS $$
+	      BEGIN
+	          PERFORM pg_advisory_xact_lock(1, hashtext(NEW.project_id::text));
+	          NEW.index := {{schema}}.increment_value('item_index', NEW.project_id::text, 1);
+	          RETURN NEW;
+	      END $$`)
+	exec(`CREATE TRIGGER number_item BEFORE INSERT ON {{app}}.items FOR EACH ROW EXECUTE FUNCTION {{app}}.number_item()`)
+	// Each scope already has its counter row, as a scope in use does.
+	exec(`SELECT {{schema}}.next_value('invoice_number')`)
+	exec(`INSERT INTO {{app}}.tasks (project_id) VALUES (1)`)
+	exec(`INSERT INTO {{app}}.items (project_id) VALUES (1)`)
+
+	cases := []struct{ name, sql string }{
+		{"next_value", `SELECT count({{schema}}.next_value('invoice_number')) FROM generate_series(1, $1)`},
+		{"insert_select", `INSERT INTO {{app}}.tasks (project_id) SELECT 1 FROM generate_series(1, $1)`},
+		{"insert_select_increment", `INSERT INTO {{app}}.items (project_id) SELECT 1 FROM generate_series(1, $1)`},
+	}
+	for _, c := range cases {
+		for _, n := range sizes {
+			b.Run(fmt.Sprintf("%s/n=%d", c.name, n), func(b *testing.B) {
+				var took time.Duration
+				for range b.N {
+					tx, err := pool.Begin(bg)
+					if err != nil {
+						b.Fatal(err)
+					}
+					start := time.Now()
+					if _, err := tx.Exec(bg, q(c.sql), n); err != nil {
+						b.Fatal(err)
+					}
+					took += time.Since(start)
+					if err := tx.Rollback(bg); err != nil {
+						b.Fatal(err)
+					}
+				}
+				b.ReportMetric(float64(took.Microseconds())/float64(b.N*n), "µs/number")
+			})
+		}
+	}
+}
