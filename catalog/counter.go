@@ -114,8 +114,10 @@ func NeedsBackfill(desired Counter, actual *Counter) bool {
 // TriggerVersion marks the body of the trigger function pgseq generates for
 // an attached counter. A trigger whose function lacks the current marker was
 // made by an older pgseq and is repaired by the next apply, like drift.
-// Version 3 runs as the owner (SECURITY DEFINER) with a fixed search_path.
-const TriggerVersion = "pgseq counter trigger v3"
+// Version 3 runs as the owner (SECURITY DEFINER) with a fixed search_path;
+// version 4 numbers through increment_value (migration 11), linear in the
+// rows of one transaction.
+const TriggerVersion = "pgseq counter trigger v4"
 
 func sortCounters(cs []Counter) {
 	sort.Slice(cs, func(i, j int) bool { return cs[i].Name < cs[j].Name })
