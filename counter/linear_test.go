@@ -19,24 +19,15 @@ import (
 // Migration 011: a transaction that takes many numbers pays the same for
 // each (increment_value writes the scope's row through the ctid it wrote
 // last, remembered in a transaction-local setting), with every guarantee
-// kept. The attached counter here is numbered by a trigger that does what
-// an attached counter's trigger must do to be linear: the scope's advisory
-// lock, then increment_value (numberItems).
+// kept. The attached counter here is numbered by the trigger pgseq apply
+// generates (version 4: the scope's advisory lock, then increment_value).
 
-// numberItems creates {{app}}.items, numbered per project_id by a BEFORE
-// INSERT trigger that takes the scope's advisory lock and calls
-// increment_value for counter item_index (declared standalone, start 1).
+// numberItems creates {{app}}.items, numbered per project_id by the
+// attached counter item_index that linearEnv applies.
 func (e *env) numberItems() {
 	e.t.Helper()
-	e.exec(`CREATE TABLE {{app}}.items (id bigserial PRIMARY KEY, project_id bigint NOT NULL, index bigint NOT NULL,
+	e.exec(`CREATE TABLE {{app}}.items (id bigserial PRIMARY KEY, project_id bigint NOT NULL, index bigint,
 	        UNIQUE (project_id, index))`)
-	e.exec(`CREATE FUNCTION {{app}}.number_item() RETURNS trigger LANGUAGE plpgsql AS $$
-	        BEGIN
-	            PERFORM pg_advisory_xact_lock(7, hashtext(NEW.project_id::text));
-	            NEW.index := {{schema}}.increment_value('item_index', NEW.project_id::text, 1);
-	            RETURN NEW;
-	        END $$`)
-	e.exec(`CREATE TRIGGER number_item BEFORE INSERT ON {{app}}.items FOR EACH ROW EXECUTE FUNCTION {{app}}.number_item()`)
 }
 
 // requireIssued requires that the committed items and ledger entries are
@@ -57,12 +48,13 @@ func (e *env) requireIssued() {
 	}
 }
 
-// linearEnv declares the counters of these tests: item_index (numberItems)
-// and entry_number, whose numbers a ledger records.
+// linearEnv declares the counters of these tests: item_index, attached to
+// {{app}}.items (numberItems), and entry_number, whose numbers a ledger
+// records.
 func linearEnv(t *testing.T) *env {
 	e := newEnv(t)
-	e.apply(standalone("item_index", 1), standalone("entry_number", 1))
 	e.numberItems()
+	e.apply(e.attached("item_index", "items", 1, catalog.StrategyCounterTable), standalone("entry_number", 1))
 	e.exec(`CREATE TABLE {{app}}.ledger (scope text NOT NULL, value bigint NOT NULL, UNIQUE (scope, value))`)
 	return e
 }
