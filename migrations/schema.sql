@@ -1460,6 +1460,10 @@ DECLARE
     n_dead    integer;
     n_workers integer;
 BEGIN
+    -- The caller (the leader's maintenance) reached the database: after a
+    -- gap, every worker gets a fresh worker_timeout before it is judged.
+    PERFORM {{schema}}.note_contact();
+
     -- 0. The live workers that may be declared dead (silent for longer than
     -- the shortest worker_timeout), locked in id order before their tasks:
     -- complete_and_take reads its worker's row FOR KEY SHARE before it
@@ -1867,9 +1871,6 @@ BEGIN
             USING ERRCODE = 'PS003', HINT = 'Call elect_leader first; only the leader runs maintenance.';
     END IF;
 
-    -- The leader reached the database: after a gap, every worker gets a
-    -- fresh worker_timeout before the recovery below judges it.
-    PERFORM {{schema}}.note_contact();
     v_result := {{schema}}.recover_dead_workers();
 
     WITH empty AS (

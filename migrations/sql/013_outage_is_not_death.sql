@@ -11,10 +11,11 @@
 -- another language, did not.
 --
 -- The rule now lives here. The runtime notes each contact with a worker
--- (heartbeat, register_worker, elect_leader, run_maintenance) in
--- runtime_clock.contact_at. A contact that finds the previous one older
--- than the shortest worker_timeout ends a gap: nobody could reach the
--- database (or nobody was there), and judged_from moves to now. The recovery
+-- (heartbeat, register_worker, elect_leader, and the recovery that the
+-- leader's run_maintenance runs) in runtime_clock.contact_at. A contact
+-- that finds the previous one older than the shortest worker_timeout ends
+-- a gap: nobody could reach the database (or nobody was there), and
+-- judged_from moves to now. The recovery
 -- judges a worker by the later of its heartbeat, judged_from and the
 -- server's start (pg_postmaster_start_time(): a restart is a gap too)
 -- (heard_from), so every worker gets a fresh worker_timeout after a gap:
@@ -106,8 +107,8 @@ AS $$
     SELECT EXISTS (SELECT 1 FROM won);
 $$;
 
--- recover_dead_workers: as in migration 012, judging each worker by
--- heard_from (above) instead of its bare heartbeat.
+-- recover_dead_workers: as in migration 012, a contact first, and each
+-- worker judged by heard_from (above) instead of its bare heartbeat.
 CREATE OR REPLACE FUNCTION {{schema}}.recover_dead_workers() RETURNS jsonb
 LANGUAGE plpgsql
 SET jit = off
@@ -123,6 +124,10 @@ DECLARE
     n_dead    integer;
     n_workers integer;
 BEGIN
+    -- The caller (the leader's maintenance) reached the database: after a
+    -- gap, every worker gets a fresh worker_timeout before it is judged.
+    PERFORM {{schema}}.note_contact();
+
     -- 0. The live workers that may be declared dead (silent for longer than
     -- the shortest worker_timeout), locked in id order before their tasks:
     -- complete_and_take reads its worker's row FOR KEY SHARE before it
@@ -200,69 +205,6 @@ BEGIN
 END;
 $$;
 
-
--- run_maintenance: as in migration 012, a contact first.
-CREATE OR REPLACE FUNCTION {{schema}}.run_maintenance(worker_id text) RETURNS jsonb
-LANGUAGE plpgsql
-SECURITY DEFINER SET jit = off SET search_path = pg_catalog, pg_temp
-AS $$
-#variable_conflict use_column
-DECLARE
-    v_result  jsonb;
-    n_slots   integer;
-    n_purged  integer;
-    n_forgot  integer;
-BEGIN
-    PERFORM 1 FROM {{schema}}.leader l
-    WHERE l.singleton AND l.worker_id = run_maintenance.worker_id AND l.lease_until >= now()
-    FOR UPDATE;
-    IF NOT FOUND THEN
-        RAISE EXCEPTION 'worker "%" is not the leader', run_maintenance.worker_id
-            USING ERRCODE = 'PS003', HINT = 'Call elect_leader first; only the leader runs maintenance.';
-    END IF;
-
-    -- The leader reached the database: after a gap, every worker gets a
-    -- fresh worker_timeout before the recovery below judges it.
-    PERFORM {{schema}}.note_contact();
-    v_result := {{schema}}.recover_dead_workers();
-
-    WITH empty AS (
-        SELECT s.task_type, s.slot_group FROM {{schema}}.concurrency_slots s
-        WHERE s.capacity = 0 AND s.used = 0
-        FOR UPDATE SKIP LOCKED
-    ), gone AS (
-        DELETE FROM {{schema}}.concurrency_slots s USING empty e
-        WHERE s.task_type = e.task_type AND s.slot_group = e.slot_group
-        RETURNING 1
-    )
-    SELECT count(*)::integer INTO n_slots FROM gone;
-
-    WITH old AS (
-        SELECT t.id FROM {{schema}}.tasks t JOIN {{schema}}.queues q ON q.name = t.queue
-        WHERE (t.status = 'completed' AND t.completed_at < now() - q.retention_completed)
-           OR (t.status IN ('failed', 'dead_letter') AND t.completed_at < now() - q.retention_dead_letter)
-        LIMIT 10000
-    ), purged AS (
-        DELETE FROM {{schema}}.tasks t USING old WHERE t.id = old.id RETURNING 1
-    )
-    SELECT count(*)::integer INTO n_purged FROM purged;
-
-    -- A dead worker is forgotten once it holds no task (a probe of
-    -- tasks_held per worker).
-    WITH forgot AS (
-        DELETE FROM {{schema}}.workers w
-        WHERE w.dead_at < now() - interval '1 day'
-          AND NOT EXISTS (SELECT 1 FROM {{schema}}.tasks t
-                          WHERE t.worker_id = w.id AND t.status = 'running')
-        RETURNING 1
-    )
-    SELECT count(*)::integer INTO n_forgot FROM forgot;
-
-    RETURN v_result || jsonb_build_object('slot_groups_deleted', n_slots, 'purged', n_purged,
-                                          'workers_forgotten', n_forgot)
-                    || {{schema}}.maintenance_extras();
-END;
-$$;
 
 -- New functions: PUBLIC gets nothing (migration 008).
 REVOKE ALL ON ALL FUNCTIONS IN SCHEMA {{schema}} FROM PUBLIC;
