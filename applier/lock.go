@@ -11,6 +11,7 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
 
+	"github.com/pgseq/pgseq/inspect"
 	"github.com/pgseq/pgseq/internal/pgcode"
 )
 
@@ -69,12 +70,12 @@ func (e *LockTimeoutError) Error() string {
 // ends. tx must have lock_timeout set. On timeout the error is a
 // *LockTimeoutError naming the holder, looked up through db. Once the lock
 // is granted, and before anything is written, it refuses a schema the
-// current user cannot trust (CheckTrust, an *UntrustedSchemaError): every
+// current user cannot trust (inspect.CheckTrust, an *inspect.UntrustedSchemaError): every
 // apply and migration takes the lock before it writes.
 func Lock(ctx context.Context, tx pgx.Tx, db RowsQuerier, schema string, timeout time.Duration) error {
 	_, err := tx.Exec(ctx, `SELECT pg_advisory_xact_lock($1)`, LockKey(schema))
 	if err == nil {
-		return CheckTrust(ctx, tx, schema)
+		return inspect.CheckTrust(ctx, tx, schema)
 	}
 	var pgErr *pgconn.PgError
 	if errors.As(err, &pgErr) && pgErr.Code == pgcode.LockNotAvailable {

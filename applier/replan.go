@@ -30,7 +30,7 @@ func Plan(ctx context.Context, db inspect.TxBeginner, schema string, desired cat
 // exist (or are superusers, or own the schema) as an *AccessProblemsError
 // — both at once when there are both (errors.As finds each) — and
 // nothing is planned. A schema the current user cannot trust is refused
-// as apply refuses it (CheckTrust). The plan records the database it was
+// as apply refuses it (inspect.CheckTrust). The plan records the database it was
 // made against (Plan.Database).
 func PlanWithin(ctx context.Context, db inspect.TxBeginner, schema string, desired catalog.State, lockTimeout time.Duration) (*plan.Plan, error) {
 	if lockTimeout <= 0 {
@@ -46,7 +46,7 @@ func PlanWithin(ctx context.Context, db inspect.TxBeginner, schema string, desir
 		}
 		// Reading runs code of the schema's owner too (a view, a function
 		// in place of a table): refused when apply would refuse it.
-		if err := CheckTrust(ctx, q, schema); err != nil {
+		if err := inspect.CheckTrust(ctx, q, schema); err != nil {
 			return err
 		}
 		var err error

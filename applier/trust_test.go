@@ -12,6 +12,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/pgseq/pgseq/applier"
+	"github.com/pgseq/pgseq/inspect"
 )
 
 // grantCreateOnDatabase lets role create schemas in the test database, as
@@ -109,8 +110,8 @@ func TestTrustRefusesSchemaOwnedByAnotherRole(t *testing.T) {
 
 	_, applyErr := applier.ApplyConfig(e.ctx(), e.pool, e.schema, config(4), applier.Options{Client: "test", Version: "test"})
 	require.False(t, e.isSuperuser(mallory.Name), "the schema owner's trigger ran with the superuser's rights")
-	require.ErrorIs(t, applyErr, applier.ErrUntrustedSchema)
-	var ute *applier.UntrustedSchemaError
+	require.ErrorIs(t, applyErr, inspect.ErrUntrustedSchema)
+	var ute *inspect.UntrustedSchemaError
 	require.True(t, errors.As(applyErr, &ute))
 	require.Equal(t, mallory.Name, ute.Owner)
 	for _, want := range []string{
@@ -130,11 +131,11 @@ func TestTrustRefusesSchemaOwnedByAnotherRole(t *testing.T) {
 	// pgseq plan as the superuser is refused the same way: reading the
 	// schema would run the owner's code too (a view in place of a table).
 	_, err = applier.Plan(e.ctx(), e.pool, e.schema, config(4))
-	require.ErrorIs(t, err, applier.ErrUntrustedSchema)
+	require.ErrorIs(t, err, inspect.ErrUntrustedSchema)
 
 	// pgseq migrate as the superuser is refused the same way.
 	_, err = applier.Migrate(e.ctx(), e.pool, e.schema, 0)
-	require.ErrorIs(t, err, applier.ErrUntrustedSchema)
+	require.ErrorIs(t, err, inspect.ErrUntrustedSchema)
 	require.False(t, e.isSuperuser(mallory.Name))
 
 	// The owner itself may apply: its trigger runs with its own rights.
@@ -229,7 +230,7 @@ func TestTrustRefusesUntrustedObjects(t *testing.T) {
 			opts := applier.Options{Client: "test", Version: "test"}
 
 			_, err := applier.ApplyConfig(e.ctx(), e.pool, e.schema, config(6), opts)
-			require.ErrorIs(t, err, applier.ErrUntrustedSchema)
+			require.ErrorIs(t, err, inspect.ErrUntrustedSchema)
 			for _, w := range c.want {
 				w = strings.ReplaceAll(strings.ReplaceAll(w, "$S", e.schema), "$R", mallory.Name)
 				require.Contains(t, err.Error(), w)
@@ -237,10 +238,10 @@ func TestTrustRefusesUntrustedObjects(t *testing.T) {
 			require.Contains(t, err.Error(), "Nothing was changed")
 			require.Equal(t, 4, capacitySum(e.slotsOf("render")), "nothing applied")
 			_, merr := applier.Migrate(e.ctx(), e.pool, e.schema, 0)
-			require.ErrorIs(t, merr, applier.ErrUntrustedSchema)
+			require.ErrorIs(t, merr, inspect.ErrUntrustedSchema)
 
 			// The fixes the message gives make the schema trusted again.
-			var ute *applier.UntrustedSchemaError
+			var ute *inspect.UntrustedSchemaError
 			require.True(t, errors.As(err, &ute))
 			require.Empty(t, ute.Owner, "the schema itself is trusted")
 			for _, p := range ute.Problems {
@@ -273,17 +274,17 @@ func TestTrustAllowsOwnersOwnSchema(t *testing.T) {
 	_, err = applier.ApplyConfig(e.ctx(), ownerPool, e.schema, config(7), opts)
 	require.NoError(t, err)
 	require.Equal(t, 7, capacitySum(e.slotsOf("render")))
-	require.NoError(t, applier.CheckTrust(e.ctx(), ownerPool, e.schema))
+	require.NoError(t, inspect.CheckTrust(e.ctx(), ownerPool, e.schema))
 	// A superuser's objects in the owner's schema are trusted: they could
 	// do anything the owner can anyway.
 	e.exec(`CREATE FUNCTION {{schema}}.helper() RETURNS int LANGUAGE sql AS 'SELECT 1'`)
-	require.NoError(t, applier.CheckTrust(e.ctx(), ownerPool, e.schema))
+	require.NoError(t, inspect.CheckTrust(e.ctx(), ownerPool, e.schema))
 	// The other way round is refused: the superuser does not apply into
 	// the owner's schema.
-	err = applier.CheckTrust(e.ctx(), e.pool, e.schema)
-	require.ErrorIs(t, err, applier.ErrUntrustedSchema)
+	err = inspect.CheckTrust(e.ctx(), e.pool, e.schema)
+	require.ErrorIs(t, err, inspect.ErrUntrustedSchema)
 	require.Contains(t, err.Error(), `schema `+e.schema+` is owned by role "`+owner.Name+`"`)
 
 	// A schema that does not exist yet is trusted.
-	require.NoError(t, applier.CheckTrust(e.ctx(), e.pool, e.schema+"_none"))
+	require.NoError(t, inspect.CheckTrust(e.ctx(), e.pool, e.schema+"_none"))
 }

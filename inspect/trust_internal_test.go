@@ -1,4 +1,4 @@
-package applier
+package inspect
 
 import (
 	"regexp"
