@@ -494,14 +494,42 @@ func (s *storm) enqueueInTx(conn *pgx.Conn, rng *rand.Rand, commit bool) error {
 		return err
 	}
 	defer tx.Rollback(context.Background()) //nolint:errcheck // after Commit: a no-op
-	var ids []int64
+	// The tasks in (type, key) order, as an application must enqueue the
+	// keyed tasks of one transaction (or in one enqueue_batch, which sorts
+	// them): two transactions that insert the same keys in opposite orders
+	// wait for each other, as with any unique index.
+	type newTask struct {
+		typ   string
+		key   *string
+		delay float64
+	}
+	var tasks []newTask
 	for range 1 + rng.IntN(3) {
 		typ := s.pickType(rng)
 		if typ == "" {
 			break
 		}
+		tasks = append(tasks, newTask{typ: typ, key: s.pickKey(rng), delay: s.pickDelay(rng)})
+	}
+	slices.SortStableFunc(tasks, func(a, b newTask) int {
+		if c := strings.Compare(a.typ, b.typ); c != 0 {
+			return c
+		}
+		switch {
+		case a.key == nil && b.key == nil:
+			return 0
+		case a.key == nil: // keyless tasks wait for no key: first
+			return -1
+		case b.key == nil:
+			return 1
+		default:
+			return strings.Compare(*a.key, *b.key)
+		}
+	})
+	var ids []int64
+	for _, t := range tasks {
 		var id int64
-		if err := tx.QueryRow(ctx, s.sql(enqueueSQL), typ, `{"tx": true}`, s.pickKey(rng), s.pickDelay(rng)).Scan(&id); err != nil {
+		if err := tx.QueryRow(ctx, s.sql(enqueueSQL), t.typ, `{"tx": true}`, t.key, t.delay).Scan(&id); err != nil {
 			return err
 		}
 		s.enqCalls.Add(1)

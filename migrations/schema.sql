@@ -808,7 +808,7 @@ BEGIN
         INSERT INTO {{schema}}.tasks AS t (id, queue, type, payload, priority, idempotency_key, run_at, gate, slot_group)
         OVERRIDING SYSTEM VALUE
         SELECT new_id, queue, type, payload, priority, key, run_at, gate, grp FROM rows
-        ORDER BY key IS NULL, type, key, ord
+        ORDER BY key IS NULL, type COLLATE "C", key COLLATE "C", ord
         ON CONFLICT (type, idempotency_key) WHERE idempotency_key IS NOT NULL DO NOTHING
         RETURNING t.id, t.type, t.idempotency_key, t.gate
     ), ids AS (

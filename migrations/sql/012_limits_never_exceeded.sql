@@ -611,8 +611,9 @@ $$;
 -- enqueue_batch: as enqueue, for many tasks in one call. The types' locks
 -- first, all at once in key order; units for the rows without a key before
 -- the insert (their insert never waits), units for new keyed rows after it.
--- Keyed rows are inserted in (type, key) order, so two batches that share
--- keys wait for each other in one order, never in a cycle. Every array must
+-- Keyed rows are inserted in (type, key) order, bytewise (COLLATE "C", an
+-- order any client can reproduce), so two batches that share keys wait for
+-- each other in one order, never in a cycle. Every array must
 -- be one-dimensional and start at index 1 (the rows are matched by index).
 CREATE OR REPLACE FUNCTION {{schema}}.enqueue_batch(types text[], payloads jsonb[] DEFAULT NULL, idempotency_keys text[] DEFAULT NULL,
                                          priorities integer[] DEFAULT NULL, run_ats timestamptz[] DEFAULT NULL)
@@ -707,7 +708,7 @@ BEGIN
         INSERT INTO {{schema}}.tasks AS t (id, queue, type, payload, priority, idempotency_key, run_at, gate, slot_group)
         OVERRIDING SYSTEM VALUE
         SELECT new_id, queue, type, payload, priority, key, run_at, gate, grp FROM rows
-        ORDER BY key IS NULL, type, key, ord
+        ORDER BY key IS NULL, type COLLATE "C", key COLLATE "C", ord
         ON CONFLICT (type, idempotency_key) WHERE idempotency_key IS NOT NULL DO NOTHING
         RETURNING t.id, t.type, t.idempotency_key, t.gate
     ), ids AS (
