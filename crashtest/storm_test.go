@@ -132,14 +132,14 @@ type storm struct {
 	claimers []*stormClaimer
 
 	// Figures.
-	enqCalls, enqBatches, enqRolledBack, enqScheduled                  atomic.Int64
-	claims, claimedTasks, completed, taken, failedRetry, failedFinal   atomic.Int64
-	released, lostFinishes, deaths, zombieCalls, zombieDone, kills     atomic.Int64
-	declaredDead, txRounds, txRolledBack, applies, maintenances, terms atomic.Int64
-	recovered, rounds                                                  atomic.Int64
-	lastMaint                                                          atomic.Int64 // Unix ns of the last maintenance that returned
-	applying                                                           atomic.Int64 // Unix ns the apply in flight began, 0 when none
-	applyEnd                                                           atomic.Int64 // Unix ns the last apply ended
+	enqCalls, enqBatches, enqRolledBack, enqScheduled                atomic.Int64
+	claims, claimedTasks, completed, taken, failedRetry, failedFinal atomic.Int64
+	released, lostFinishes, deaths, zombieCalls, zombieDone, kills   atomic.Int64
+	declaredDead, txRounds, txRolledBack, applies, maintenances      atomic.Int64
+	recovered, rounds                                                atomic.Int64
+	lastMaint                                                        atomic.Int64 // Unix ns of the last maintenance that returned
+	applying                                                         atomic.Int64 // Unix ns the apply in flight began, 0 when none
+	applyEnd                                                         atomic.Int64 // Unix ns the last apply ended
 
 	idMu sync.Mutex
 	ids  map[int64]struct{} // ids returned by committed enqueues
