@@ -214,15 +214,19 @@ type DrainOptions struct {
 	// round, in order. The first is the reference the others' ratios
 	// compare with, and the warm-up drains it.
 	Cases []DrainCase
+	// Driver is what drains the tasks: DriverWorker (default) or
+	// DriverSQL.
+	Driver Driver
 	// Workers is the number of queue.Workers draining at once (default 1:
 	// on 2 cores one worker's claim and complete streams keep PostgreSQL
 	// busy, and more workers hold more tasks at once, which makes the
-	// enabled variant's limits bind).
+	// enabled variant's limits bind); with DriverSQL, the number of
+	// claimers (default SQLDriverWorkers).
 	Workers int
 	// PoolSize is each worker's number of handler goroutines (default 4).
 	PoolSize int
 	// BatchSize is the queue's batch_size, which the workers claim by
-	// (default 200).
+	// (default 200; SQLDriverBatchSize with DriverSQL).
 	BatchSize int
 	// FlushSize and FlushInterval are the workers' completion batching
 	// (defaults: the batch size, queue.DefaultFlushInterval).
@@ -255,14 +259,26 @@ func (o *DrainOptions) defaults() error {
 	if len(o.Variants) == 0 && len(o.Cases) == 0 {
 		o.Variants = DefaultVariants
 	}
+	if o.Driver == "" {
+		o.Driver = DriverWorker
+	}
+	if _, err := ParseDriver(string(o.Driver)); err != nil {
+		return err
+	}
 	if o.Workers <= 0 {
 		o.Workers = 1
+		if o.Driver == DriverSQL {
+			o.Workers = SQLDriverWorkers
+		}
 	}
 	if o.PoolSize <= 0 {
 		o.PoolSize = 4
 	}
 	if o.BatchSize <= 0 {
 		o.BatchSize = 200
+		if o.Driver == DriverSQL {
+			o.BatchSize = SQLDriverBatchSize
+		}
 	}
 	if o.BatchSize > 10000 {
 		return fmt.Errorf("batch size %d is over the queue's maximum of 10000", o.BatchSize)
@@ -407,7 +423,7 @@ func RunDrain(ctx context.Context, opts DrainOptions) (*DrainReport, error) {
 		Scenario:  "drain",
 		StartedAt: started.UTC(),
 		Settings: DrainSettings{
-			Tasks: opts.Tasks, Rounds: opts.Rounds, Variants: opts.Variants, Reference: opts.Cases[0].Name,
+			Driver: opts.Driver, Tasks: opts.Tasks, Rounds: opts.Rounds, Variants: opts.Variants, Reference: opts.Cases[0].Name,
 			Workers: opts.Workers, PoolSize: opts.PoolSize, BatchSize: opts.BatchSize,
 			FlushSize: opts.FlushSize, FlushIntervalMS: float64(opts.FlushInterval) / float64(time.Millisecond),
 			Warmup: max(opts.Warmup, 0),
@@ -415,6 +431,9 @@ func RunDrain(ctx context.Context, opts DrainOptions) (*DrainReport, error) {
 	}
 	if rep.Settings.FlushSize == 0 {
 		rep.Settings.FlushSize = opts.BatchSize
+	}
+	if opts.Driver == DriverSQL { // no handler pool, no completion batching
+		rep.Settings.PoolSize, rep.Settings.FlushSize, rep.Settings.FlushIntervalMS = 0, 0, 0
 	}
 	env, err := environment(ctx, opts.Pool)
 	if err != nil {
@@ -521,19 +540,15 @@ func (d *drainer) run(ctx context.Context, c DrainCase, round, tasks int) (Run, 
 	_, _ = d.admin.Exec(ctx, "CHECKPOINT")
 
 	obs := &drainObserver{target: int64(tasks), done: make(chan struct{})}
-	handlers := sleepHandlers(types, c.HandlerDelay)
-	workers := make([]*queue.Worker, d.opts.Workers)
-	for i := range workers {
-		w, err := queue.NewWorker(queue.Config{
-			Pool: d.workers, Schema: schema, Queue: c.queue(),
-			WorkerID: fmt.Sprintf("bench-%s-%d-%d", v, round, i+1),
-			PoolSize: d.opts.PoolSize, FlushSize: d.opts.FlushSize, FlushInterval: d.opts.FlushInterval,
-			Handlers: handlers, Observer: obs, Version: "pgseq bench",
-		})
-		if err != nil {
-			return r, err
-		}
-		workers[i] = w
+	var workers []func(context.Context) error
+	var err error
+	if d.opts.Driver == DriverSQL {
+		workers, err = d.sqlClaimers(ctx, c, schema, round, obs)
+	} else {
+		workers, err = d.goWorkers(c, schema, round, obs)
+	}
+	if err != nil {
+		return r, err
 	}
 
 	report(PhaseDrain, 0)
@@ -547,7 +562,7 @@ func (d *drainer) run(ctx context.Context, c DrainCase, round, tasks int) (Run, 
 	start := time.Now()
 	for _, w := range workers {
 		wg.Go(func() {
-			if err := w.Run(runCtx); err != nil {
+			if err := w(runCtx); err != nil {
 				errs <- err
 			}
 		})
@@ -600,6 +615,26 @@ func (d *drainer) run(ctx context.Context, c DrainCase, round, tasks int) (Run, 
 	ev.Run = &r
 	report(PhaseDone, tasks)
 	return r, nil
+}
+
+// goWorkers returns the worker driver's queue.Workers' Run methods for one
+// run.
+func (d *drainer) goWorkers(c DrainCase, schema string, round int, obs *drainObserver) ([]func(context.Context) error, error) {
+	handlers := sleepHandlers(c.Config.TaskTypes, c.HandlerDelay)
+	workers := make([]func(context.Context) error, d.opts.Workers)
+	for i := range workers {
+		w, err := queue.NewWorker(queue.Config{
+			Pool: d.workers, Schema: schema, Queue: c.queue(),
+			WorkerID: fmt.Sprintf("bench-%s-%d-%d", c.Name, round, i+1),
+			PoolSize: d.opts.PoolSize, FlushSize: d.opts.FlushSize, FlushInterval: d.opts.FlushInterval,
+			Handlers: handlers, Observer: obs, Version: "pgseq bench",
+		})
+		if err != nil {
+			return nil, err
+		}
+		workers[i] = w.Run
+	}
+	return workers, nil
 }
 
 // wait waits for the drain to complete, reporting progress, and fails when

@@ -30,6 +30,9 @@ type DrainReport struct {
 
 // DrainSettings are the scenario's parameters.
 type DrainSettings struct {
+	// Driver is what drained the tasks: "worker" (in-process
+	// queue.Workers) or "sql" (claimers calling the SQL API).
+	Driver   Driver    `json:"driver"`
 	Tasks    int       `json:"tasks"`
 	Rounds   int       `json:"rounds"`
 	Variants []Variant `json:"variants"`
@@ -279,15 +282,25 @@ func (r *DrainReport) WriteMarkdown(w io.Writer) error {
 	var b strings.Builder
 	s := r.Settings
 	fmt.Fprintf(&b, "# Drain benchmark\n\n")
-	fmt.Fprintf(&b, "%s per run, one queue, drained end to end (claim → handler → complete, durable commits) by %s "+
-		"(pool size %d, batch size %d, completions flushed every %s or %.1f ms). %s, variants interleaved (%s) "+
+	drainedBy := fmt.Sprintf("%s (pool size %d, batch size %d, completions flushed every %s or %.1f ms)",
+		textfmt.Plural(s.Workers, "in-process worker"), s.PoolSize, s.BatchSize, textfmt.Plural(s.FlushSize, "task"), s.FlushIntervalMS)
+	reproduce := fmt.Sprintf("--workers %d --pool-size %d --batch-size %d --flush-size %d --flush-interval %s",
+		s.Workers, s.PoolSize, s.BatchSize, s.FlushSize, time.Duration(s.FlushIntervalMS*float64(time.Millisecond)))
+	if s.Driver == DriverSQL {
+		drainedBy, reproduce = s.sqlDrainedBy(), fmt.Sprintf("--workers %d --batch-size %d", s.Workers, s.BatchSize)
+	}
+	fmt.Fprintf(&b, "%s per run, one queue, drained end to end (claim → handler → complete, durable commits) by %s. "+
+		"%s, variants interleaved (%s) "+
 		"after an unreported %s-task warm-up; each run in a fresh schema, seeded with `enqueue_batch` in chunks of %s, "+
 		"then ANALYZE and CHECKPOINT before the clock starts.\n\n",
-		textfmt.Plural(s.Tasks, "no-op task"), textfmt.Plural(s.Workers, "in-process worker"), s.PoolSize, s.BatchSize, textfmt.Plural(s.FlushSize, "task"), s.FlushIntervalMS,
+		textfmt.Plural(s.Tasks, "no-op task"), drainedBy,
 		textfmt.Plural(s.Rounds, "round"), joinVariants(s.Variants), textfmt.Thousands(s.Warmup), textfmt.ThousandsFloat(seedChunk))
-	fmt.Fprintf(&b, "Reproduce: `pgseq bench drain --tasks %d --rounds %d --variants %s --workers %d --pool-size %d --batch-size %d --flush-size %d --flush-interval %s`\n\n",
-		s.Tasks, s.Rounds, joinVariantsComma(s.Variants), s.Workers, s.PoolSize, s.BatchSize, s.FlushSize,
-		time.Duration(s.FlushIntervalMS*float64(time.Millisecond)))
+	driver := ""
+	if s.Driver != "" {
+		driver = " --driver " + string(s.Driver)
+	}
+	fmt.Fprintf(&b, "Reproduce: `pgseq bench drain%s --tasks %d --rounds %d --variants %s %s`\n\n",
+		driver, s.Tasks, s.Rounds, joinVariantsComma(s.Variants), reproduce)
 	e := r.Environment
 	fmt.Fprintf(&b, "Run %s, %.0f s in all. %s on the same machine; %s (%s); %s, GOMAXPROCS %d. Server settings: %s.\n\n",
 		r.StartedAt.Format(time.RFC3339), r.Seconds, firstWords(e.Postgres, 2), textfmt.Plural(e.NumCPU, "CPU"), orUnknown(e.CPUModel), e.GoVersion, e.GOMAXPROCS,

@@ -36,11 +36,12 @@ func (a *app) benchDrainCommand() *cobra.Command {
 	opts := scenarios.DrainOptions{}
 	var (
 		variants   string
+		driver     string
 		outDir     string
 		cpuProfile string
 	)
 	cmd := &cobra.Command{
-		Use:   "drain [--tasks 200000] [--rounds 3] [--variants baseline,enabled,mixed,many]",
+		Use:   "drain [--driver worker|sql] [--tasks 200000] [--rounds 3] [--variants baseline,enabled,mixed,many]",
 		Short: "Drain no-op tasks end to end: no limit against limited task types",
 		Long: `Seeds no-op tasks into a fresh schema and drains them with in-process
 workers (claim → handler → complete), one configuration per variant, run
@@ -61,6 +62,15 @@ The default runs baseline, enabled, mixed and many. For example:
   pgseq bench drain --tasks 200000 --rounds 5
   pgseq bench drain --variants baseline,high --workers 8 --tasks 100000 --batch-size 500
   pgseq bench drain --variants binding --workers 4 --tasks 5000 --rounds 3
+  pgseq bench drain --driver sql --tasks 100000 --variants baseline,enabled,mixed
+
+--driver sql drains through the SQL API from outside instead, as a worker
+in another language would: --workers claimers (default 8), each on its own
+connection and registered with register_worker, loop claim(queue, worker,
+--batch-size) (default 100) → run → complete_and_take(ids, worker,
+--batch-size), whose tasks are the next batch (claim again when it hands
+none), each call in its own transaction; --pool-size and the flush flags do
+not apply.
 
 Reports tasks/s and each variant's median ratio to the baseline of the same
 round with a confidence interval, the claim and complete round trips'
@@ -73,6 +83,19 @@ synchronous_commit. It creates and drops schemas named <schema>_bench_*.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			ctx := cmd.Context()
+			d, err := scenarios.ParseDriver(driver)
+			if err != nil {
+				return err
+			}
+			opts.Driver = d
+			if d == scenarios.DriverSQL {
+				if !cmd.Flags().Changed("workers") {
+					opts.Workers = scenarios.SQLDriverWorkers
+				}
+				if !cmd.Flags().Changed("batch-size") {
+					opts.BatchSize = scenarios.SQLDriverBatchSize
+				}
+			}
 			if variants != "" {
 				opts.Variants = nil
 				for _, name := range strings.Split(variants, ",") {
@@ -128,12 +151,13 @@ synchronous_commit. It creates and drops schemas named <schema>_bench_*.`,
 		},
 	}
 	f := cmd.Flags()
+	f.StringVar(&driver, "driver", string(scenarios.DriverWorker), "what drains: worker (in-process Go workers) or sql (claimers calling claim and complete_and_take)")
 	f.IntVar(&opts.Tasks, "tasks", 200_000, "no-op tasks per run")
 	f.IntVar(&opts.Rounds, "rounds", 3, "rounds of every variant, interleaved")
 	f.StringVar(&variants, "variants", "baseline,enabled,mixed,many", "variants to run each round, in order: baseline, enabled, mixed, many, high, binding")
-	f.IntVar(&opts.Workers, "workers", 1, "workers draining at once (in this process)")
+	f.IntVar(&opts.Workers, "workers", 1, "workers draining at once (in this process); with --driver sql, claimers (default 8)")
 	f.IntVar(&opts.PoolSize, "pool-size", 4, "handlers per worker")
-	f.IntVar(&opts.BatchSize, "batch-size", 200, "the queue's batch_size: tasks per claim")
+	f.IntVar(&opts.BatchSize, "batch-size", 200, "the queue's batch_size: tasks per claim (--driver sql: default 100)")
 	f.IntVar(&opts.FlushSize, "flush-size", 0, "complete as soon as this many tasks finished (default: the batch size)")
 	f.DurationVar(&opts.FlushInterval, "flush-interval", 2*time.Millisecond, "complete finished tasks at least this often")
 	f.IntVar(&opts.Warmup, "warmup", 0, "tasks of an unreported baseline warm-up run (default min(tasks, 20000); -1: none)")
@@ -273,8 +297,12 @@ func (b *barProgress) wait() {
 
 func printDrainSummary(w io.Writer, rep *scenarios.DrainReport) {
 	s := rep.Settings
-	fmt.Fprintf(w, "\nDrain: %s per run, %s, %s × pool %d, batch %d\n\n",
-		textfmt.Plural(s.Tasks, "task"), textfmt.Plural(s.Rounds, "round"), textfmt.Plural(s.Workers, "worker"), s.PoolSize, s.BatchSize)
+	drainers := fmt.Sprintf("%s × pool %d", textfmt.Plural(s.Workers, "worker"), s.PoolSize)
+	if s.Driver == scenarios.DriverSQL {
+		drainers = textfmt.Plural(s.Workers, "SQL claimer")
+	}
+	fmt.Fprintf(w, "\nDrain: %s per run, %s, %s, batch %d\n\n",
+		textfmt.Plural(s.Tasks, "task"), textfmt.Plural(s.Rounds, "round"), drainers, s.BatchSize)
 	fmt.Fprintf(w, "%-9s %12s %8s %-26s %21s %21s\n", "variant", "tasks/s", "ratio", "CI of the median", "claim p50/p99", "complete p50/p99")
 	for _, v := range rep.Variants {
 		ratio, ci := "1", ""

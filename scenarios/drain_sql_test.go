@@ -1,0 +1,73 @@
+package scenarios_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/pgseq/pgseq/internal/pgtest"
+	"github.com/pgseq/pgseq/scenarios"
+)
+
+// TestDrainSQLDriver drains through the SQL API: claimers calling claim and
+// complete_and_take. The enabled configuration is limited to 2 per type
+// here, so that 400 tasks over 100 types leave tasks waiting in lanes,
+// which only complete_and_take's hand-over (or the repair) can admit: the
+// drain completes only if the claimers run the tasks it hands them.
+func TestDrainSQLDriver(t *testing.T) {
+	t.Parallel()
+	pool := pgtest.Pool(t)
+	prefix := pgtest.Schema(t)
+	const tasks, limit = 400, 2
+	enabled := scenarios.Enabled.Case(scenarios.SQLDriverBatchSize)
+	for i := range enabled.Config.TaskTypes {
+		enabled.Config.TaskTypes[i].Concurrency = limit
+	}
+	rep, err := scenarios.RunDrain(context.Background(), scenarios.DrainOptions{
+		Pool: pool, Driver: scenarios.DriverSQL, Tasks: tasks, Rounds: 1, Workers: 3, BatchSize: 20,
+		Cases:        []scenarios.DrainCase{scenarios.Baseline.Case(20), enabled},
+		SchemaPrefix: prefix, Warmup: 50,
+	})
+	require.NoError(t, err)
+	require.Equal(t, scenarios.DriverSQL, rep.Settings.Driver)
+	require.Equal(t, 3, rep.Settings.Workers)
+	require.Zero(t, rep.Settings.PoolSize, "no handler pool under the sql driver")
+	require.Len(t, rep.Runs, 2)
+	for i, r := range rep.Runs {
+		require.Equal(t, []scenarios.Variant{scenarios.Baseline, scenarios.Enabled}[i], r.Variant)
+		require.Equal(t, tasks, r.Tasks)
+		require.Positive(t, r.TasksPerSec)
+		require.Positive(t, r.Claim.Count)
+		require.Positive(t, r.Complete.Count)
+		require.InDelta(t, tasks, r.MeanCompleteSize*float64(r.Complete.Count), 0.5, "every task completed once")
+		require.Zero(t, r.Failed)
+	}
+	run := rep.Runs[1]
+	require.Equal(t, limit, run.Limit)
+	require.Equal(t, tasks, run.LimitedTasks)
+	require.LessOrEqual(t, run.RunningMax, limit, "no type ran more than its limit")
+	require.Len(t, rep.Variants, 2)
+	require.NotNil(t, rep.Variants[1].VsBaseline)
+	require.Equal(t, 1, rep.Variants[1].VsBaseline.N)
+
+	var js bytes.Buffer
+	require.NoError(t, rep.WriteJSON(&js))
+	var back struct {
+		Settings struct{ Driver string } `json:"settings"`
+	}
+	require.NoError(t, json.Unmarshal(js.Bytes(), &back))
+	require.Equal(t, "sql", back.Settings.Driver)
+	var md bytes.Buffer
+	require.NoError(t, rep.WriteMarkdown(&md))
+	require.Contains(t, md.String(), "by 3 claimers through the SQL API (driver `sql`")
+	require.Contains(t, md.String(), "Reproduce: `pgseq bench drain --driver sql --tasks 400 --rounds 1 --variants baseline,enabled --workers 3 --batch-size 20`")
+
+	// The claimers' connections went back to the pool, the schemas are gone.
+	var n int
+	require.NoError(t, pool.QueryRow(context.Background(),
+		`SELECT count(*) FROM pg_namespace WHERE starts_with(nspname, $1)`, prefix).Scan(&n))
+	require.Zero(t, n)
+}
