@@ -21,6 +21,7 @@ import (
 	"github.com/pgseq/pgseq/internal/dbconn"
 	"github.com/pgseq/pgseq/internal/localdb"
 	"github.com/pgseq/pgseq/migrations"
+	"github.com/pgseq/pgseq/spec"
 )
 
 // Exit codes.
@@ -221,7 +222,7 @@ func closestFlag(flags *pflag.FlagSet, name string) string {
 		if f.Hidden {
 			return
 		}
-		d := editDistance(strings.ToLower(name), f.Name)
+		d := spec.EditDistance(strings.ToLower(name), f.Name)
 		if d > maxFlagDistance && len(name) >= 3 && strings.HasPrefix(f.Name, strings.ToLower(name)) {
 			d = maxFlagDistance
 		}
@@ -230,27 +231,6 @@ func closestFlag(flags *pflag.FlagSet, name string) string {
 		}
 	})
 	return best
-}
-
-// editDistance is the Levenshtein distance between a and b, in bytes.
-func editDistance(a, b string) int {
-	prev := make([]int, len(b)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(a); i++ {
-		cur := make([]int, len(b)+1)
-		cur[0] = i
-		for j := 1; j <= len(b); j++ {
-			cost := 1
-			if a[i-1] == b[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-		}
-		prev = cur
-	}
-	return prev[len(b)]
 }
 
 // groupCommand makes cmd, which only groups subcommands, fail on an
