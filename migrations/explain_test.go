@@ -127,9 +127,6 @@ func TestClaimPlanFastPathWithManyPending(t *testing.T) {
 	r.seed("free", "open", manyPending, "1 day")
 	r.exec(`ANALYZE {{schema}}.tasks`)
 	r.register("w")
-	// The admission repair (a lane scan at most every 200 ms, migration 012)
-	// is not due: this is the claim every other call pays.
-	r.exec(`UPDATE {{schema}}.runtime_clock SET repaired_at = 'infinity'`)
 
 	plans, types, took := r.claimPlans(t, 100)
 	require.Len(t, types, 100)
@@ -161,9 +158,6 @@ func TestClaimPlanSkipsSaturatedLimitedType(t *testing.T) {
 	r.exec(`SELECT {{schema}}.admit_waiting('other')`)
 	r.exec(`ANALYZE {{schema}}.tasks`)
 	r.register("w")
-	// The admission repair (a lane scan at most every 200 ms, migration 012)
-	// is not due: this is the claim every other call pays.
-	r.exec(`UPDATE {{schema}}.runtime_clock SET repaired_at = 'infinity'`)
 
 	plans, types, took := r.claimPlans(t, 100)
 	require.Len(t, types, 100)

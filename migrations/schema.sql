@@ -407,6 +407,7 @@ DECLARE
     v_worker  text := claim.worker_id;
     v_batch   integer := claim.batch;
     v_max     integer := claim.max_limited;
+    v_got     integer;
 BEGIN
     IF v_batch IS NULL OR v_batch < 1 THEN
         RAISE EXCEPTION 'claim: batch must be at least 1, got %', v_batch USING ERRCODE = '22023';
@@ -418,41 +419,60 @@ BEGIN
     END IF;
 
     -- 1. Scheduled limited tasks now due look for a unit (an index probe when
-    -- there are none), and waiting tasks a race left beside a free unit are
-    -- admitted (at most every 200 ms, by one claimer).
+    -- there are none).
     PERFORM 1 FROM {{schema}}.tasks t
     WHERE t.queue = v_queue AND t.status = 'pending' AND t.gate = 'scheduled' AND t.run_at <= now()
     LIMIT 1;
     IF FOUND THEN
         PERFORM {{schema}}.admit_due(v_queue, v_batch);
     END IF;
-    PERFORM {{schema}}.repair_if_due();
 
     -- 2. One index scan over the open tasks, locked SKIP LOCKED.
-    IF v_max IS NULL THEN
+    RETURN QUERY SELECT * FROM {{schema}}.claim_open(v_queue, v_worker, v_batch, v_max);
+    GET DIAGNOSTICS v_got = ROW_COUNT;
+
+    -- 3. A short claim repairs admission when it is due (at most every
+    -- 200 ms, one claimer at a time) and claims what that admitted. Its
+    -- first part may have taken as many unit holders as tasks: the bound
+    -- on holders shrinks by that much.
+    IF v_got < v_batch AND {{schema}}.repair_if_due() > 0 THEN
+        RETURN QUERY SELECT * FROM {{schema}}.claim_open(v_queue, v_worker, v_batch - v_got,
+                                                         CASE WHEN v_max IS NOT NULL THEN greatest(v_max - v_got, 0) END);
+    END IF;
+END;
+$function$;
+-- privileges: owner
+
+CREATE OR REPLACE FUNCTION {{schema}}.claim_open(queue text, worker_id text, n integer, max_limited integer)
+ RETURNS SETOF {{schema}}.tasks
+ LANGUAGE plpgsql
+AS $function$
+#variable_conflict use_column
+BEGIN
+    IF max_limited IS NULL THEN
         RETURN QUERY
         WITH picked AS (
             SELECT t.id FROM {{schema}}.tasks t
-            WHERE t.queue = v_queue AND t.status = 'pending' AND t.gate = 'open' AND t.run_at <= now()
+            WHERE t.queue = claim_open.queue AND t.status = 'pending' AND t.gate = 'open' AND t.run_at <= now()
             ORDER BY t.priority DESC, t.run_at, t.id
-            LIMIT v_batch
+            LIMIT n
             FOR UPDATE SKIP LOCKED
         )
         UPDATE {{schema}}.tasks t
-        SET status = 'running', worker_id = v_worker, attempts = t.attempts + 1,
+        SET status = 'running', worker_id = claim_open.worker_id, attempts = t.attempts + 1,
             claimed_at = now(), started_at = now(), updated_at = now()
         FROM picked WHERE t.id = picked.id
         RETURNING t.*;
         RETURN;
     END IF;
-    -- The same with at most v_max unit holders among them: candidates
+    -- The same with at most max_limited unit holders among them: candidates
     -- beyond it stay open (locked only until this transaction ends).
     RETURN QUERY
     WITH candidates AS (
         SELECT t.id, t.slot_group, t.priority, t.run_at FROM {{schema}}.tasks t
-        WHERE t.queue = v_queue AND t.status = 'pending' AND t.gate = 'open' AND t.run_at <= now()
+        WHERE t.queue = claim_open.queue AND t.status = 'pending' AND t.gate = 'open' AND t.run_at <= now()
         ORDER BY t.priority DESC, t.run_at, t.id
-        LIMIT v_batch
+        LIMIT n
         FOR UPDATE SKIP LOCKED
     ), picked AS (
         SELECT c.id FROM (
@@ -460,10 +480,10 @@ BEGIN
                    count(c.slot_group) OVER (ORDER BY c.priority DESC, c.run_at, c.id) AS holders
             FROM candidates c
         ) c
-        WHERE c.slot_group IS NULL OR c.holders <= v_max
+        WHERE c.slot_group IS NULL OR c.holders <= max_limited
     )
     UPDATE {{schema}}.tasks t
-    SET status = 'running', worker_id = v_worker, attempts = t.attempts + 1,
+    SET status = 'running', worker_id = claim_open.worker_id, attempts = t.attempts + 1,
         claimed_at = now(), started_at = now(), updated_at = now()
     FROM picked WHERE t.id = picked.id
     RETURNING t.*;
@@ -1631,24 +1651,25 @@ $function$;
 -- privileges: owner
 
 CREATE OR REPLACE FUNCTION {{schema}}.repair_if_due()
- RETURNS void
+ RETURNS integer
  LANGUAGE plpgsql
 AS $function$
 BEGIN
-    -- A read first: most claims stop here without locking anything.
+    -- A read first: most calls stop here without locking anything.
     PERFORM 1 FROM {{schema}}.runtime_clock c
     WHERE c.singleton AND c.repaired_at < clock_timestamp() - interval '200 milliseconds';
     IF NOT FOUND THEN
-        RETURN;
+        RETURN 0;
     END IF;
     UPDATE {{schema}}.runtime_clock c SET repaired_at = clock_timestamp()
     FROM (SELECT k.singleton FROM {{schema}}.runtime_clock k
           WHERE k.singleton AND k.repaired_at < clock_timestamp() - interval '200 milliseconds'
           FOR UPDATE SKIP LOCKED) mine
     WHERE c.singleton = mine.singleton;
-    IF FOUND THEN
-        PERFORM {{schema}}.repair_admission();
+    IF NOT FOUND THEN
+        RETURN 0;
     END IF;
+    RETURN {{schema}}.repair_admission();
 END;
 $function$;
 -- privileges: owner

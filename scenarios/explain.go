@@ -483,9 +483,9 @@ func (x *explainer) capture(ctx context.Context) (plans []explainLogged, ids []i
 	}
 	defer func() { _ = tx.Rollback(context.WithoutCancel(ctx)) }()
 	s := pgx.Identifier{x.schema}.Sanitize()
-	// The admission repair a claim runs at most every 200 ms (migration
-	// 012) has just run: the plans are those of the claim every other call
-	// pays. (Rolled back with the claim.)
+	// The admission repair that a short claim runs at most every 200 ms
+	// (migration 012) has just run: the plans are those of the claim every
+	// other call pays. (Rolled back with the claim.)
 	if _, err := tx.Exec(ctx, `UPDATE `+s+`.runtime_clock SET repaired_at = clock_timestamp()`); err != nil {
 		return nil, nil, 0, fmt.Errorf("marking the admission repair done: %w", err)
 	}

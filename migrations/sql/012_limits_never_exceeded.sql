@@ -55,10 +55,10 @@
 -- take back more than a group lent out.
 --
 -- I5 (no due task waits beside a free unit for long) no longer rests on the
--- leader alone: every claim runs the admission repair when nobody has in the
--- last 200 ms (one claimer at a time, SKIP LOCKED on a clock row), with
--- try-locks only, so an idle worker's next poll admits what a race left
--- waiting.
+-- leader alone: a claim that comes back short runs the admission repair
+-- when nobody has in the last 200 ms (one claimer at a time, SKIP LOCKED on
+-- a clock row), with try-locks only, so an idle worker's next poll admits
+-- what a race left waiting; a full claim, in a backlog, never pays for it.
 
 -- ---------------------------------------------------------------------------
 -- The lane index holds due waiting tasks only
@@ -296,26 +296,28 @@ END;
 $$;
 
 -- repair_if_due runs the admission repair when nobody has in the last
--- 200 ms. Claims call it, so a task left waiting beside a free unit by a
--- race is admitted at the next poll of any idle worker, leader or not. One
--- caller at a time: the others skip the clock row it holds.
-CREATE OR REPLACE FUNCTION {{schema}}.repair_if_due() RETURNS void
+-- 200 ms, and returns how many tasks it admitted. Short claims call it, so
+-- a task a race left waiting beside a free unit is admitted at the next
+-- poll of any idle worker, leader or not. One caller at a time: the others
+-- skip the clock row it holds.
+CREATE OR REPLACE FUNCTION {{schema}}.repair_if_due() RETURNS integer
 LANGUAGE plpgsql AS $$
 BEGIN
-    -- A read first: most claims stop here without locking anything.
+    -- A read first: most calls stop here without locking anything.
     PERFORM 1 FROM {{schema}}.runtime_clock c
     WHERE c.singleton AND c.repaired_at < clock_timestamp() - interval '200 milliseconds';
     IF NOT FOUND THEN
-        RETURN;
+        RETURN 0;
     END IF;
     UPDATE {{schema}}.runtime_clock c SET repaired_at = clock_timestamp()
     FROM (SELECT k.singleton FROM {{schema}}.runtime_clock k
           WHERE k.singleton AND k.repaired_at < clock_timestamp() - interval '200 milliseconds'
           FOR UPDATE SKIP LOCKED) mine
     WHERE c.singleton = mine.singleton;
-    IF FOUND THEN
-        PERFORM {{schema}}.repair_admission();
+    IF NOT FOUND THEN
+        RETURN 0;
     END IF;
+    RETURN {{schema}}.repair_admission();
 END;
 $$;
 
@@ -751,9 +753,58 @@ BEGIN
 END;
 $$;
 
--- claim: as in migration 005, plus the admission repair when it is due
--- (repair_if_due), before the open tasks are picked so that what it admits
--- can be claimed at once.
+-- claim_open moves up to n due open tasks of a queue, in claim order, to
+-- running for worker, with at most max_limited unit holders among them
+-- (NULL: no bound): the one index scan every claim is (migration 005).
+CREATE OR REPLACE FUNCTION {{schema}}.claim_open(queue text, worker_id text, n integer, max_limited integer)
+RETURNS SETOF {{schema}}.tasks
+LANGUAGE plpgsql AS $$
+#variable_conflict use_column
+BEGIN
+    IF max_limited IS NULL THEN
+        RETURN QUERY
+        WITH picked AS (
+            SELECT t.id FROM {{schema}}.tasks t
+            WHERE t.queue = claim_open.queue AND t.status = 'pending' AND t.gate = 'open' AND t.run_at <= now()
+            ORDER BY t.priority DESC, t.run_at, t.id
+            LIMIT n
+            FOR UPDATE SKIP LOCKED
+        )
+        UPDATE {{schema}}.tasks t
+        SET status = 'running', worker_id = claim_open.worker_id, attempts = t.attempts + 1,
+            claimed_at = now(), started_at = now(), updated_at = now()
+        FROM picked WHERE t.id = picked.id
+        RETURNING t.*;
+        RETURN;
+    END IF;
+    -- The same with at most max_limited unit holders among them: candidates
+    -- beyond it stay open (locked only until this transaction ends).
+    RETURN QUERY
+    WITH candidates AS (
+        SELECT t.id, t.slot_group, t.priority, t.run_at FROM {{schema}}.tasks t
+        WHERE t.queue = claim_open.queue AND t.status = 'pending' AND t.gate = 'open' AND t.run_at <= now()
+        ORDER BY t.priority DESC, t.run_at, t.id
+        LIMIT n
+        FOR UPDATE SKIP LOCKED
+    ), picked AS (
+        SELECT c.id FROM (
+            SELECT c.id, c.slot_group,
+                   count(c.slot_group) OVER (ORDER BY c.priority DESC, c.run_at, c.id) AS holders
+            FROM candidates c
+        ) c
+        WHERE c.slot_group IS NULL OR c.holders <= max_limited
+    )
+    UPDATE {{schema}}.tasks t
+    SET status = 'running', worker_id = claim_open.worker_id, attempts = t.attempts + 1,
+        claimed_at = now(), started_at = now(), updated_at = now()
+    FROM picked WHERE t.id = picked.id
+    RETURNING t.*;
+END;
+$$;
+
+-- claim: as in migration 005, and a claim that comes back short (the
+-- worker has time to spare) runs the admission repair when it is due and
+-- claims what it admitted. A full claim, in a backlog, never pays for it.
 CREATE OR REPLACE FUNCTION {{schema}}.claim(queue text, worker_id text, batch integer, max_limited integer DEFAULT NULL)
 RETURNS SETOF {{schema}}.tasks
 LANGUAGE plpgsql
@@ -765,6 +816,7 @@ DECLARE
     v_worker  text := claim.worker_id;
     v_batch   integer := claim.batch;
     v_max     integer := claim.max_limited;
+    v_got     integer;
 BEGIN
     IF v_batch IS NULL OR v_batch < 1 THEN
         RAISE EXCEPTION 'claim: batch must be at least 1, got %', v_batch USING ERRCODE = '22023';
@@ -776,55 +828,26 @@ BEGIN
     END IF;
 
     -- 1. Scheduled limited tasks now due look for a unit (an index probe when
-    -- there are none), and waiting tasks a race left beside a free unit are
-    -- admitted (at most every 200 ms, by one claimer).
+    -- there are none).
     PERFORM 1 FROM {{schema}}.tasks t
     WHERE t.queue = v_queue AND t.status = 'pending' AND t.gate = 'scheduled' AND t.run_at <= now()
     LIMIT 1;
     IF FOUND THEN
         PERFORM {{schema}}.admit_due(v_queue, v_batch);
     END IF;
-    PERFORM {{schema}}.repair_if_due();
 
     -- 2. One index scan over the open tasks, locked SKIP LOCKED.
-    IF v_max IS NULL THEN
-        RETURN QUERY
-        WITH picked AS (
-            SELECT t.id FROM {{schema}}.tasks t
-            WHERE t.queue = v_queue AND t.status = 'pending' AND t.gate = 'open' AND t.run_at <= now()
-            ORDER BY t.priority DESC, t.run_at, t.id
-            LIMIT v_batch
-            FOR UPDATE SKIP LOCKED
-        )
-        UPDATE {{schema}}.tasks t
-        SET status = 'running', worker_id = v_worker, attempts = t.attempts + 1,
-            claimed_at = now(), started_at = now(), updated_at = now()
-        FROM picked WHERE t.id = picked.id
-        RETURNING t.*;
-        RETURN;
+    RETURN QUERY SELECT * FROM {{schema}}.claim_open(v_queue, v_worker, v_batch, v_max);
+    GET DIAGNOSTICS v_got = ROW_COUNT;
+
+    -- 3. A short claim repairs admission when it is due (at most every
+    -- 200 ms, one claimer at a time) and claims what that admitted. Its
+    -- first part may have taken as many unit holders as tasks: the bound
+    -- on holders shrinks by that much.
+    IF v_got < v_batch AND {{schema}}.repair_if_due() > 0 THEN
+        RETURN QUERY SELECT * FROM {{schema}}.claim_open(v_queue, v_worker, v_batch - v_got,
+                                                         CASE WHEN v_max IS NOT NULL THEN greatest(v_max - v_got, 0) END);
     END IF;
-    -- The same with at most v_max unit holders among them: candidates
-    -- beyond it stay open (locked only until this transaction ends).
-    RETURN QUERY
-    WITH candidates AS (
-        SELECT t.id, t.slot_group, t.priority, t.run_at FROM {{schema}}.tasks t
-        WHERE t.queue = v_queue AND t.status = 'pending' AND t.gate = 'open' AND t.run_at <= now()
-        ORDER BY t.priority DESC, t.run_at, t.id
-        LIMIT v_batch
-        FOR UPDATE SKIP LOCKED
-    ), picked AS (
-        SELECT c.id FROM (
-            SELECT c.id, c.slot_group,
-                   count(c.slot_group) OVER (ORDER BY c.priority DESC, c.run_at, c.id) AS holders
-            FROM candidates c
-        ) c
-        WHERE c.slot_group IS NULL OR c.holders <= v_max
-    )
-    UPDATE {{schema}}.tasks t
-    SET status = 'running', worker_id = v_worker, attempts = t.attempts + 1,
-        claimed_at = now(), started_at = now(), updated_at = now()
-    FROM picked WHERE t.id = picked.id
-    RETURNING t.*;
 END;
 $$;
 
