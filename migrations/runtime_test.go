@@ -175,7 +175,8 @@ func TestLoweringLimitWhileClaiming(t *testing.T) {
 	go func() {
 		// Let the claimers fill the 50 slots, hold completions so the
 		// running tasks outlive the apply, then lower the limit to 7.
-		deadline := time.Now().Add(5 * time.Second)
+		// (Generous: on a loaded machine the claimers may be slow to start.)
+		deadline := time.Now().Add(20 * time.Second)
 		for r.running("lowered") < 30 && time.Now().Before(deadline) {
 			time.Sleep(2 * time.Millisecond)
 		}
