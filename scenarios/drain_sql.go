@@ -77,8 +77,9 @@ func (d *drainer) sqlClaimers(ctx context.Context, c DrainCase, schema string, r
 // sqlClaimer drains as the README's SQL API tells a worker in another
 // language to: claim a batch, run it, complete it with complete_and_take,
 // whose tasks (the waiting tasks the finished tasks' units passed to, taken
-// for this worker in the same write) are the next batch; claim again when
-// it hands none. Every call is a transaction of its own (autocommit).
+// for this worker in the same write) start the next batch, topped up by a
+// claim when they are fewer than the batch size. Every call is a
+// transaction of its own (autocommit).
 type sqlClaimer struct {
 	conn              *pgxpool.Conn
 	schema, queue, id string
@@ -110,8 +111,8 @@ func (cl *sqlClaimer) loop(ctx context.Context) error {
 		if err := cl.heartbeat(ctx); err != nil {
 			return err
 		}
-		if len(cl.ids) == 0 {
-			if err := cl.claim(ctx); err != nil {
+		if len(cl.ids) < cl.batch {
+			if err := cl.claim(ctx, cl.batch-len(cl.ids)); err != nil {
 				return err
 			}
 			if len(cl.ids) == 0 {
@@ -128,22 +129,22 @@ func (cl *sqlClaimer) loop(ctx context.Context) error {
 	return nil
 }
 
-// claim makes up to batch newly claimed tasks the batch.
-func (cl *sqlClaimer) claim(ctx context.Context) error {
+// claim adds up to want newly claimed tasks to the batch.
+func (cl *sqlClaimer) claim(ctx context.Context, want int) error {
 	start := time.Now()
-	rows, _ := cl.conn.Query(ctx, cl.claimSQL, cl.queue, cl.id, cl.batch)
+	rows, _ := cl.conn.Query(ctx, cl.claimSQL, cl.queue, cl.id, want)
 	var id int64
 	var typ string
 	var payload []byte
 	var attempts int
-	cl.ids = cl.ids[:0]
+	before := len(cl.ids)
 	if _, err := pgx.ForEachRow(rows, []any{&id, &typ, &payload, &attempts}, func() error {
 		cl.ids = append(cl.ids, id)
 		return nil
 	}); err != nil {
 		return fmt.Errorf("claim: %w", err)
 	}
-	cl.obs.Claimed(cl.batch, len(cl.ids), time.Since(start), nil)
+	cl.obs.Claimed(want, len(cl.ids)-before, time.Since(start), nil)
 	return nil
 }
 
@@ -195,6 +196,6 @@ func (cl *sqlClaimer) heartbeat(ctx context.Context) error {
 // driver.
 func (s DrainSettings) sqlDrainedBy() string {
 	return fmt.Sprintf("%s through the SQL API (driver `sql`; each on its own connection loops `claim(queue, worker, %d)` → run → "+
-		"`complete_and_take(ids, worker, %d)`, whose tasks are its next batch, and claims again when it hands none; every call autocommitted)",
+		"`complete_and_take(ids, worker, %d)`, whose tasks start its next batch, topped up by a claim when fewer; every call autocommitted)",
 		textfmt.Plural(s.Workers, "claimer"), s.BatchSize, s.BatchSize)
 }
