@@ -11,6 +11,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/pgseq/pgseq/internal/pgcode"
+	"github.com/pgseq/pgseq/internal/pgseqtest"
 )
 
 // The races of migration 012, each forced by holding a transaction open in
@@ -65,21 +66,6 @@ func (s *session) async(sql string, args ...any) <-chan error {
 		done <- err
 	}()
 	return done
-}
-
-// waitBlockedBy waits until some backend is blocked by pid's locks.
-func (r *rt) waitBlockedBy(pid uint32) {
-	r.t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
-	for time.Now().Before(deadline) {
-		var blocked bool
-		r.scalar(&blocked, `SELECT EXISTS (SELECT 1 FROM pg_stat_activity a WHERE $1::int = ANY (pg_blocking_pids(a.pid)))`, int(pid))
-		if blocked {
-			return
-		}
-		time.Sleep(5 * time.Millisecond)
-	}
-	r.t.Fatalf("nothing got blocked by backend %d within 10 s", pid)
 }
 
 // wait returns what an async call returned, failing the test after 10 s.
@@ -204,7 +190,7 @@ func TestEnqueueRacingLimitRemovalKeepsNoStaleUnit(t *testing.T) {
 		defer close(applied)
 		r.apply(state(queueCfg("q"), task("gone", 0)))
 	}()
-	r.waitBlockedBy(enq.pid)
+	pgseqtest.WaitBlockedBy(t, r.pool, enq.pid)
 	enq.exec(`COMMIT`)
 	<-applied
 	r.checkSlotAccounting()
@@ -390,11 +376,11 @@ func TestCompleteAndTakeRacingRecoveryLeavesNoTaskToADeadWorker(t *testing.T) {
 	apply.exec(`SELECT {{schema}}.lock_types(ARRAY['handed'], true)`)
 	worker := r.session()
 	taken := worker.async(`SELECT count(*) FROM {{schema}}.complete_and_take($1, 'w')`, first)
-	r.waitBlockedBy(apply.pid)
+	pgseqtest.WaitBlockedBy(t, r.pool, apply.pid)
 
 	leader := r.session()
 	recovered := leader.async(`SELECT {{schema}}.run_maintenance('leader')`)
-	r.waitBlockedBy(worker.pid) // the recovery waits for the worker's call
+	pgseqtest.WaitBlockedBy(t, r.pool, worker.pid) // the recovery waits for the worker's call
 	apply.exec(`COMMIT`)
 	require.NoError(t, wait(t, taken))
 	require.NoError(t, wait(t, recovered))

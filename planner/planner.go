@@ -130,7 +130,7 @@ func planTasks(desired, actual catalog.State, p *plan.Plan) []plan.Change {
 	sort.Strings(orphans)
 	for _, name := range orphans {
 		gs := slots[name]
-		if liveCapacity(gs) == 0 && len(draining(gs, 0)) == len(gs) {
+		if onlyDraining(gs) {
 			p.Warnings = append(p.Warnings, fmt.Sprintf("task %q was deleted: %s still draining (%s held by tasks that run on); deleted once empty",
 				name, textfmt.Plural(len(gs), "slot group"), textfmt.Plural(sumUsed(gs), "unit")))
 			continue
@@ -158,7 +158,7 @@ func planSlots(limit int, actual []catalog.SlotGroup) *plan.SlotChange {
 	if limit == 0 {
 		// Groups of a removed limit that tasks still hold drain at capacity 0
 		// until they are empty: nothing to do for them.
-		if liveCapacity(actual) == 0 && len(draining(actual, 0)) == len(actual) {
+		if onlyDraining(actual) {
 			return nil
 		}
 		return &plan.SlotChange{LimitBefore: liveCapacity(actual), Used: sumUsed(actual), Drop: true}
@@ -192,6 +192,13 @@ func planSlots(limit int, actual []catalog.SlotGroup) *plan.SlotChange {
 	}
 	sc.LimitBefore = liveCapacity(actual)
 	return sc
+}
+
+// onlyDraining reports whether every group is at capacity 0 and still in
+// use: the groups of a removed limit (or deleted type) draining until
+// their tasks end.
+func onlyDraining(gs []catalog.SlotGroup) bool {
+	return liveCapacity(gs) == 0 && len(draining(gs, 0)) == len(gs)
 }
 
 // draining returns the groups outside limit's layout that are still in use.

@@ -8,6 +8,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/pgseq/pgseq/catalog"
+	"github.com/pgseq/pgseq/internal/pgseqtest"
 	"github.com/pgseq/pgseq/migrations"
 )
 
@@ -42,7 +43,7 @@ func TestEnqueueRetriesADeadlockVictim(t *testing.T) {
 		id, err := e.client.Enqueue(ctx, "victim", nil)
 		done <- result{id, err}
 	}()
-	waitBlockedBy(t, e, other.Conn().PgConn().PID())
+	pgseqtest.WaitBlockedBy(t, e.pool, other.Conn().PgConn().PID())
 
 	locked := make(chan error, 1)
 	go func() {
@@ -66,19 +67,4 @@ func TestEnqueueRetriesADeadlockVictim(t *testing.T) {
 		t.Fatal("the enqueue did not finish after the deadlock")
 	}
 	require.Equal(t, map[string]int{"pending": 1}, e.statuses())
-}
-
-// waitBlockedBy waits until some backend waits for a lock pid holds.
-func waitBlockedBy(t *testing.T, e *env, pid uint32) {
-	t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
-	for time.Now().Before(deadline) {
-		var blocked bool
-		e.query(`SELECT EXISTS (SELECT 1 FROM pg_stat_activity a WHERE $1::int = ANY (pg_blocking_pids(a.pid)))`, []any{int(pid)}, &blocked)
-		if blocked {
-			return
-		}
-		time.Sleep(5 * time.Millisecond)
-	}
-	t.Fatalf("nothing got blocked by backend %d within 10 s", pid)
 }
