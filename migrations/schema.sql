@@ -14,7 +14,7 @@
 -- default owner privileges. Roles that pgseq apply grants access levels to
 -- are not shown: a freshly migrated schema has none.
 --
--- Version 13.
+-- Version 14.
 
 
 -- Schema
@@ -931,19 +931,28 @@ CREATE OR REPLACE FUNCTION {{schema}}.finish_owned(task_ids bigint[], worker_id 
  LANGUAGE plpgsql
 AS $function$
 #variable_conflict use_column
-DECLARE
-    o record;
 BEGIN
-    -- 1. The fence: only the worker's own tasks, locked.
-    o := {{schema}}.lock_owned(task_ids, finish_owned.worker_id);
-    -- 2. They leave running; their units go to the caller.
-    UPDATE {{schema}}.tasks t
-    SET status = 'completed', completed_at = now(), updated_at = now(), slot_group = NULL
-    WHERE t.id = ANY (o.ids);
-    GET DIAGNOSTICS n = ROW_COUNT;
-    unit_types := o.unit_types;
-    unit_groups := o.unit_groups;
-    -- 3. The types' locks (after the task rows: the locking order), for
+    -- 1. The fence and the finish: only the worker's own running tasks,
+    -- locked in id order (the locking order; = ANY counts an id given twice
+    -- once), leave running; their units go to the caller.
+    WITH owned AS (
+        SELECT t.id, t.slot_group FROM {{schema}}.tasks t
+        WHERE t.id = ANY (task_ids) AND t.worker_id = finish_owned.worker_id AND t.status = 'running'
+        ORDER BY t.id
+        FOR UPDATE
+    ), finished AS (
+        UPDATE {{schema}}.tasks t
+        SET status = 'completed', completed_at = now(), updated_at = now(), slot_group = NULL
+        FROM owned o
+        WHERE t.id = o.id
+        RETURNING t.type, o.slot_group
+    )
+    SELECT count(*)::integer,
+           array_agg(f.type) FILTER (WHERE f.slot_group IS NOT NULL),
+           array_agg(f.slot_group) FILTER (WHERE f.slot_group IS NOT NULL)
+      INTO n, unit_types, unit_groups
+    FROM finished f;
+    -- 2. The types' locks (after the task rows: the locking order), for
     -- the hand-off.
     IF unit_types IS NOT NULL THEN
         PERFORM {{schema}}.lock_types(unit_types);
@@ -957,29 +966,40 @@ CREATE OR REPLACE FUNCTION {{schema}}.give_back(types text[], groups integer[])
  LANGUAGE plpgsql
  SET enable_hashjoin TO 'off'
  SET enable_mergejoin TO 'off'
+ SET plan_cache_mode TO 'force_generic_plan'
 AS $function$
 DECLARE
     v_bad text;
 BEGIN
-    SELECT format('%s group %s (%s given back, %s lent out)', s.task_type, s.slot_group, x.n, s.used)
-      INTO v_bad
-    FROM (SELECT u.t, u.g, count(*)::integer AS n FROM unnest(types, groups) AS u(t, g) GROUP BY u.t, u.g) x
-    JOIN {{schema}}.concurrency_slots s ON s.task_type = x.t AND s.slot_group = x.g
-    WHERE s.used < x.n
-    ORDER BY x.t, x.g
-    LIMIT 1;
+    -- One update, slot rows locked in key order; a group that lent out fewer
+    -- units than come back is left alone, and then (only then) the same
+    -- statement names it, as the rows stood before the update.
+    WITH back AS (
+        SELECT u.t, u.g, count(*)::integer AS n
+        FROM unnest(types, groups) AS u(t, g)
+        GROUP BY u.t, u.g
+        ORDER BY u.t, u.g
+    ), changed AS (
+        UPDATE {{schema}}.concurrency_slots s
+        SET used = s.used - b.n
+        FROM back b
+        WHERE s.task_type = b.t AND s.slot_group = b.g AND s.used >= b.n
+        RETURNING 1
+    )
+    SELECT CASE WHEN (SELECT count(*) FROM changed) < (SELECT count(*) FROM back) THEN
+               (SELECT format('%s group %s (%s given back, %s lent out)', s.task_type, s.slot_group, b.n, s.used)
+                FROM back b JOIN {{schema}}.concurrency_slots s ON s.task_type = b.t AND s.slot_group = b.g
+                WHERE s.used < b.n
+                ORDER BY b.t, b.g
+                LIMIT 1)
+           END
+      INTO v_bad;
+    -- (A group with no row, which nothing lends out from, is left alone.)
     IF v_bad IS NOT NULL THEN
         RAISE EXCEPTION 'a slot unit was given back twice: %', v_bad
             USING ERRCODE = 'PS030',
                   HINT = 'This is a pgseq bug (invariant I3): please report it with the output of pgseq status.';
     END IF;
-    -- (The CHECK (used >= 0) of concurrency_slots refuses what a concurrent
-    -- give-back makes of the row between the check above and this update.)
-    UPDATE {{schema}}.concurrency_slots s
-    SET used = s.used - x.n
-    FROM (SELECT u.t, u.g, count(*)::integer AS n FROM unnest(types, groups) AS u(t, g)
-          GROUP BY u.t, u.g ORDER BY u.t, u.g) x
-    WHERE s.task_type = x.t AND s.slot_group = x.g;
 END;
 $function$;
 -- privileges: owner
@@ -1315,8 +1335,6 @@ CREATE OR REPLACE FUNCTION {{schema}}.offer_units(types text[], groups integer[]
  SET plan_cache_mode TO 'force_generic_plan'
  SET jit TO 'off'
 AS $function$
-DECLARE
-    v_passed text[];  -- type:k of the units passed on
 BEGIN
     IF coalesce(cardinality(types), 0) = 0 THEN
         RETURN;
@@ -1328,8 +1346,9 @@ BEGIN
     ), per_type AS (
         SELECT r.type, count(*) AS n FROM released r GROUP BY r.type
     ), next AS (
-        -- The first tasks of each type's lane, as many as it released;
-        -- the taker takes the first max_take of them in claim order.
+        -- The first tasks of each type's lane, as many as it released (one
+        -- descent of the lane per type); the taker takes the first max_take
+        -- of them in claim order.
         SELECT w.id, w.type,
                row_number() OVER (PARTITION BY w.type ORDER BY w.priority DESC, w.run_at, w.id) AS k,
                taker IS NOT NULL AND (max_take IS NULL OR
@@ -1343,7 +1362,8 @@ BEGIN
         ) w
     ), passed AS (
         -- The k-th task of a type takes the k-th unit: running for the
-        -- taker, or open for any claimer.
+        -- taker, or open for any claimer. (Each was locked above, so each
+        -- is updated: a type with m tasks passes on exactly its units 1..m.)
         UPDATE {{schema}}.tasks t
         SET gate = 'open', slot_group = r.grp, updated_at = now(),
             status = CASE WHEN n.take THEN 'running' ELSE t.status END::{{schema}}.task_status,
@@ -1353,23 +1373,23 @@ BEGIN
             started_at = CASE WHEN n.take THEN now() END
         FROM next n JOIN released r ON r.type = n.type AND r.k = n.k
         WHERE t.id = n.id
-        RETURNING t.id, n.type, n.k, n.take, t.payload, t.attempts, t.priority, t.run_at
+        RETURNING t.id, n.type, n.take, t.payload, t.attempts, t.priority, t.run_at
+    ), passed_per_type AS (
+        SELECT p.type, count(*) AS n FROM passed p GROUP BY p.type
+    ), left_over AS (
+        -- The units beyond each type's count passed on: nobody was waiting
+        -- for them (none, in a backlog).
+        SELECT r.type, r.grp, r.k
+        FROM released r LEFT JOIN passed_per_type pp ON pp.type = r.type
+        WHERE r.k > coalesce(pp.n, 0)
     )
-    SELECT array_agg(ROW(p.id, p.type, p.payload, p.attempts)::{{schema}}.taken_task
-                     ORDER BY p.priority DESC, p.run_at, p.id) FILTER (WHERE p.take),
-           count(*) FILTER (WHERE NOT p.take)::integer,
-           array_agg(p.type || ':' || p.k) FILTER (WHERE true)
-      INTO taken, opened, v_passed
-    FROM passed p;
-
-    -- The units nobody was waiting for (none, in a backlog).
-    IF coalesce(cardinality(v_passed), 0) < cardinality(types) THEN
-        SELECT array_agg(r.type ORDER BY r.type, r.k), array_agg(r.grp ORDER BY r.type, r.k)
-          INTO left_types, left_groups
-        FROM (SELECT u.type, u.grp, row_number() OVER (PARTITION BY u.type ORDER BY u.grp) AS k
-              FROM unnest(types, groups) AS u(type, grp)) r
-        WHERE NOT ((r.type || ':' || r.k) = ANY (coalesce(v_passed, '{}')));
-    END IF;
+    SELECT (SELECT array_agg(ROW(p.id, p.type, p.payload, p.attempts)::{{schema}}.taken_task
+                             ORDER BY p.priority DESC, p.run_at, p.id)
+            FROM passed p WHERE p.take),
+           (SELECT count(*)::integer FROM passed p WHERE NOT p.take),
+           (SELECT array_agg(l.type ORDER BY l.type, l.k) FROM left_over l),
+           (SELECT array_agg(l.grp ORDER BY l.type, l.k) FROM left_over l)
+      INTO taken, opened, left_types, left_groups;
 END;
 $function$;
 -- privileges: owner
