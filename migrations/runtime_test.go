@@ -137,7 +137,10 @@ func TestClaimNeverExceedsLimit(t *testing.T) {
 			r.enqueueN("free", 300)
 
 			s := r.sample(typ)
-			ctx, cancel := context.WithTimeout(bg, 20*time.Second)
+			// The bound catches a stall, not slowness: at limit 1 the 600
+			// tasks run one after another (8 s alone, 20 s once beside the
+			// crash tests on 2 cores).
+			ctx, cancel := context.WithTimeout(bg, 60*time.Second)
 			defer cancel()
 			r.drain(ctx, 8, 100, 2*time.Millisecond, nil)
 			samples := s.finish()

@@ -931,28 +931,19 @@ CREATE OR REPLACE FUNCTION {{schema}}.finish_owned(task_ids bigint[], worker_id 
  LANGUAGE plpgsql
 AS $function$
 #variable_conflict use_column
+DECLARE
+    o record;
 BEGIN
-    -- 1. The fence and the finish: only the worker's own running tasks,
-    -- locked in id order (the locking order; = ANY counts an id given twice
-    -- once), leave running; their units go to the caller.
-    WITH owned AS (
-        SELECT t.id, t.slot_group FROM {{schema}}.tasks t
-        WHERE t.id = ANY (task_ids) AND t.worker_id = finish_owned.worker_id AND t.status = 'running'
-        ORDER BY t.id
-        FOR UPDATE
-    ), finished AS (
-        UPDATE {{schema}}.tasks t
-        SET status = 'completed', completed_at = now(), updated_at = now(), slot_group = NULL
-        FROM owned o
-        WHERE t.id = o.id
-        RETURNING t.type, o.slot_group
-    )
-    SELECT count(*)::integer,
-           array_agg(f.type) FILTER (WHERE f.slot_group IS NOT NULL),
-           array_agg(f.slot_group) FILTER (WHERE f.slot_group IS NOT NULL)
-      INTO n, unit_types, unit_groups
-    FROM finished f;
-    -- 2. The types' locks (after the task rows: the locking order), for
+    -- 1. The fence: only the worker's own tasks, locked.
+    o := {{schema}}.lock_owned(task_ids, finish_owned.worker_id);
+    -- 2. They leave running; their units go to the caller.
+    UPDATE {{schema}}.tasks t
+    SET status = 'completed', completed_at = now(), updated_at = now(), slot_group = NULL
+    WHERE t.id = ANY (o.ids);
+    GET DIAGNOSTICS n = ROW_COUNT;
+    unit_types := o.unit_types;
+    unit_groups := o.unit_groups;
+    -- 3. The types' locks (after the task rows: the locking order), for
     -- the hand-off.
     IF unit_types IS NOT NULL THEN
         PERFORM {{schema}}.lock_types(unit_types);
@@ -1383,12 +1374,16 @@ BEGIN
         FROM released r LEFT JOIN passed_per_type pp ON pp.type = r.type
         WHERE r.k > coalesce(pp.n, 0)
     )
+    -- (A subquery below runs only when its value is needed: the units left
+    -- are looked for only when fewer tasks took units than were released.)
     SELECT (SELECT array_agg(ROW(p.id, p.type, p.payload, p.attempts)::{{schema}}.taken_task
                              ORDER BY p.priority DESC, p.run_at, p.id)
             FROM passed p WHERE p.take),
            (SELECT count(*)::integer FROM passed p WHERE NOT p.take),
-           (SELECT array_agg(l.type ORDER BY l.type, l.k) FROM left_over l),
-           (SELECT array_agg(l.grp ORDER BY l.type, l.k) FROM left_over l)
+           CASE WHEN (SELECT count(*) FROM passed) < cardinality(types) THEN
+               (SELECT array_agg(l.type ORDER BY l.type, l.k) FROM left_over l) END,
+           CASE WHEN (SELECT count(*) FROM passed) < cardinality(types) THEN
+               (SELECT array_agg(l.grp ORDER BY l.type, l.k) FROM left_over l) END
       INTO taken, opened, left_types, left_groups;
 END;
 $function$;

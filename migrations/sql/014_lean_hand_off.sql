@@ -4,9 +4,6 @@
 -- The same design (migration 005's units, 012's locking order), with fewer
 -- passes over the same rows. Measured per call of 200 tasks, one session,
 -- no other load (results/limits-design.md, "Lean hand-off"):
---   - finish_owned locked the worker's tasks in one statement and finished
---     them in a second, re-finding each by primary key, and built its unit
---     arrays with three sorted aggregates: now one statement.
 --   - offer_units matched the units it passed on by building a 'type:k'
 --     string per unit and testing each released unit against that array
 --     (quadratic in the batch): the k-th unit of a type passes on exactly
@@ -19,42 +16,6 @@
 --     group in the error. Its plan is the same for every call: generic.
 -- Nothing a caller sees changes; the invariants and the locking order are
 -- 012's.
-
--- finish_owned finishes the worker's own running tasks among task_ids and
--- returns how many, and the units they held (one entry per unit, in no
--- particular order), with the types' locks taken for the hand-off.
-CREATE OR REPLACE FUNCTION {{schema}}.finish_owned(task_ids bigint[], worker_id text,
-    OUT n integer, OUT unit_types text[], OUT unit_groups integer[])
-LANGUAGE plpgsql AS $$
-#variable_conflict use_column
-BEGIN
-    -- 1. The fence and the finish: only the worker's own running tasks,
-    -- locked in id order (the locking order; = ANY counts an id given twice
-    -- once), leave running; their units go to the caller.
-    WITH owned AS (
-        SELECT t.id, t.slot_group FROM {{schema}}.tasks t
-        WHERE t.id = ANY (task_ids) AND t.worker_id = finish_owned.worker_id AND t.status = 'running'
-        ORDER BY t.id
-        FOR UPDATE
-    ), finished AS (
-        UPDATE {{schema}}.tasks t
-        SET status = 'completed', completed_at = now(), updated_at = now(), slot_group = NULL
-        FROM owned o
-        WHERE t.id = o.id
-        RETURNING t.type, o.slot_group
-    )
-    SELECT count(*)::integer,
-           array_agg(f.type) FILTER (WHERE f.slot_group IS NOT NULL),
-           array_agg(f.slot_group) FILTER (WHERE f.slot_group IS NOT NULL)
-      INTO n, unit_types, unit_groups
-    FROM finished f;
-    -- 2. The types' locks (after the task rows: the locking order), for
-    -- the hand-off.
-    IF unit_types IS NOT NULL THEN
-        PERFORM {{schema}}.lock_types(unit_types);
-    END IF;
-END;
-$$;
 
 -- offer_units passes each unit (types[i], groups[i]) to the first waiting
 -- task of its type: running for taker (the first max_take of them in claim
@@ -115,12 +76,16 @@ BEGIN
         FROM released r LEFT JOIN passed_per_type pp ON pp.type = r.type
         WHERE r.k > coalesce(pp.n, 0)
     )
+    -- (A subquery below runs only when its value is needed: the units left
+    -- are looked for only when fewer tasks took units than were released.)
     SELECT (SELECT array_agg(ROW(p.id, p.type, p.payload, p.attempts)::{{schema}}.taken_task
                              ORDER BY p.priority DESC, p.run_at, p.id)
             FROM passed p WHERE p.take),
            (SELECT count(*)::integer FROM passed p WHERE NOT p.take),
-           (SELECT array_agg(l.type ORDER BY l.type, l.k) FROM left_over l),
-           (SELECT array_agg(l.grp ORDER BY l.type, l.k) FROM left_over l)
+           CASE WHEN (SELECT count(*) FROM passed) < cardinality(types) THEN
+               (SELECT array_agg(l.type ORDER BY l.type, l.k) FROM left_over l) END,
+           CASE WHEN (SELECT count(*) FROM passed) < cardinality(types) THEN
+               (SELECT array_agg(l.grp ORDER BY l.type, l.k) FROM left_over l) END
       INTO taken, opened, left_types, left_groups;
 END;
 $$;
