@@ -135,7 +135,6 @@ const (
 	TargetMixed       = 0.95   // mixed / baseline: at most 5% slower (aim: 0.99)
 	TargetMany        = 0.80   // many / baseline: 1,000 limited types
 	TargetBinding     = 0.90   // binding: share of the ideal limit/handler time
-	TargetP99         = time.Millisecond
 	TargetSlotMS      = 1.0 // server time of the slot step per call (hand_off)
 )
 
@@ -177,7 +176,6 @@ func (r *DrainReport) summarise(cases []DrainCase) {
 		r.Variants = append(r.Variants, s)
 	}
 	r.Checks = nil
-	p99 := float64(TargetP99) / float64(time.Microsecond)
 	for _, s := range r.Variants {
 		switch s.Variant {
 		case Baseline:
@@ -194,13 +192,10 @@ func (r *DrainReport) summarise(cases []DrainCase) {
 			r.Checks = append(r.Checks, ratioCheck(string(s.Variant)+" vs baseline",
 				fmt.Sprintf("ratio ≥ %.2f (≤ %.0f%% slower)", target, (1-target)*100), s.VsBaseline, target))
 		}
-		r.Checks = append(r.Checks,
-			pointCheck(string(s.Variant)+" claim p99", "< 1 ms",
-				fmt.Sprintf("%s (p50 %s)", micros(s.Claim.P99), micros(s.Claim.P50)),
-				s.Claim.Count > 0 && s.Claim.P99 < p99),
-			pointCheck(string(s.Variant)+" complete (release) p99", "< 1 ms",
-				fmt.Sprintf("%s (p50 %s)", micros(s.Complete.P99), micros(s.Complete.P50)),
-				s.Complete.Count > 0 && s.Complete.P99 < p99))
+		// Source 002's "slot lock/release < 1 ms each" is judged on the slot
+		// step below, per unit. A claim or completion round trip of a whole
+		// batch (200 tasks, a durable commit) is no slot operation, and the
+		// baseline has none: the latency table reports them, no threshold.
 		units := 0
 		for _, run := range r.Runs {
 			if run.Variant == s.Variant {
