@@ -135,7 +135,7 @@ const (
 	TargetMixed       = 0.95   // mixed / baseline: at most 5% slower (aim: 0.99)
 	TargetMany        = 0.80   // many / baseline: 1,000 limited types
 	TargetBinding     = 0.90   // binding: share of the ideal limit/handler time
-	TargetSlotMS      = 1.0 // server time of the slot step per call (hand_off)
+	TargetSlotMS      = 1.0    // server time of the slot step per unit (hand_off)
 )
 
 func (r *DrainReport) summarise(cases []DrainCase) {
