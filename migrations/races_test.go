@@ -229,6 +229,30 @@ func TestGiveBackRefusesADoubleRelease(t *testing.T) {
 	require.Contains(t, pgErr.Message, "a slot unit was given back twice: twice group 1")
 }
 
+// The same unit given back by two transactions at once: the second, which
+// waited for the first's row lock, is refused once the first commits.
+func TestGiveBackRefusesAConcurrentDoubleRelease(t *testing.T) {
+	t.Parallel()
+	r := newRT(t, state(queueCfg("q"), task("racing", 2)))
+	r.exec(`UPDATE {{schema}}.concurrency_slots SET used = 1 WHERE task_type = 'racing' AND slot_group = 1`)
+
+	first := r.session()
+	first.exec(`BEGIN`)
+	first.exec(`SELECT {{schema}}.give_back(ARRAY['racing'], ARRAY[1])`)
+	second := r.session()
+	done := second.async(`SELECT {{schema}}.give_back(ARRAY['racing'], ARRAY[1])`)
+	pgseqtest.WaitBlockedBy(t, r.pool, first.pid)
+	first.exec(`COMMIT`)
+
+	var pgErr *pgconn.PgError
+	require.ErrorAs(t, wait(t, done), &pgErr)
+	require.Equal(t, "PS030", pgErr.Code)
+	require.Contains(t, pgErr.Message, "a slot unit was given back twice: racing group 1 (1 given back, 0 lent out)")
+	var used int
+	r.scalar(&used, `SELECT used FROM {{schema}}.concurrency_slots WHERE task_type = 'racing' AND slot_group = 1`)
+	require.Zero(t, used)
+}
+
 // 3a. A completion giving its unit back, open, while an enqueue finds the
 // group locked: once both commit the task waits beside a free unit, and
 // the next claim admits it (before migration 012, only the leader did).

@@ -12,8 +12,8 @@
 --   - give_back read every slot row it was about to update to check that no
 --     group was given more than it lent out, then updated them: now the
 --     update refuses itself (it skips a group that would go below zero and
---     counts the groups it changed), and the check runs only to name the
---     group in the error. Its plan is the same for every call: generic.
+--     counts the groups it changed), and a second read runs only to name
+--     the group in the error. Its plan is the same for every call: generic.
 -- Nothing a caller sees changes; the invariants and the locking order are
 -- 012's.
 
@@ -99,11 +99,15 @@ SET enable_mergejoin = off
 SET plan_cache_mode = force_generic_plan
 AS $$
 DECLARE
-    v_bad text;
+    v_back   integer;
+    c_types  text[];
+    c_groups integer[];
+    v_bad    text;
 BEGIN
-    -- One update, slot rows locked in key order; a group that lent out fewer
-    -- units than come back is left alone, and then (only then) the same
-    -- statement names it, as the rows stood before the update.
+    -- 1. One update, slot rows locked in key order; a group that lent out
+    -- fewer units than come back (as the row stands once its lock is held:
+    -- a concurrent give-back of the same unit has committed by then) is
+    -- left alone, and the counts differ.
     WITH back AS (
         SELECT u.t, u.g, count(*)::integer AS n
         FROM unnest(types, groups) AS u(t, g)
@@ -114,17 +118,25 @@ BEGIN
         SET used = s.used - b.n
         FROM back b
         WHERE s.task_type = b.t AND s.slot_group = b.g AND s.used >= b.n
-        RETURNING 1
+        RETURNING s.task_type, s.slot_group
     )
-    SELECT CASE WHEN (SELECT count(*) FROM changed) < (SELECT count(*) FROM back) THEN
-               (SELECT format('%s group %s (%s given back, %s lent out)', s.task_type, s.slot_group, b.n, s.used)
-                FROM back b JOIN {{schema}}.concurrency_slots s ON s.task_type = b.t AND s.slot_group = b.g
-                WHERE s.used < b.n
-                ORDER BY b.t, b.g
-                LIMIT 1)
-           END
-      INTO v_bad;
-    -- (A group with no row, which nothing lends out from, is left alone.)
+    SELECT (SELECT count(*) FROM back), array_agg(c.task_type), array_agg(c.slot_group)
+      INTO v_back, c_types, c_groups
+    FROM changed c;
+    IF v_back = coalesce(cardinality(c_types), 0) THEN
+        RETURN;
+    END IF;
+    -- 2. Only then: name a group left alone (read anew, so a concurrent
+    -- give-back shows). A group with no row, which nothing lends out from,
+    -- is left alone as before.
+    SELECT format('%s group %s (%s given back, %s lent out)', s.task_type, s.slot_group, x.n, s.used)
+      INTO v_bad
+    FROM (SELECT u.t, u.g, count(*)::integer AS n FROM unnest(types, groups) AS u(t, g) GROUP BY u.t, u.g) x
+    JOIN {{schema}}.concurrency_slots s ON s.task_type = x.t AND s.slot_group = x.g
+    WHERE s.used < x.n
+      AND NOT EXISTS (SELECT 1 FROM unnest(c_types, c_groups) AS c(t, g) WHERE c.t = x.t AND c.g = x.g)
+    ORDER BY x.t, x.g
+    LIMIT 1;
     IF v_bad IS NOT NULL THEN
         RAISE EXCEPTION 'a slot unit was given back twice: %', v_bad
             USING ERRCODE = 'PS030',
