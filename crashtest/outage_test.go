@@ -317,12 +317,17 @@ func TestPostgresRestartWithANewLeader(t *testing.T) {
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
-	var deadAfter, heldAfter float64
+	// deadAfter counts from the server's start, sinceContact from when
+	// contact returned (judged_from: the first contact after the gap, at or
+	// after the start), which is what the rule promises against.
+	var deadAfter, sinceContact, heldAfter float64
 	d.scalar(&deadAfter, `SELECT extract(epoch FROM dead_at - pg_postmaster_start_time())::float8 FROM {{schema}}.workers WHERE id = $1`, victim.name)
+	d.scalar(&sinceContact, `SELECT extract(epoch FROM w.dead_at - greatest(c.judged_from, pg_postmaster_start_time()))::float8
+		FROM {{schema}}.workers w, {{schema}}.runtime_clock c WHERE w.id = $1`, victim.name)
 	d.scalar(&heldAfter, `SELECT count(*)::float8 FROM {{schema}}.tasks WHERE worker_id = $1 AND status IN ('claimed', 'running')`, victim.name)
 	require.Zero(t, heldAfter, "invariant broken: %s's tasks are recovered", victim.name)
-	t.Logf("restart: server down for %s; first SQL maintenance %s after the restart; %s declared dead %.3fs after the server started (its %d tasks recovered at the maintenance that returned %s after cluster start returned)",
-		restarted.Sub(down).Round(time.Millisecond), firstMaintenance.Round(time.Millisecond), victim.name, deadAfter, len(victimTasks), recoveredAt.Sub(restarted).Round(time.Millisecond))
+	t.Logf("restart: server down for %s; first SQL maintenance %s after the restart; %s declared dead %.3fs after the server started, %.3fs after contact returned (its %d tasks recovered at the maintenance that returned %s after cluster start returned)",
+		restarted.Sub(down).Round(time.Millisecond), firstMaintenance.Round(time.Millisecond), victim.name, deadAfter, sinceContact, len(victimTasks), recoveredAt.Sub(restarted).Round(time.Millisecond))
 
 	d.waitDrained(30*time.Second, procs)
 	runs, err := leader.reports()
@@ -347,10 +352,14 @@ func TestPostgresRestartWithANewLeader(t *testing.T) {
 	require.Equal(t, len(victimTasks), reportSum(runs, "recovered"), "invariant broken: the SQL leader's maintenance recovered the killed worker's tasks, and no other: %v", runs)
 
 	// The victim got a fresh worker_timeout from the restart, no more: it
-	// was declared dead worker_timeout after the server started, at the
-	// next maintenance, within two worker_timeouts.
+	// was declared dead worker_timeout after contact returned, at the
+	// leader's next maintenance, within two worker_timeouts (README, "After
+	// an outage"). Counted from the server's start instead, a slow first
+	// contact on a loaded machine (the crash tests run beside the others)
+	// spent part of the bound before the rule's clock started.
 	require.GreaterOrEqual(t, deadAfter, outageTimeout.Seconds(), "the killed worker was declared dead before worker_timeout after the restart")
-	require.LessOrEqual(t, deadAfter, 2*outageTimeout.Seconds(), "invariant broken: the killed worker's tasks are recovered within two worker_timeouts of the restart")
+	require.GreaterOrEqual(t, sinceContact, outageTimeout.Seconds(), "the killed worker was declared dead before worker_timeout after contact returned")
+	require.LessOrEqual(t, sinceContact, 2*outageTimeout.Seconds(), "invariant broken: the killed worker's tasks are recovered within two worker_timeouts of contact returning")
 
 	for _, p := range workers[1:] {
 		require.NoError(t, p.interrupt(15*time.Second), "%s must stop gracefully on SIGINT:\n%s", p.name, p.output())
