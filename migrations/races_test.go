@@ -403,6 +403,7 @@ func TestCompleteAndTakeRacingRecoveryLeavesNoTaskToADeadWorker(t *testing.T) {
 	pgseqtest.WaitBlockedBy(t, r.pool, apply.pid)
 
 	leader := r.session()
+	r.contactWentOn()
 	recovered := leader.async(`SELECT {{schema}}.run_maintenance('leader')`)
 	pgseqtest.WaitBlockedBy(t, r.pool, worker.pid) // the recovery waits for the worker's call
 	apply.exec(`COMMIT`)
@@ -430,6 +431,7 @@ func TestRecoveredTaskDoesNotNameItsWorker(t *testing.T) {
 	var ok bool
 	r.scalar(&ok, `SELECT {{schema}}.elect_leader('leader')`)
 	require.True(t, ok)
+	r.contactWentOn()
 	r.exec(`SELECT {{schema}}.run_maintenance('leader')`)
 
 	var lastError string

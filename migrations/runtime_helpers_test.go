@@ -56,6 +56,17 @@ func (r *rt) register(worker string) {
 	r.exec(`SELECT {{schema}}.register_worker($1, 'test-host', 10)`, worker)
 }
 
+// contactWentOn records that the database heard from workers all along, as
+// when other workers kept heartbeating: no gap (migration 013). A test calls
+// it just before a maintenance that must judge a backdated heartbeat: with
+// the tests' 1 s worker_timeout, a test's own steps on a loaded machine can
+// leave more than a second between two contacts, which the runtime reads as
+// an outage that gives every silent worker a fresh worker_timeout.
+func (r *rt) contactWentOn() {
+	r.t.Helper()
+	r.exec(`UPDATE {{schema}}.runtime_clock SET contact_at = now(), judged_from = '-infinity'`)
+}
+
 // enqueueN adds n tasks of a type in one call.
 func (r *rt) enqueueN(taskType string, n int) {
 	r.t.Helper()

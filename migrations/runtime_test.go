@@ -264,6 +264,7 @@ func TestDeadWorkerRecoveryAndZombie(t *testing.T) {
 	r.exec(`SELECT {{schema}}.heartbeat('leader')`)
 	r.scalar(&ok, `SELECT {{schema}}.elect_leader('leader')`) // the leader renews its lease
 	require.True(t, ok)
+	r.contactWentOn()
 	var report map[string]any
 	r.scalar(&report, `SELECT {{schema}}.run_maintenance('leader')`)
 	require.EqualValues(t, 3, report["recovered"])
