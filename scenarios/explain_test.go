@@ -285,6 +285,32 @@ func TestExplainPlanStats(t *testing.T) {
 	require.Equal(t, "no index; 0 rows of tasks; 1 buffer; 0.01 ms", PlanEntry{Buffers: 1, ExecutionMS: 0.01}.Summary())
 }
 
+// TestCalledRuntimeFunction: a statement that only calls a runtime function
+// (whose statements are plans of their own) is recognised, so that its
+// buffers are not counted twice; a set-returning builtin or a real scan is
+// not such a call.
+func TestCalledRuntimeFunction(t *testing.T) {
+	const quoted = `"pgseq_bench_1"`
+	for _, tc := range []struct {
+		name, query, plan, want string
+	}{
+		{"runtime function", `SELECT * FROM "pgseq_bench_1".claim_open(v_queue, v_worker, v_batch, v_max)`,
+			`{"Node Type": "Function Scan", "Function Name": "claim_open", "Shared Hit Blocks": 1618}`, "claim_open"},
+		{"builtin", `SELECT f.n, x.id FROM unnest(v_taken) AS x`,
+			`{"Node Type": "Function Scan", "Function Name": "unnest"}`, ""},
+		{"another schema's function", `SELECT * FROM "pgseq_bench_2".claim_open(1)`,
+			`{"Node Type": "Function Scan", "Function Name": "claim_open"}`, ""},
+		{"a scan", `SELECT 1 FROM "pgseq_bench_1".workers w`,
+			`{"Node Type": "Seq Scan", "Relation Name": "workers"}`, ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got, err := calledRuntimeFunction(autoExplainLog{QueryText: tc.query, Plan: json.RawMessage(tc.plan)}, quoted)
+			require.NoError(t, err)
+			require.Equal(t, tc.want, got)
+		})
+	}
+}
+
 // TestExplainOptionsErrors: options the explain workload cannot run are
 // refused before anything touches the database.
 func TestExplainOptionsErrors(t *testing.T) {

@@ -149,4 +149,9 @@ type PlanEntry struct {
 	Buffers      int64    `json:"buffers"`
 	// ExecutionMS is the statement's execution time.
 	ExecutionMS float64 `json:"execution_ms"`
+	// Calls names the runtime function the statement only calls (claim
+	// calls claim_open): that function's statements are entries of their
+	// own, so this one's buffers and time are not counted in the
+	// scenario's metrics again.
+	Calls string `json:"calls,omitempty"`
 }
