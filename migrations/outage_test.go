@@ -68,7 +68,7 @@ func TestSilentWorkerIsDeclaredDeadWithoutAnOutage(t *testing.T) {
 	// Contact went on (the leader heartbeat), and the clock of the server
 	// start and of the last gap are long past.
 	r.exec(`UPDATE {{schema}}.workers SET last_heartbeat = now() - interval '1 minute' WHERE id = 'silent'`)
-	r.exec(`UPDATE {{schema}}.runtime_clock SET contact_at = now(), judged_from = now() - interval '1 hour'`)
+	r.contactWentOn()
 	var report map[string]any
 	r.scalar(&report, `SELECT {{schema}}.run_maintenance('leader')`)
 	require.EqualValues(t, 1, report["recovered"], "%v", report)
