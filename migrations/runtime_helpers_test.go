@@ -3,7 +3,9 @@ package migrations_test
 import (
 	"context"
 	"fmt"
+	"sync"
 	"testing"
+	"time"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
@@ -25,8 +27,29 @@ type rt struct {
 func newRT(t testing.TB, desired catalog.State) *rt {
 	t.Helper()
 	r := &rt{t: t, pool: pgtest.Pool(t), schema: pgtest.Schema(t)}
+	serverUpOnce.Do(func() { waitServerUp(t, r.pool) })
 	r.apply(desired)
 	return r
+}
+
+var serverUpOnce sync.Once
+
+// serverUp is how long the test server must have been running before a
+// test judges a heartbeat: the recovery hears from every worker at the
+// server's start at the latest (migration 013), so on a server started
+// less than the tests' 1 s worker_timeout ago no worker is dead yet,
+// however far back a test moves its heartbeat.
+const serverUp = 1500 * time.Millisecond
+
+// waitServerUp sleeps until the server has been up for serverUp (at once
+// when it has: the local test cluster usually has).
+func waitServerUp(t testing.TB, pool *pgxpool.Pool) {
+	t.Helper()
+	var up float64
+	require.NoError(t, pool.QueryRow(bg, `SELECT extract(epoch FROM now() - pg_postmaster_start_time())::float8`).Scan(&up))
+	if wait := serverUp - time.Duration(up*float64(time.Second)); wait > 0 {
+		time.Sleep(wait)
+	}
 }
 
 var bg = context.Background()
