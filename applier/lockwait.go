@@ -130,6 +130,11 @@ type lockWatch struct {
 	cancel  context.CancelFunc // stops loop
 	done    chan struct{}      // closed when loop returns
 
+	// looking is held while a look runs, so that explain waits for a look
+	// in flight: its snapshot of pg_locks may be the only one that saw the
+	// wait, taken before the wait timed out.
+	looking sync.Mutex
+
 	mu   sync.Mutex
 	pids []uint32
 	seen []LockWait // the last waits seen
@@ -190,28 +195,38 @@ func (w *lockWatch) loop(ctx context.Context, period time.Duration) {
 	defer close(w.done)
 	tick := time.NewTicker(period)
 	defer tick.Stop()
+	// A look may take longer than a period on a busy machine (a new
+	// connection, a slow catalog read): it is given lookTimeout, and the
+	// ticks it outlasts are dropped. The first look runs at once, so the
+	// connection it dials is ready before the first wait.
+	look := func() {
+		qctx, cancel := context.WithTimeout(ctx, lookTimeout)
+		defer cancel()
+		w.look(qctx)
+	}
+	look()
 	for {
 		select {
 		case <-ctx.Done():
 			return
 		case <-tick.C:
-			qctx, cancel := context.WithTimeout(ctx, period)
-			w.look(qctx)
-			cancel()
+			look()
 		}
 	}
 }
+
+// lookTimeout bounds one look of the watcher.
+const lookTimeout = 5 * time.Second
 
 // look records the lock waits of the watched sessions, if any. A wait
 // that ended is not forgotten until another is seen: the error of a
 // timed-out wait may come after a look that found nothing.
 func (w *lockWatch) look(ctx context.Context) {
+	w.looking.Lock()
+	defer w.looking.Unlock()
 	w.mu.Lock()
 	pids := append([]uint32(nil), w.pids...)
 	w.mu.Unlock()
-	if len(pids) == 0 {
-		return
-	}
 	waits, err := lockWaits(ctx, w.db, pids)
 	if err != nil || len(waits) == 0 {
 		return
@@ -230,6 +245,12 @@ func (w *lockWatch) explain(err error) error {
 	var applyLock *LockTimeoutError
 	if err == nil || !errors.As(err, &pgErr) || pgErr.Code != pgcode.LockNotAvailable || errors.As(err, &applyLock) {
 		return err
+	}
+	if w.db != nil {
+		// A look in flight may hold the only sight of the wait.
+		w.looking.Lock()
+		//lint:ignore SA2001 waiting for the look in flight is the point
+		w.looking.Unlock()
 	}
 	w.mu.Lock()
 	defer w.mu.Unlock()
