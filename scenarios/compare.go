@@ -51,7 +51,17 @@ type Comparison struct {
 	// Regressions is the number of rows with Regression set; a caller
 	// that gates on the comparison fails when it is not zero.
 	Regressions int
+	// NotJudged says why no row is called a regression or an improvement:
+	// the runs were made on different machines (CPU, PostgreSQL, its
+	// settings, Go) or under different loads, where a difference of
+	// 20–40% is the machine's, not the code's. The rows still show every
+	// change; pgseq bench ab judges two builds on one machine.
+	NotJudged []string
 }
+
+// judgeableLoadGap is the largest difference of the hosts' mean load
+// averages (per CPU) between two runs that compare still judges.
+const judgeableLoadGap = 0.5
 
 // CompareRow compares one metric of one scenario.
 type CompareRow struct {
@@ -115,7 +125,10 @@ func Compare(old, new *SuiteResult, opts CompareOptions) (*Comparison, error) {
 	}
 
 	c := &Comparison{Options: opts}
-	c.Warnings = cmpEnvironmentWarnings(old.Environment, new.Environment)
+	c.NotJudged = cmpEnvironmentWarnings(old.Environment, new.Environment)
+	if gap := cmpLoadGap(old, new); gap != "" {
+		c.NotJudged = append(c.NotJudged, gap)
+	}
 	for i := range new.Scenarios {
 		ns := &new.Scenarios[i]
 		prev := olds[ns.Name]
@@ -152,6 +165,10 @@ func Compare(old, new *SuiteResult, opts CompareOptions) (*Comparison, error) {
 				c.Warnings = append(c.Warnings, warning)
 			}
 			row := cmpMetric(ns.Name, nm, higher, oldS, newS, opts)
+			if len(c.NotJudged) > 0 && (row.Regression || row.Improvement) {
+				row.Regression, row.Improvement = false, false
+				row.Note = "not judged: " + row.deltaText()
+			}
 			if row.Regression {
 				c.Regressions++
 			}
@@ -164,6 +181,22 @@ func Compare(old, new *SuiteResult, opts CompareOptions) (*Comparison, error) {
 		}
 	}
 	return c, nil
+}
+
+// cmpLoadGap says how the runs' host loads differ when they differ by
+// more than judgeableLoadGap per CPU; "" otherwise, or when a load is
+// unknown.
+func cmpLoadGap(old, new *SuiteResult) string {
+	mean := func(r *SuiteResult) float64 { return (r.LoadBefore + r.LoadAfter) / 2 }
+	if old.LoadBefore < 0 || new.LoadBefore < 0 || old.LoadAfter < 0 || new.LoadAfter < 0 {
+		return ""
+	}
+	cpus := float64(max(1, min(old.Environment.NumCPU, new.Environment.NumCPU)))
+	if math.Abs(mean(old)-mean(new))/cpus <= judgeableLoadGap {
+		return ""
+	}
+	return fmt.Sprintf("the hosts' loads differ: %.2f → %.2f in the old run, %.2f → %.2f in the new one (1-minute averages, %d CPUs)",
+		old.LoadBefore, old.LoadAfter, new.LoadBefore, new.LoadAfter, int(cpus))
 }
 
 // cmpScenariosByName indexes a run's scenarios, refusing duplicate names.
@@ -570,10 +603,13 @@ func ReadSuiteResult(r io.Reader) (*SuiteResult, error) {
 // summary last.
 func (c *Comparison) WriteText(w io.Writer) error {
 	var b strings.Builder
+	for _, why := range c.NotJudged {
+		fmt.Fprintf(&b, "cannot judge: %s\n", why)
+	}
 	for _, warn := range c.Warnings {
 		fmt.Fprintf(&b, "warning: %s\n", warn)
 	}
-	if len(c.Warnings) > 0 {
+	if len(c.Warnings)+len(c.NotJudged) > 0 {
 		b.WriteString("\n")
 	}
 	rows := [][]string{{"scenario", "metric", "old", "new", "delta", "p", "n", ""}}
@@ -593,6 +629,13 @@ func (c *Comparison) WriteMarkdown(w io.Writer) error {
 	var b strings.Builder
 	b.WriteString("## Benchmark comparison\n\n")
 	b.WriteString(c.summary() + "\n\n")
+	if len(c.NotJudged) > 0 {
+		b.WriteString("Not judged, because:\n\n")
+		for _, why := range c.NotJudged {
+			fmt.Fprintf(&b, "- %s\n", cmpMarkdownEscape(why))
+		}
+		b.WriteString("\n")
+	}
 	if len(c.Warnings) > 0 {
 		b.WriteString("Warnings:\n\n")
 		for _, warn := range c.Warnings {
@@ -621,8 +664,23 @@ func (c *Comparison) summary() string {
 			untestable++
 		}
 	}
+	if len(c.NotJudged) > 0 {
+		return fmt.Sprintf("Not judged: the two runs were made on different machines or under different loads (%s), "+
+			"where the same code reads 20–40%% apart; the table shows the changes only. "+
+			"To judge a build against another, run both on one machine in one run: pgseq bench ab --base PATH.",
+			textfmt.Plural(len(c.NotJudged), "reason"))
+	}
 	s := fmt.Sprintf("%s, %s beyond ±%s (two-sided Mann–Whitney U test, α = %g; ~: no significant change).",
 		cmpPluralCount(c.Regressions, "regression"), cmpPluralCount(improvements, "improvement"), cmpPercent(c.Options.Tolerance), c.Options.Alpha)
+	var moved []string
+	for _, r := range c.Rows {
+		if r.Regression || r.Improvement {
+			moved = append(moved, r.Scenario+" "+r.Metric+" "+r.deltaText())
+		}
+	}
+	if len(moved) > 0 {
+		s += " Moved: " + strings.Join(moved, ", ") + "."
+	}
 	if untestable > 0 {
 		// A comparison that could not test a metric must not read as a
 		// pass: with 3 rounds a side no difference is ever significant.

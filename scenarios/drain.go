@@ -694,12 +694,24 @@ var reportedFunctions = []string{"claim", "complete", "complete_and_take", "hand
 // functionStats reads the runtime functions' statistics of a run's schema
 // (a fresh schema per run: they count this run only). A server process
 // reports its pending statistics when it goes idle at least a second after
-// its last report, so each of the workers' connections runs one statement
-// after a pause first.
+// its last report, so each of the workers' connections asks for a flush
+// (pg_stat_force_next_flush, PostgreSQL 15 and later), or, on an older
+// server, runs one statement after a pause.
 func (d *drainer) functionStats(ctx context.Context, schema string) ([]FunctionStat, error) {
-	time.Sleep(1100 * time.Millisecond)
-	for _, c := range d.workers.AcquireAllIdle(ctx) {
-		_, _ = c.Exec(ctx, "SELECT 1")
+	conns := d.workers.AcquireAllIdle(ctx)
+	forced := true
+	for _, c := range conns {
+		if _, err := c.Exec(ctx, "SELECT pg_stat_force_next_flush()"); err != nil {
+			forced = false
+		}
+	}
+	if !forced {
+		time.Sleep(1100 * time.Millisecond)
+		for _, c := range conns {
+			_, _ = c.Exec(ctx, "SELECT 1")
+		}
+	}
+	for _, c := range conns {
 		c.Release()
 	}
 	const q = `SELECT funcname::text, calls, total_time, self_time FROM pg_stat_user_functions
