@@ -518,6 +518,9 @@ func (s *session) claim(batch int) ([]*Task, error) {
 			err = rows.Err()
 		}
 	}
+	if err == nil && claimCalibrationWork != nil {
+		claimCalibrationWork(len(tasks))
+	}
 	s.w.obs.Claimed(batch, len(tasks), time.Since(start), err)
 	if err != nil {
 		return nil, fmt.Errorf("claiming up to %d tasks: %w", batch, err)

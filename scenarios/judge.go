@@ -124,6 +124,9 @@ func verdict(scs []ScenarioResult) Status {
 }
 
 // formatValue renders a metric value in its unit for reports.
+// FormatValue formats a value of a metric in unit u, as reports show it.
+func FormatValue(u Unit, v float64) string { return formatValue(u, v) }
+
 func formatValue(u Unit, v float64) string {
 	switch u {
 	case UnitSeconds:

@@ -27,6 +27,8 @@ func (a *app) benchCommand() *cobra.Command {
 	})
 	cmd.AddCommand(a.benchRunCommand())
 	cmd.AddCommand(a.benchCompareCommand())
+	cmd.AddCommand(a.benchABCommand())
+	cmd.AddCommand(a.benchCalibrateCommand())
 	cmd.AddCommand(a.benchDrainCommand())
 	cmd.AddCommand(a.benchCountersCommand())
 	return cmd

@@ -66,7 +66,7 @@ func TestCIWorkflowsInvokeRealCommands(t *testing.T) {
 		"pgseq apply --allow-destroy",
 		"pgseq plan --detailed-exitcode",
 	)
-	has("bench.yml", "pgseq bench run --out --quick", "pgseq bench compare --markdown")
+	has("bench.yml", "pgseq bench ab --base --out --quick")
 }
 
 // checkWorkflowShape checks what GitHub needs of a workflow: a name, an on,

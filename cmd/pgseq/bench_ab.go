@@ -1,0 +1,414 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/pgseq/pgseq/gate"
+	"github.com/pgseq/pgseq/scenarios"
+	"github.com/pgseq/pgseq/spec"
+)
+
+// abDefaultRounds is bench ab's rounds when --rounds is not given: the
+// drain and explain scenarios at their quick sizes take about 17 s a build
+// a round on a 2-core machine, so 8 rounds fit in 5 minutes
+// (results/gate-calibration/ has what they detect).
+const abDefaultRounds = 8
+
+// abConfig is one A/B run's settings.
+type abConfig struct {
+	base      string // the base pgseq binary
+	candidate string // the candidate pgseq binary (this one)
+	names     []string
+	quick     bool
+	rounds    int
+	files     []string
+	outDir    string // where the rounds' results go
+	picked    []scenarios.Scenario
+}
+
+func (a *app) benchABCommand() *cobra.Command {
+	var (
+		cfg             abConfig
+		outDir          string
+		calibrationFile string
+		failOnThreshold bool
+	)
+	cmd := &cobra.Command{
+		Use:   "ab --base PATH [--quick] [--scenario NAME]... [--rounds N] [--out DIR] [PATH...]",
+		Short: "Judge this build against a base build, both run in turns on this machine",
+		Long: `Runs the scenarios with the base pgseq (--base: a build of the merge-base)
+and with this one, taking turns round by round (ABBA BAAB …) on the same
+machine and database, and judges this build against the base of the same
+rounds. Each round is one "pgseq bench run --rounds 1" of each build.
+
+A metric regressed when its change over the rounds is significant (paired
+t-test on the rounds' ratios, Holm's correction over the metrics judged)
+and larger than its noise floor: the largest change runs of one build
+against itself produce ("pgseq bench calibrate" measures it; without
+--calibration, 5%, and 5% for a plan's buffers and rows). Judged: every
+scenario's throughput and the explain scenarios' plans; latencies and ratios
+within a build's own run are shown beside them.
+
+Acceptance thresholds (bench run's) are judged on the candidate's rounds and
+reported; they fail the run only with --fail-on-threshold.
+
+Writes to --out: ab.json, ab.md (for a pull request) and rounds/ (each
+invocation's results and log).
+
+Exit codes: 0 no regression; 4 a regression (or, with --fail-on-threshold,
+a threshold missed or undecided); 1 an error, such as a base that cannot
+run the scenarios.
+
+  git worktree add /tmp/base "$(git merge-base origin/main HEAD)"
+  (cd /tmp/base && go build -o /tmp/pgseq-base ./cmd/pgseq)
+  pgseq bench ab --base /tmp/pgseq-base --quick scenarios/drain.hcl scenarios/explain.hcl`,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			ctx := cmd.Context()
+			if cfg.base == "" {
+				return errors.New("bench ab needs --base PATH: a pgseq built from the commit to compare with, e.g. the merge-base (see pgseq bench ab --help)")
+			}
+			if cfg.rounds < gate.MinRounds {
+				return fmt.Errorf("invalid --rounds %d: the paired test needs at least %d rounds", cfg.rounds, gate.MinRounds)
+			}
+			var cal *gate.Calibration
+			if calibrationFile != "" {
+				f, err := os.Open(calibrationFile)
+				if err != nil {
+					return fmt.Errorf("reading --calibration: %w", err)
+				}
+				cal, err = gate.ReadCalibration(f)
+				f.Close()
+				if err != nil {
+					return fmt.Errorf("%s: %w", calibrationFile, err)
+				}
+			}
+			cfg.files = args
+			cfg.outDir = outDir
+			if err := a.prepareAB(&cfg); err != nil {
+				return err
+			}
+			rep, err := a.runAB(ctx, cfg, gate.Options{Calibration: cal})
+			if err != nil {
+				return err
+			}
+			rep.Calibration = calibrationFile
+			if err := writeABReport(outDir, rep); err != nil {
+				return err
+			}
+			if err := rep.WriteText(a.stdout); err != nil {
+				return err
+			}
+			if rep.Thresholds != nil {
+				met, missed, inconclusive := rep.Thresholds.Counts()
+				fmt.Fprintf(a.stdout, "Acceptance thresholds on the candidate's rounds: %s (%d met, %d missed, %d inconclusive)%s.\n",
+					rep.Thresholds.Verdict, met, missed, inconclusive, map[bool]string{true: "", false: "; they do not fail bench ab without --fail-on-threshold"}[failOnThreshold])
+			}
+			fmt.Fprintf(a.stdout, "\nWrote %s and %s.\n", filepath.Join(outDir, "ab.json"), filepath.Join(outDir, "ab.md"))
+			if len(rep.Regressions()) > 0 || (failOnThreshold && rep.Thresholds != nil && rep.Thresholds.Verdict != scenarios.VerdictMet) {
+				return &exitCode{code: exitThreshold}
+			}
+			return nil
+		},
+	}
+	f := cmd.Flags()
+	f.StringVar(&cfg.base, "base", "", "the base pgseq binary to judge this build against (required)")
+	f.StringSliceVar(&cfg.names, "scenario", nil, "run only these scenarios (and those they are measured against); repeat or separate with commas")
+	f.BoolVar(&cfg.quick, "quick", false, "run every scenario at its quick size")
+	f.IntVar(&cfg.rounds, "rounds", abDefaultRounds, "rounds: each build runs every scenario once per round")
+	f.StringVar(&outDir, "out", filepath.Join("results", "ab"), "directory to write the report and the rounds to")
+	f.StringVar(&calibrationFile, "calibration", "", "calibration.json from pgseq bench calibrate: the noise floors of this machine")
+	f.BoolVar(&failOnThreshold, "fail-on-threshold", false, "also exit 4 when an acceptance threshold is missed or undecided on the candidate's rounds")
+	return cmd
+}
+
+func (a *app) benchCalibrateCommand() *cobra.Command {
+	var (
+		cfg    abConfig
+		runs   int
+		outDir string
+	)
+	cmd := &cobra.Command{
+		Use:   "calibrate [--runs 10] [--quick] [--scenario NAME]... [--rounds N] [--out DIR] [PATH...]",
+		Short: "Measure this machine's noise: A/A runs of bench ab, and each metric's noise floor",
+		Long: `Runs bench ab --runs times with this pgseq as both base and candidate (A/A:
+every change it sees is noise) and writes, for every metric bench ab
+judges, the change each run measured, the noise floor (the largest change
+seen, widened by a quarter; at least 1%) and the false alarms: runs whose
+test said significant, and runs the whole rule would have flagged with a
+floor made from the other runs only.
+
+Writes to --out: calibration.json (give it to bench ab --calibration),
+calibration.md, and run-N/ for each A/A run.
+
+  pgseq bench calibrate --runs 10 --quick scenarios/drain.hcl scenarios/explain.hcl`,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			ctx := cmd.Context()
+			if runs < 2 {
+				return fmt.Errorf("invalid --runs %d: calibration needs at least 2 A/A runs", runs)
+			}
+			if cfg.rounds < gate.MinRounds {
+				return fmt.Errorf("invalid --rounds %d: the paired test needs at least %d rounds", cfg.rounds, gate.MinRounds)
+			}
+			self, err := os.Executable()
+			if err != nil {
+				return fmt.Errorf("finding this pgseq's binary: %w", err)
+			}
+			cfg.base = self
+			cfg.files = args
+			if err := a.prepareAB(&cfg); err != nil {
+				return err
+			}
+			var all [][]gate.Row
+			var loads []float64
+			var env scenarios.Environment
+			for i := range runs {
+				run := cfg
+				run.outDir = filepath.Join(outDir, fmt.Sprintf("run-%d", i+1))
+				fmt.Fprintf(a.stderr, "== A/A run %d of %d\n", i+1, runs)
+				rep, err := a.runAB(ctx, run, gate.Options{})
+				if err != nil {
+					return err
+				}
+				if err := writeABReport(run.outDir, rep); err != nil {
+					return err
+				}
+				fmt.Fprintf(a.stderr, "   %s\n", rep.Summary())
+				all = append(all, rep.Rows)
+				if len(rep.Loads) > 0 {
+					loads = append(loads, rep.Loads[0])
+				}
+				env = rep.Environment
+			}
+			cal := gate.Calibrate(all)
+			cal.CreatedAt = time.Now().UTC()
+			cal.Command = append([]string{"pgseq"}, a.args...)
+			cal.Environment, cal.Quick, cal.Loads = env, cfg.quick, loads
+			if err := os.MkdirAll(outDir, 0o755); err != nil {
+				return err
+			}
+			if err := writeFile(filepath.Join(outDir, "calibration.json"), cal.WriteJSON); err != nil {
+				return err
+			}
+			if err := writeFile(filepath.Join(outDir, "calibration.md"), cal.WriteMarkdown); err != nil {
+				return err
+			}
+			if err := cal.WriteText(a.stdout); err != nil {
+				return err
+			}
+			fmt.Fprintf(a.stdout, "\nWrote %s (give it to bench ab --calibration) and %s.\n",
+				filepath.Join(outDir, "calibration.json"), filepath.Join(outDir, "calibration.md"))
+			return nil
+		},
+	}
+	f := cmd.Flags()
+	f.IntVar(&runs, "runs", 10, "A/A runs")
+	f.StringSliceVar(&cfg.names, "scenario", nil, "run only these scenarios (and those they are measured against); repeat or separate with commas")
+	f.BoolVar(&cfg.quick, "quick", false, "run every scenario at its quick size")
+	f.IntVar(&cfg.rounds, "rounds", abDefaultRounds, "rounds of each A/A run (use bench ab's)")
+	f.StringVar(&outDir, "out", filepath.Join("results", "calibration"), "directory to write the calibration to")
+	return cmd
+}
+
+// prepareAB checks cfg's scenario files and names, and finds both
+// binaries.
+func (a *app) prepareAB(cfg *abConfig) error {
+	if len(cfg.files) == 0 {
+		cfg.files = []string{"scenarios"}
+	}
+	all, diags := scenarios.LoadScenarios(cfg.files...)
+	if len(diags) > 0 {
+		srcs, _ := scenarios.ReadScenarioFiles(cfg.files...)
+		if err := spec.WriteDiagnostics(a.stderr, diags, parsedFiles(srcs)); err != nil {
+			return fmt.Errorf("printing diagnostics: %w", err)
+		}
+		if diags.HasErrors() {
+			return errReported
+		}
+	}
+	picked, err := pickScenarios(all, cfg.names)
+	if err != nil {
+		return err
+	}
+	cfg.picked = picked
+	self, err := os.Executable()
+	if err != nil {
+		return fmt.Errorf("finding this pgseq's binary: %w", err)
+	}
+	cfg.candidate = self
+	base, err := filepath.Abs(cfg.base)
+	if err != nil {
+		return err
+	}
+	st, err := os.Stat(base)
+	switch {
+	case err != nil:
+		return fmt.Errorf("--base %s: %w", cfg.base, err)
+	case st.IsDir() || st.Mode().Perm()&0o111 == 0:
+		return fmt.Errorf("--base %s: not an executable file; build one with go build -o PATH ./cmd/pgseq", cfg.base)
+	}
+	cfg.base = base
+	return nil
+}
+
+// runAB runs cfg's rounds, the two builds taking turns, and judges them.
+func (a *app) runAB(ctx context.Context, cfg abConfig, opts gate.Options) (*gate.Report, error) {
+	start := time.Now()
+	baseVersion, err := binaryVersion(ctx, cfg.base)
+	if err != nil {
+		return nil, fmt.Errorf("the base pgseq %s cannot run: %w", cfg.base, err)
+	}
+	rep := &gate.Report{
+		FormatVersion: gate.ReportFormatVersion, StartedAt: start.UTC(),
+		Command: append([]string{"pgseq"}, a.args...), Quick: cfg.quick, Alpha: 0.05,
+		Base:      gate.Build{Path: cfg.base, Version: baseVersion},
+		Candidate: gate.Build{Path: cfg.candidate, Version: version()},
+	}
+	var rounds []gate.Round
+	var candRuns []*scenarios.SuiteResult
+	for i := range cfg.rounds {
+		rd := gate.Round{First: gate.Order(i)}
+		rep.Order = append(rep.Order, rd.First)
+		sides := []gate.Side{gate.Base, gate.Candidate}
+		if rd.First == gate.Candidate {
+			sides[0], sides[1] = sides[1], sides[0]
+		}
+		for _, side := range sides {
+			bin := cfg.base
+			if side == gate.Candidate {
+				bin = cfg.candidate
+			}
+			dir := filepath.Join(cfg.outDir, "rounds", fmt.Sprintf("%d-%s", i+1, side))
+			t0 := time.Now()
+			res, err := a.benchRunOnce(ctx, bin, cfg, dir)
+			if err != nil {
+				if side == gate.Base {
+					return nil, fmt.Errorf("the base pgseq %s (%s) could not run the scenarios: %w", cfg.base, baseVersion, err)
+				}
+				return nil, fmt.Errorf("the candidate could not run the scenarios: %w", err)
+			}
+			fmt.Fprintf(a.stderr, "round %d/%d %-9s %.1f s\n", i+1, cfg.rounds, side, time.Since(t0).Seconds())
+			rep.Loads = append(rep.Loads, res.LoadBefore)
+			if side == gate.Base {
+				rd.Base = res
+			} else {
+				rd.Candidate = res
+				candRuns = append(candRuns, res)
+			}
+		}
+		rounds = append(rounds, rd)
+	}
+	rows, err := gate.Series(rounds)
+	if err != nil {
+		return nil, err
+	}
+	if opts.Alpha == 0 {
+		opts.Alpha = rep.Alpha
+	}
+	rep.Rows = gate.Judge(rows, opts)
+	rep.Environment = rounds[0].Candidate.Environment
+	if merged, err := scenarios.MergeRounds(cfg.picked, candRuns); err == nil {
+		rep.Thresholds = merged
+	}
+	rep.Seconds = time.Since(start).Seconds()
+	return rep, nil
+}
+
+// benchRunOnce runs one round of cfg's scenarios with the pgseq at bin
+// (bench run --rounds 1), on the database this command uses, and reads its
+// result. Its output goes to dir/log.txt.
+func (a *app) benchRunOnce(ctx context.Context, bin string, cfg abConfig, dir string) (*scenarios.SuiteResult, error) {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, err
+	}
+	args := []string{"--schema", a.schema}
+	if a.localDir != "" {
+		abs, err := filepath.Abs(a.localDir)
+		if err != nil {
+			return nil, err
+		}
+		args = append(args, "--local-dir", abs)
+	}
+	args = append(args, "bench", "run", "--rounds", "1", "--out", dir)
+	if cfg.quick {
+		args = append(args, "--quick")
+	}
+	for _, n := range cfg.names {
+		args = append(args, "--scenario", n)
+	}
+	args = append(args, cfg.files...)
+	logPath := filepath.Join(dir, "log.txt")
+	log, err := os.Create(logPath)
+	if err != nil {
+		return nil, err
+	}
+	defer log.Close()
+	c := exec.CommandContext(ctx, bin, args...)
+	c.Stdout, c.Stderr = log, log
+	// The connection string goes by the environment, never the command
+	// line (where ps shows it).
+	c.Env = os.Environ()
+	if a.databaseURL != "" {
+		c.Env = append(c.Env, "PGSEQ_DATABASE_URL="+a.databaseURL)
+	}
+	err = c.Run()
+	var exit *exec.ExitError
+	switch {
+	case errors.As(err, &exit) && exit.ExitCode() == exitThreshold:
+		// A threshold missed: bench ab judges the rounds itself.
+	case err != nil:
+		return nil, fmt.Errorf("%w; the last lines of %s:\n%s", err, logPath, tailFile(logPath, 12))
+	}
+	f, err := os.Open(filepath.Join(dir, "run.json"))
+	if err != nil {
+		return nil, fmt.Errorf("reading its result: %w", err)
+	}
+	defer f.Close()
+	return scenarios.ReadSuiteResult(f)
+}
+
+// binaryVersion runs bin version and returns its first line.
+func binaryVersion(ctx context.Context, bin string) (string, error) {
+	ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
+	defer cancel()
+	out, err := exec.CommandContext(ctx, bin, "version").CombinedOutput()
+	if err != nil {
+		return "", fmt.Errorf("%s version: %w: %s", bin, err, bytes.TrimSpace(out))
+	}
+	line, _, _ := strings.Cut(string(out), "\n")
+	return strings.TrimSpace(line), nil
+}
+
+// tailFile returns the last n lines of a file, indented.
+func tailFile(path string, n int) string {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return "  (" + err.Error() + ")"
+	}
+	lines := strings.Split(strings.TrimRight(string(b), "\n"), "\n")
+	if len(lines) > n {
+		lines = lines[len(lines)-n:]
+	}
+	return "  " + strings.Join(lines, "\n  ")
+}
+
+// writeABReport writes ab.json and ab.md to dir.
+func writeABReport(dir string, rep *gate.Report) error {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	if err := writeFile(filepath.Join(dir, "ab.json"), rep.WriteJSON); err != nil {
+		return err
+	}
+	return writeFile(filepath.Join(dir, "ab.md"), func(w io.Writer) error { return rep.WriteMarkdown(w) })
+}

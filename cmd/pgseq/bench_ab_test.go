@@ -1,0 +1,95 @@
+package main
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+)
+
+// testBinary is this test binary, which runs as pgseq when started by a
+// test (TestMain).
+func testBinary(t *testing.T) string {
+	t.Helper()
+	self, err := os.Executable()
+	require.NoError(t, err)
+	return self
+}
+
+// bench ab of a build against itself, end to end on the real database:
+// both builds run every round, in ABBA order, nothing regresses, and the
+// report says what was judged.
+func TestBenchABOfTheSameBuild(t *testing.T) {
+	c := newCLI(t)
+	out := t.TempDir()
+	r := c.run("bench", "ab", "--base", testBinary(t), "--rounds", "3", "--out", out,
+		writeScenarios(t, tinyDrains(`threshold "throughput_ratio" { min = 0.01 }`)))
+	require.Equal(t, 0, r.code, "stdout:\n%s\nstderr:\n%s", r.stdout, r.stderr)
+	require.Contains(t, r.stdout, "Verdict: no regression: 2 metrics judged over 3 rounds")
+	require.Contains(t, r.stdout, "in the order ABBA BA")
+	require.Regexp(t, `base\s+throughput\s+[0-9,]+ tasks/s\s+[0-9,]+ tasks/s`, r.stdout)
+	require.Contains(t, r.stdout, "Acceptance thresholds on the candidate's rounds:")
+	for _, f := range []string{"ab.json", "ab.md", "rounds/1-base/run.json", "rounds/1-candidate/run.json", "rounds/3-candidate/log.txt"} {
+		require.FileExists(t, filepath.Join(out, f))
+	}
+	var rep struct {
+		Order []string `json:"order"`
+		Rows  []struct {
+			Scenario, Metric string
+			Gated            bool
+			Base, Candidate  []float64
+		} `json:"rows"`
+	}
+	b, err := os.ReadFile(filepath.Join(out, "ab.json"))
+	require.NoError(t, err)
+	require.NoError(t, json.Unmarshal(b, &rep))
+	require.Equal(t, []string{"base", "candidate", "candidate"}, rep.Order)
+	for _, row := range rep.Rows {
+		require.Len(t, row.Base, 3, row.Metric)
+		require.Len(t, row.Candidate, 3, row.Metric)
+	}
+	md, err := os.ReadFile(filepath.Join(out, "ab.md"))
+	require.NoError(t, err)
+	require.Contains(t, string(md), "| limited | throughput |")
+	require.Contains(t, string(md), "### Acceptance thresholds")
+}
+
+// A base that cannot run the scenarios (an old pgseq without bench run
+// --rounds, here a script that says so) is an error naming the base and
+// quoting its output, exit 1; so are a missing --base and one that is not
+// a program.
+func TestBenchABBaseErrors(t *testing.T) {
+	t.Parallel()
+	c := newCLI(t)
+	dir := t.TempDir()
+	old := filepath.Join(dir, "pgseq-old")
+	require.NoError(t, os.WriteFile(old, []byte(`#!/bin/sh
+if [ "$1" = version ]; then echo "pgseq v0.3.0"; exit 0; fi
+echo "Error: unknown flag: --rounds" >&2
+exit 1
+`), 0o755))
+	scen := writeScenarios(t, tinyDrains(""))
+
+	r := c.run("bench", "ab", "--base", old, "--rounds", "3", "--out", t.TempDir(), scen)
+	require.Equal(t, exitError, r.code, r.stderr)
+	require.Contains(t, r.stderr, "the base pgseq "+old+" (pgseq v0.3.0) could not run the scenarios")
+	require.Contains(t, r.stderr, "unknown flag: --rounds")
+
+	r = c.run("bench", "ab", "--rounds", "3", scen)
+	require.Equal(t, exitError, r.code)
+	require.Contains(t, r.stderr, "bench ab needs --base PATH")
+
+	r = c.run("bench", "ab", "--base", dir, scen)
+	require.Equal(t, exitError, r.code)
+	require.Contains(t, r.stderr, "not an executable file")
+
+	r = c.run("bench", "ab", "--base", old, "--rounds", "2", scen)
+	require.Equal(t, exitError, r.code)
+	require.Contains(t, r.stderr, "invalid --rounds 2: the paired test needs at least 3 rounds")
+
+	r = c.run("bench", "ab", "--base", old, "--calibration", filepath.Join(dir, "nope.json"), scen)
+	require.Equal(t, exitError, r.code)
+	require.Contains(t, r.stderr, "reading --calibration")
+}

@@ -1,0 +1,361 @@
+// Package gate judges a candidate build's benchmark results against a base
+// build's measured in the same run: the same scenarios on one machine and
+// one database, round by round, the two builds taking turns (ABBA), so that
+// both share every moment of the machine's noise. A metric regressed when
+// its change is significant, with Holm's correction for the number of
+// metrics judged, and larger than its noise floor: the largest change that
+// runs of one build against itself (A/A, see Calibrate) produce.
+package gate
+
+import (
+	"fmt"
+	"math"
+	"slices"
+	"sort"
+
+	"gonum.org/v1/gonum/stat"
+	"gonum.org/v1/gonum/stat/distuv"
+
+	"github.com/pgseq/pgseq/scenarios"
+)
+
+// Side names one of the two builds of an A/B run.
+type Side string
+
+// The two builds.
+const (
+	Base      Side = "base"
+	Candidate Side = "candidate"
+)
+
+// Round is one round of an A/B run: each build ran the scenarios once,
+// First first.
+type Round struct {
+	First     Side
+	Base      *scenarios.SuiteResult
+	Candidate *scenarios.SuiteResult
+}
+
+// Order returns the side that runs first in round i (from 0): ABBA ABBA…,
+// so that neither build is always first, and a drift over the run (a
+// machine warming up, a table growing) falls on both alike.
+func Order(i int) Side {
+	if i%4 == 0 || i%4 == 3 {
+		return Base
+	}
+	return Candidate
+}
+
+// Verdict is the outcome for one metric.
+type Verdict string
+
+// Verdicts.
+const (
+	Regression  Verdict = "regression"
+	Improvement Verdict = "improvement"
+	NoChange    Verdict = "~"
+	// NotGated metrics are reported, not judged (latencies, ratios within
+	// a build's own run: see Gated).
+	NotGated Verdict = "not gated"
+	// Undecided: too few rounds, or a value the test cannot take (zero).
+	Undecided Verdict = "undecided"
+)
+
+// Options are the decision rule's settings.
+type Options struct {
+	// Alpha is the family-wise error rate over the metrics judged
+	// (default 0.05).
+	Alpha float64
+	// Calibration gives each metric's noise floor; nil or a metric it
+	// does not know: DefaultFloor.
+	Calibration *Calibration
+	// DefaultFloor is the noise floor of a metric without calibration
+	// (default 0.05: a change within ±5% is never a regression).
+	DefaultFloor float64
+}
+
+func (o Options) withDefaults() Options {
+	if o.Alpha == 0 {
+		o.Alpha = 0.05
+	}
+	if o.DefaultFloor == 0 {
+		o.DefaultFloor = DefaultFloor
+	}
+	return o
+}
+
+// DefaultFloor is the noise floor of a metric no calibration covers.
+const DefaultFloor = 0.05
+
+// MinRounds is the fewest paired rounds the test judges a noisy metric on.
+const MinRounds = 3
+
+// Row is one metric of one scenario over the rounds.
+type Row struct {
+	Scenario       string         `json:"scenario"`
+	Metric         string         `json:"metric"`
+	Unit           scenarios.Unit `json:"unit"`
+	HigherIsBetter bool           `json:"higher_is_better"`
+	// Gated rows are judged by the decision rule; the others are shown.
+	Gated bool `json:"gated"`
+	// Deterministic rows (a plan's rows, buffers, scans) are compared
+	// without a test.
+	Deterministic bool `json:"deterministic,omitempty"`
+	// Base and Candidate are the values of each round, in round order.
+	Base      []float64 `json:"base"`
+	Candidate []float64 `json:"candidate"`
+	// BaseMedian and CandidateMedian are their medians.
+	BaseMedian      float64 `json:"base_median"`
+	CandidateMedian float64 `json:"candidate_median"`
+	// Change is candidate / base − 1: the geometric mean of the rounds'
+	// ratios (noisy metrics), or the ratio of the medians (deterministic
+	// ones). Low and High bound it at 95% (noisy metrics, from 2 rounds).
+	Change float64 `json:"change"`
+	Low    float64 `json:"ci95_low,omitempty"`
+	High   float64 `json:"ci95_high,omitempty"`
+	// P is the paired t-test's two-sided p-value on the logarithms of the
+	// rounds' ratios, PAdjusted Holm's adjustment of it over the gated
+	// rows; −1 when not tested.
+	P         float64 `json:"p"`
+	PAdjusted float64 `json:"p_adjusted"`
+	// Floor is the change the metric must exceed to be a regression or an
+	// improvement, FloorFrom where it comes from.
+	Floor     float64 `json:"floor"`
+	FloorFrom string  `json:"floor_from"`
+	Verdict   Verdict `json:"verdict"`
+	// Why says why the verdict is what it is, in a few words.
+	Why string `json:"why,omitempty"`
+}
+
+// Gated says whether a metric is judged by the gate: a scenario's
+// throughput, and an explain scenario's plan shape. Latency percentiles
+// of one round, ratios taken within one build's own run and counts such as
+// running_max are shown beside them; their thresholds (bench run) judge
+// them.
+func Gated(w scenarios.Workload, metric string) (gated, deterministic bool) {
+	switch {
+	case metric == "throughput":
+		return true, false
+	case w == scenarios.WorkloadExplain && (metric == "rows_examined" || metric == "buffers" || metric == "seq_scans"):
+		return true, true
+	}
+	return false, false
+}
+
+// Series turns the rounds into rows: one per metric of each scenario the
+// candidate ran, with the base's values of the same rounds. A scenario or
+// metric the base did not measure is an error: the two builds must run
+// the same scenarios.
+func Series(rounds []Round) ([]Row, error) {
+	if len(rounds) == 0 {
+		return nil, fmt.Errorf("no rounds")
+	}
+	var rows []Row
+	for _, s := range rounds[0].Candidate.Scenarios {
+		for _, m := range s.Metrics {
+			gated, det := Gated(s.Workload, m.Name)
+			r := Row{Scenario: s.Name, Metric: m.Name, Unit: m.Unit, HigherIsBetter: m.HigherIsBetter,
+				Gated: gated, Deterministic: det}
+			for i, rd := range rounds {
+				cv, ok := roundValue(rd.Candidate, s.Name, m.Name)
+				if !ok {
+					return nil, fmt.Errorf("round %d: the candidate did not measure %s of scenario %q", i+1, m.Name, s.Name)
+				}
+				bv, ok := roundValue(rd.Base, s.Name, m.Name)
+				if !ok {
+					return nil, fmt.Errorf("round %d: the base did not measure %s of scenario %q (does the base know this scenario?)", i+1, m.Name, s.Name)
+				}
+				r.Candidate = append(r.Candidate, cv)
+				r.Base = append(r.Base, bv)
+			}
+			rows = append(rows, r)
+		}
+	}
+	return rows, nil
+}
+
+// roundValue is a metric's value in one round's result.
+func roundValue(res *scenarios.SuiteResult, scenario, metric string) (float64, bool) {
+	for i := range res.Scenarios {
+		if res.Scenarios[i].Name != scenario {
+			continue
+		}
+		if m := res.Scenarios[i].Metric(metric); m != nil && m.N > 0 {
+			return m.Value, true
+		}
+	}
+	return 0, false
+}
+
+// Judge applies the decision rule to rows (from Series) and returns them
+// with their verdicts.
+func Judge(rows []Row, opts Options) []Row {
+	opts = opts.withDefaults()
+	out := slices.Clone(rows)
+	var tested []int
+	for i := range out {
+		r := &out[i]
+		r.P, r.PAdjusted = -1, -1
+		r.BaseMedian, r.CandidateMedian = median(r.Base), median(r.Candidate)
+		r.Floor, r.FloorFrom = opts.floor(r.Scenario, r.Metric, r.Deterministic)
+		switch {
+		case r.Deterministic:
+			r.Change = deterministicChange(r.BaseMedian, r.CandidateMedian)
+		default:
+			if ok := pairedTest(r); ok && r.Gated {
+				tested = append(tested, i)
+			}
+		}
+	}
+	holm(out, tested)
+	for i := range out {
+		decide(&out[i], opts.Alpha)
+	}
+	return out
+}
+
+func (o Options) floor(scenario, metric string, deterministic bool) (float64, string) {
+	if o.Calibration != nil {
+		if f, ok := o.Calibration.Floor(scenario, metric); ok {
+			return f, "calibration"
+		}
+	}
+	if deterministic {
+		return DeterministicFloor, "default"
+	}
+	return o.DefaultFloor, "default"
+}
+
+// DeterministicFloor is the noise floor of a plan's rows, buffers and
+// scans: a plan's buffers move by a few from one run to the next (hint
+// bits, a page split).
+const DeterministicFloor = 0.05
+
+// deterministicChange is (c − b) / b, with a zero base counted as one (0 →
+// 3 sequential scans is +300%).
+func deterministicChange(b, c float64) float64 {
+	return (c - b) / math.Max(b, 1)
+}
+
+// pairedTest fills r's change, interval and p-value from the rounds'
+// ratios; false when it cannot (too few rounds, a value ≤ 0): a paired
+// t-test on the ratios' logarithms. (Wilcoxon's signed-rank test was
+// tried: with 8 rounds its smallest p-value, 2/256, cannot pass Holm's
+// correction over 7 metrics, whatever the change.)
+func pairedTest(r *Row) bool {
+	n := len(r.Base)
+	logs := make([]float64, 0, n)
+	for i := range r.Base {
+		if r.Base[i] <= 0 || r.Candidate[i] <= 0 {
+			r.Why = "a round measured zero"
+			return false
+		}
+		logs = append(logs, math.Log(r.Candidate[i]/r.Base[i]))
+	}
+	mean := stat.Mean(logs, nil)
+	r.Change = math.Exp(mean) - 1
+	if n < 2 {
+		r.Why = fmt.Sprintf("%d round: no test", n)
+		return false
+	}
+	sd := stat.StdDev(logs, nil)
+	t := distuv.StudentsT{Mu: 0, Sigma: 1, Nu: float64(n - 1)}
+	half := t.Quantile(0.975) * sd / math.Sqrt(float64(n))
+	r.Low, r.High = math.Exp(mean-half)-1, math.Exp(mean+half)-1
+	if n < MinRounds {
+		r.Why = fmt.Sprintf("%d rounds: the test needs %d", n, MinRounds)
+		return false
+	}
+	switch {
+	case sd == 0 && mean == 0:
+		r.P = 1
+	case sd == 0:
+		r.P = 0
+	default:
+		stat := mean / (sd / math.Sqrt(float64(n)))
+		r.P = 2 * t.CDF(-math.Abs(stat))
+	}
+	return true
+}
+
+// holm sets PAdjusted of the rows at idx: Holm's step-down adjustment,
+// which keeps the chance of any false "significant" among them at most
+// alpha.
+func holm(rows []Row, idx []int) {
+	sort.SliceStable(idx, func(a, b int) bool { return rows[idx[a]].P < rows[idx[b]].P })
+	m := len(idx)
+	running := 0.0
+	for k, i := range idx {
+		adj := math.Min(1, float64(m-k)*rows[i].P)
+		running = math.Max(running, adj)
+		rows[i].PAdjusted = running
+	}
+}
+
+// decide sets r's verdict.
+func decide(r *Row, alpha float64) {
+	worse := r.Change < 0 == r.HigherIsBetter && r.Change != 0
+	beyond := math.Abs(r.Change) > r.Floor
+	switch {
+	case !r.Gated:
+		r.Verdict = NotGated
+	case r.Deterministic:
+		switch {
+		case beyond && worse:
+			r.Verdict, r.Why = Regression, fmt.Sprintf("beyond the ±%s floor", percent(r.Floor))
+		case beyond:
+			r.Verdict, r.Why = Improvement, fmt.Sprintf("beyond the ±%s floor", percent(r.Floor))
+		default:
+			r.Verdict, r.Why = NoChange, fmt.Sprintf("within the ±%s floor", percent(r.Floor))
+		}
+	case r.PAdjusted < 0:
+		r.Verdict = Undecided
+	case r.PAdjusted >= alpha:
+		r.Verdict, r.Why = NoChange, fmt.Sprintf("not significant (p=%s after Holm)", pValue(r.PAdjusted))
+	case !beyond:
+		r.Verdict, r.Why = NoChange, fmt.Sprintf("significant but within the ±%s noise floor", percent(r.Floor))
+	case worse:
+		r.Verdict, r.Why = Regression, fmt.Sprintf("p=%s after Holm, beyond the ±%s floor", pValue(r.PAdjusted), percent(r.Floor))
+	default:
+		r.Verdict, r.Why = Improvement, fmt.Sprintf("p=%s after Holm, beyond the ±%s floor", pValue(r.PAdjusted), percent(r.Floor))
+	}
+}
+
+// Count returns how many rows have verdict v.
+func Count(rows []Row, v Verdict) int {
+	n := 0
+	for _, r := range rows {
+		if r.Verdict == v {
+			n++
+		}
+	}
+	return n
+}
+
+func median(xs []float64) float64 {
+	if len(xs) == 0 {
+		return 0
+	}
+	s := slices.Clone(xs)
+	slices.Sort(s)
+	if len(s)%2 == 1 {
+		return s[len(s)/2]
+	}
+	return (s[len(s)/2-1] + s[len(s)/2]) / 2
+}
+
+func percent(x float64) string {
+	switch a := math.Abs(x) * 100; {
+	case a >= 10:
+		return fmt.Sprintf("%.0f%%", x*100)
+	default:
+		return fmt.Sprintf("%.1f%%", x*100)
+	}
+}
+
+func pValue(p float64) string {
+	if p < 0.001 {
+		return "<0.001"
+	}
+	return fmt.Sprintf("%.3f", p)
+}

@@ -1,0 +1,150 @@
+package gate
+
+import (
+	"math"
+	"math/rand/v2"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/pgseq/pgseq/scenarios"
+)
+
+// noisy returns n values around mean with a relative spread sd (log-normal
+// noise from a fixed seed).
+func noisy(seed uint64, n int, mean, sd float64) []float64 {
+	r := rand.New(rand.NewPCG(seed, 7))
+	out := make([]float64, n)
+	for i := range out {
+		out[i] = mean * math.Exp(sd*r.NormFloat64())
+	}
+	return out
+}
+
+func throughputRow(scenario string, base, cand []float64) Row {
+	return Row{Scenario: scenario, Metric: "throughput", Unit: scenarios.UnitTasksPerSec, HigherIsBetter: true,
+		Gated: true, Base: base, Candidate: cand}
+}
+
+func TestJudge(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		name string
+		row  Row
+		want Verdict
+	}{
+		{"the same build: noise only",
+			throughputRow("baseline", noisy(1, 8, 40000, 0.05), noisy(2, 8, 40000, 0.05)), NoChange},
+		{"10% slower, 2% noise",
+			throughputRow("baseline", noisy(3, 8, 40000, 0.02), noisy(4, 8, 36000, 0.02)), Regression},
+		{"10% faster, 2% noise",
+			throughputRow("baseline", noisy(5, 8, 40000, 0.02), noisy(6, 8, 44000, 0.02)), Improvement},
+		{"3% slower, significant but within the 5% floor",
+			throughputRow("baseline", noisy(7, 8, 40000, 0.003), noisy(8, 8, 38800, 0.003)), NoChange},
+		{"two rounds: too few to test",
+			throughputRow("baseline", []float64{40000, 41000}, []float64{30000, 31000}), Undecided},
+		{"a round measured zero",
+			throughputRow("baseline", []float64{40000, 41000, 0}, []float64{30000, 31000, 32000}), Undecided},
+		{"latency is shown, not gated",
+			Row{Scenario: "baseline", Metric: "claim_p99", Unit: scenarios.UnitSeconds,
+				Base: []float64{1, 1, 1}, Candidate: []float64{3, 3, 3}}, NotGated},
+		{"a plan's buffers 20% up",
+			Row{Scenario: "explain", Metric: "buffers", Unit: scenarios.UnitBuffers, Gated: true, Deterministic: true,
+				Base: []float64{1000, 1000, 1000}, Candidate: []float64{1200, 1200, 1200}}, Regression},
+		{"a plan's buffers 2% up",
+			Row{Scenario: "explain", Metric: "buffers", Unit: scenarios.UnitBuffers, Gated: true, Deterministic: true,
+				Base: []float64{1000, 1000, 1000}, Candidate: []float64{1020, 1020, 1020}}, NoChange},
+		{"a sequential scan where there was none",
+			Row{Scenario: "explain", Metric: "seq_scans", Unit: scenarios.UnitCount, Gated: true, Deterministic: true,
+				Base: []float64{0, 0, 0}, Candidate: []float64{1, 1, 1}}, Regression},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got := Judge([]Row{tc.row}, Options{})
+			require.Equal(t, tc.want, got[0].Verdict, "%+v", got[0])
+		})
+	}
+}
+
+// Holm's correction: one 10% regression among twenty metrics is still
+// found; twenty metrics of noise give no false alarm.
+func TestJudgeCorrectsForManyMetrics(t *testing.T) {
+	t.Parallel()
+	var rows []Row
+	for i := range 20 {
+		rows = append(rows, throughputRow(string(rune('a'+i)), noisy(uint64(100+2*i), 8, 1000, 0.04), noisy(uint64(101+2*i), 8, 1000, 0.04)))
+	}
+	got := Judge(rows, Options{})
+	require.Zero(t, Count(got, Regression)+Count(got, Improvement), "noise flagged: %+v", got)
+
+	rows[7] = throughputRow("h", noisy(500, 8, 1000, 0.02), noisy(501, 8, 880, 0.02))
+	got = Judge(rows, Options{})
+	require.Equal(t, 1, Count(got, Regression))
+	require.Equal(t, Regression, got[7].Verdict)
+	require.Greater(t, got[7].PAdjusted, got[7].P, "the p-value is adjusted")
+}
+
+// A calibrated floor replaces the default: a 7% change is a regression
+// against a 5% floor, noise against a 9% one.
+func TestJudgeUsesTheCalibratedFloor(t *testing.T) {
+	t.Parallel()
+	row := throughputRow("many", noisy(9, 8, 1000, 0.005), noisy(10, 8, 930, 0.005))
+	require.Equal(t, Regression, Judge([]Row{row}, Options{})[0].Verdict)
+	cal := &Calibration{Metrics: []Noise{{Scenario: "many", Metric: "throughput", Floor: 0.09}}}
+	got := Judge([]Row{row}, Options{Calibration: cal})[0]
+	require.Equal(t, NoChange, got.Verdict)
+	require.Equal(t, "calibration", got.FloorFrom)
+}
+
+func TestOrderIsABBA(t *testing.T) {
+	t.Parallel()
+	var got []Side
+	for i := range 8 {
+		got = append(got, Order(i))
+	}
+	require.Equal(t, []Side{Base, Candidate, Candidate, Base, Base, Candidate, Candidate, Base}, got)
+}
+
+func TestCalibrate(t *testing.T) {
+	t.Parallel()
+	var runs [][]Row
+	for j := range 10 {
+		runs = append(runs, Judge([]Row{throughputRow("baseline", noisy(uint64(200+2*j), 8, 1000, 0.04), noisy(uint64(201+2*j), 8, 1000, 0.04))}, Options{}))
+	}
+	c := Calibrate(runs)
+	require.Equal(t, 10, c.Runs)
+	require.Equal(t, 8, c.Rounds)
+	require.Len(t, c.Metrics, 1)
+	n := c.Metrics[0]
+	require.Len(t, n.Changes, 10)
+	largest := 0.0
+	for _, ch := range n.Changes {
+		largest = math.Max(largest, math.Abs(ch))
+	}
+	require.Equal(t, largest, n.MaxChange)
+	require.InDelta(t, math.Max(MinFloor, FloorMargin*largest), n.Floor, 1e-12)
+	require.LessOrEqual(t, n.FalsePositives, n.Significant)
+	f, ok := c.Floor("baseline", "throughput")
+	require.True(t, ok)
+	require.Equal(t, n.Floor, f)
+	_, ok = c.Floor("baseline", "claim_p99")
+	require.False(t, ok)
+}
+
+func TestSeriesNeedsTheSameScenarios(t *testing.T) {
+	t.Parallel()
+	res := func(names ...string) *scenarios.SuiteResult {
+		r := &scenarios.SuiteResult{}
+		for _, n := range names {
+			r.Scenarios = append(r.Scenarios, scenarios.ScenarioResult{Name: n, Workload: scenarios.WorkloadDrain,
+				Metrics: []scenarios.MetricResult{{Name: "throughput", Unit: scenarios.UnitTasksPerSec, HigherIsBetter: true, Value: 100, N: 1}}})
+		}
+		return r
+	}
+	rows, err := Series([]Round{{First: Base, Base: res("a", "b"), Candidate: res("a", "b")}})
+	require.NoError(t, err)
+	require.Len(t, rows, 2)
+	require.True(t, rows[0].Gated)
+
+	_, err = Series([]Round{{First: Base, Base: res("a"), Candidate: res("a", "b")}})
+	require.ErrorContains(t, err, `the base did not measure throughput of scenario "b"`)
+}

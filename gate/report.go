@@ -1,0 +1,227 @@
+package gate
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"strings"
+	"time"
+
+	"github.com/pgseq/pgseq/scenarios"
+)
+
+// ReportFormatVersion is the version of the A/B report document.
+const ReportFormatVersion = "1.0"
+
+// Report is one `pgseq bench ab`: the builds, the rounds, every metric's
+// row and verdict, and the candidate's acceptance thresholds judged on its
+// rounds merged.
+type Report struct {
+	FormatVersion string    `json:"format_version"`
+	StartedAt     time.Time `json:"started_at"`
+	Seconds       float64   `json:"seconds"`
+	// Command is the command line (passwords redacted).
+	Command   []string `json:"command"`
+	Base      Build    `json:"base"`
+	Candidate Build    `json:"candidate"`
+	// Order is who ran first in each round.
+	Order       []Side                `json:"order"`
+	Quick       bool                  `json:"quick"`
+	Environment scenarios.Environment `json:"environment"`
+	// Loads are the host's 1-minute load averages at each invocation's
+	// start, in run order.
+	Loads []float64 `json:"loads"`
+	Alpha float64   `json:"alpha"`
+	// Calibration is the calibration file whose floors were used ("":
+	// the defaults).
+	Calibration string `json:"calibration,omitempty"`
+	Rows        []Row  `json:"rows"`
+	// Thresholds is the candidate's rounds merged, its acceptance
+	// thresholds judged on them (bench run's rule).
+	Thresholds *scenarios.SuiteResult `json:"candidate_thresholds,omitempty"`
+}
+
+// Build is one side's pgseq.
+type Build struct {
+	Path    string `json:"path"`
+	Version string `json:"version"`
+}
+
+// Regressions returns the rows that regressed.
+func (r *Report) Regressions() []Row {
+	var out []Row
+	for _, x := range r.Rows {
+		if x.Verdict == Regression {
+			out = append(out, x)
+		}
+	}
+	return out
+}
+
+// WriteJSON writes the report.
+func (r *Report) WriteJSON(w io.Writer) error {
+	red := *r
+	red.Command = scenarios.RedactCommand(r.Command)
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(&red)
+}
+
+// Summary is the verdict line.
+func (r *Report) Summary() string {
+	gated := 0
+	for _, x := range r.Rows {
+		if x.Gated {
+			gated++
+		}
+	}
+	reg := r.Regressions()
+	if len(reg) == 0 {
+		return fmt.Sprintf("no regression: %d metrics judged over %d rounds (%d ~, %d improved, %d undecided)",
+			gated, len(r.Order), Count(r.Rows, NoChange), Count(r.Rows, Improvement), Count(r.Rows, Undecided))
+	}
+	names := make([]string, len(reg))
+	for i, x := range reg {
+		names[i] = fmt.Sprintf("%s %s %s", x.Scenario, x.Metric, signedPercent(x.Change))
+	}
+	return fmt.Sprintf("REGRESSION in %d of %d metrics judged over %d rounds: %s",
+		len(reg), gated, len(r.Order), strings.Join(names, ", "))
+}
+
+// table returns the rows as cells: the gated rows, or the others.
+func (r *Report) table(gated bool) [][]string {
+	rows := [][]string{{"SCENARIO", "METRIC", "BASE", "CANDIDATE", "CHANGE", "95% CI", "P (HOLM)", "FLOOR", "VERDICT"}}
+	for _, x := range r.Rows {
+		if x.Gated != gated {
+			continue
+		}
+		ci, p := "", ""
+		if x.Low != 0 || x.High != 0 {
+			ci = signedPercent(x.Low) + " … " + signedPercent(x.High)
+		}
+		if x.PAdjusted >= 0 {
+			p = pValue(x.PAdjusted)
+		}
+		floor := ""
+		if x.Gated {
+			floor = "±" + percent(x.Floor)
+			if x.FloorFrom == "default" {
+				floor += " (default)"
+			}
+		}
+		rows = append(rows, []string{x.Scenario, x.Metric,
+			formatValue(x.Unit, x.BaseMedian), formatValue(x.Unit, x.CandidateMedian),
+			signedPercent(x.Change), ci, p, floor, string(x.Verdict)})
+	}
+	return rows
+}
+
+// WriteText writes the gated rows, the run's conditions and the verdict.
+func (r *Report) WriteText(w io.Writer) error {
+	var b strings.Builder
+	fmt.Fprintf(&b, "base %s (%s) against candidate %s (%s), %d rounds in the order %s\n",
+		r.Base.Path, r.Base.Version, r.Candidate.Path, r.Candidate.Version, len(r.Order), orderText(r.Order))
+	fmt.Fprintf(&b, "machine: %d CPUs (%s), %s; load %s\n\n", r.Environment.NumCPU, r.Environment.CPUModel,
+		firstWords(r.Environment.Postgres, 2), loadsText(r.Loads))
+	scenarios.WriteAligned(&b, r.table(true), make([]bool, 9))
+	fmt.Fprintf(&b, "\n(%d more metrics are shown in the report, not gated: latencies and ratios within one build's run.)\n", Count(r.Rows, NotGated))
+	fmt.Fprintf(&b, "\nVerdict: %s\n", r.Summary())
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+// WriteMarkdown writes the report for a pull-request comment.
+func (r *Report) WriteMarkdown(w io.Writer) error {
+	var b strings.Builder
+	fmt.Fprintf(&b, "## pgseq bench ab: %s\n\n", r.Summary())
+	fmt.Fprintf(&b, "Base `%s` (%s), candidate `%s` (%s): %d rounds, the builds taking turns (%s) on one machine and database. ",
+		r.Base.Path, r.Base.Version, r.Candidate.Path, r.Candidate.Version, len(r.Order), orderText(r.Order))
+	fmt.Fprintf(&b, "A metric regressed when its change is significant at %.2g after Holm's correction over the %d metrics judged **and** larger than its noise floor", r.Alpha, len(r.Rows)-Count(r.Rows, NotGated))
+	if r.Calibration != "" {
+		fmt.Fprintf(&b, " (from `%s`).\n\n", r.Calibration)
+	} else {
+		fmt.Fprintf(&b, " (defaults: ±%s, plans ±%s; run `pgseq bench calibrate` for this machine's).\n\n", percent(DefaultFloor), percent(DeterministicFloor))
+	}
+	fmt.Fprintf(&b, "Machine: %d CPUs (%s), %s. Load at each invocation: %s.\n\n", r.Environment.NumCPU, r.Environment.CPUModel,
+		firstWords(r.Environment.Postgres, 2), loadsText(r.Loads))
+	writeMarkdownTable(&b, r.table(true))
+	b.WriteString("\n<details><summary>Not gated (shown only)</summary>\n\n")
+	writeMarkdownTable(&b, r.table(false))
+	b.WriteString("\n</details>\n")
+	if r.Thresholds != nil {
+		met, missed, inconclusive := r.Thresholds.Counts()
+		fmt.Fprintf(&b, "\n### Acceptance thresholds (the candidate's %d rounds)\n\n%d met, %d missed, %d inconclusive.\n\n",
+			len(r.Order), met, missed, inconclusive)
+		rows := [][]string{{"STATUS", "SCENARIO", "METRIC", "THRESHOLD", "MEASURED", "WHY"}}
+		for _, s := range r.Thresholds.Scenarios {
+			for _, t := range s.Thresholds {
+				rows = append(rows, []string{string(t.Status), s.Name, t.Metric, scenarios.FormatBound(s, t), scenarios.FormatMeasured(s, t), t.Reason})
+			}
+		}
+		writeMarkdownTable(&b, rows)
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+func writeMarkdownTable(b *strings.Builder, rows [][]string) {
+	for i, row := range rows {
+		cells := make([]string, len(row))
+		for j, c := range row {
+			cells[j] = strings.ReplaceAll(c, "|", `\|`)
+		}
+		fmt.Fprintf(b, "| %s |\n", strings.Join(cells, " | "))
+		if i == 0 {
+			fmt.Fprintf(b, "|%s\n", strings.Repeat("---|", len(row)))
+		}
+	}
+}
+
+func orderText(order []Side) string {
+	var b strings.Builder
+	for i, s := range order {
+		if i > 0 && i%2 == 0 {
+			b.WriteByte(' ')
+		}
+		if s == Base {
+			b.WriteString("AB")
+		} else {
+			b.WriteString("BA")
+		}
+	}
+	return b.String() + " (A: base, B: candidate)"
+}
+
+func loadsText(loads []float64) string {
+	if len(loads) == 0 {
+		return "unknown"
+	}
+	lo, hi := loads[0], loads[0]
+	for _, l := range loads {
+		lo, hi = min(lo, l), max(hi, l)
+	}
+	if lo < 0 {
+		return "unknown"
+	}
+	return fmt.Sprintf("%.2f to %.2f (1-minute average)", lo, hi)
+}
+
+func firstWords(s string, n int) string {
+	f := strings.Fields(s)
+	if len(f) > n {
+		f = f[:n]
+	}
+	return strings.Join(f, " ")
+}
+
+func signedPercent(x float64) string {
+	if x >= 0 {
+		return "+" + percent(x)
+	}
+	return percent(x)
+}
+
+// formatValue formats a metric's value in its unit.
+func formatValue(u scenarios.Unit, v float64) string {
+	return scenarios.FormatValue(u, v)
+}
