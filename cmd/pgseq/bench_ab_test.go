@@ -24,7 +24,13 @@ func testBinary(t *testing.T) string {
 func TestBenchABOfTheSameBuild(t *testing.T) {
 	c := newCLI(t)
 	out := t.TempDir()
-	r := c.run("bench", "ab", "--base", testBinary(t), "--rounds", "3", "--out", out,
+	// Floors no noise reaches: this test checks the mechanics; an A/A
+	// run of 3 tiny rounds may well read as significant (α = 0.05).
+	cal := filepath.Join(t.TempDir(), "calibration.json")
+	require.NoError(t, os.WriteFile(cal, []byte(`{"format_version": "1.0", "metrics": [
+		{"scenario": "base", "metric": "throughput", "floor": 10},
+		{"scenario": "limited", "metric": "throughput", "floor": 10}]}`), 0o644))
+	r := c.run("bench", "ab", "--base", testBinary(t), "--rounds", "3", "--out", out, "--calibration", cal,
 		writeScenarios(t, tinyDrains(`threshold "throughput_ratio" { min = 0.01 }`)))
 	require.Equal(t, 0, r.code, "stdout:\n%s\nstderr:\n%s", r.stdout, r.stderr)
 	require.Contains(t, r.stdout, "Verdict: no regression: 2 metrics judged over 3 rounds")
