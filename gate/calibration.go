@@ -72,32 +72,40 @@ func Calibrate(runs [][]Row) *Calibration {
 		return c
 	}
 	c.Rounds = len(runs[0][0].Base)
+	alarmed := make([]bool, len(runs)) // runs with any false alarm
 	for _, r := range runs[0] {
 		if !r.Gated {
 			continue
 		}
 		n := Noise{Scenario: r.Scenario, Metric: r.Metric}
 		var significant []bool
-		for _, rows := range runs {
+		var runOf []int
+		for j, rows := range runs {
 			for _, x := range rows {
 				if x.Scenario == r.Scenario && x.Metric == r.Metric {
 					n.Changes = append(n.Changes, x.Change)
-					significant = append(significant, x.Deterministic || (x.PAdjusted >= 0 && x.PAdjusted < 0.05))
+					significant = append(significant, x.Deterministic || (x.PAdjusted >= 0 && x.PAdjusted < DefaultAlpha))
+					runOf = append(runOf, j)
 				}
 			}
 		}
 		n.MaxChange, n.Floor = floorOf(n.Changes, -1)
-		for j, ch := range n.Changes {
-			if significant[j] {
+		for i, ch := range n.Changes {
+			if significant[i] {
 				n.Significant++
-				if _, f := floorOf(n.Changes, j); math.Abs(ch) > f {
+				if _, f := floorOf(n.Changes, i); math.Abs(ch) > f {
 					n.FalsePositives++
+					alarmed[runOf[i]] = true
 				}
 			}
 		}
 		c.Metrics = append(c.Metrics, n)
 	}
-	c.RunsWithFalseAlarm = c.falseAlarmRuns(runs)
+	for _, a := range alarmed {
+		if a {
+			c.RunsWithFalseAlarm++
+		}
+	}
 	return c
 }
 
@@ -114,10 +122,8 @@ func floorOf(changes []float64, skip int) (largest, floor float64) {
 
 // Floor returns the calibrated floor of a metric.
 func (c *Calibration) Floor(scenario, metric string) (float64, bool) {
-	for _, n := range c.Metrics {
-		if n.Scenario == scenario && n.Metric == metric {
-			return n.Floor, true
-		}
+	if n := c.noise(scenario, metric); n != nil {
+		return n.Floor, true
 	}
 	return 0, false
 }
@@ -161,30 +167,7 @@ func (c *Calibration) table() [][]string {
 	return rows
 }
 
-// falseAlarmRuns counts the A/A runs in which any metric was a false
-// alarm (leave-one-out floors).
-func (c *Calibration) falseAlarmRuns(perRun [][]Row) int {
-	n := 0
-	for j, rows := range perRun {
-		for _, r := range rows {
-			if !r.Gated {
-				continue
-			}
-			noise := c.noise(r.Scenario, r.Metric)
-			if noise == nil || j >= len(noise.Changes) {
-				continue
-			}
-			_, f := floorOf(noise.Changes, j)
-			sig := r.Deterministic || (r.PAdjusted >= 0 && r.PAdjusted < 0.05)
-			if sig && math.Abs(r.Change) > f {
-				n++
-				break
-			}
-		}
-	}
-	return n
-}
-
+// noise returns a metric's record, or nil.
 func (c *Calibration) noise(scenario, metric string) *Noise {
 	for i := range c.Metrics {
 		if c.Metrics[i].Scenario == scenario && c.Metrics[i].Metric == metric {

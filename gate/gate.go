@@ -76,13 +76,16 @@ type Options struct {
 
 func (o Options) withDefaults() Options {
 	if o.Alpha == 0 {
-		o.Alpha = 0.05
+		o.Alpha = DefaultAlpha
 	}
 	if o.DefaultFloor == 0 {
 		o.DefaultFloor = DefaultFloor
 	}
 	return o
 }
+
+// DefaultAlpha is the family-wise error rate the gate allows.
+const DefaultAlpha = 0.05
 
 // DefaultFloor is the noise floor of a metric no calibration covers.
 const DefaultFloor = 0.05
@@ -196,7 +199,7 @@ func Judge(rows []Row, opts Options) []Row {
 	for i := range out {
 		r := &out[i]
 		r.P, r.PAdjusted = -1, -1
-		r.BaseMedian, r.CandidateMedian = median(r.Base), median(r.Candidate)
+		r.BaseMedian, r.CandidateMedian = scenarios.Median(r.Base), scenarios.Median(r.Candidate)
 		r.Floor, r.FloorFrom = opts.floor(r.Scenario, r.Metric, r.Deterministic)
 		switch {
 		case r.Deterministic:
@@ -330,18 +333,6 @@ func Count(rows []Row, v Verdict) int {
 		}
 	}
 	return n
-}
-
-func median(xs []float64) float64 {
-	if len(xs) == 0 {
-		return 0
-	}
-	s := slices.Clone(xs)
-	slices.Sort(s)
-	if len(s)%2 == 1 {
-		return s[len(s)/2]
-	}
-	return (s[len(s)/2-1] + s[len(s)/2]) / 2
 }
 
 func percent(x float64) string {

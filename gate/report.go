@@ -110,7 +110,7 @@ func (r *Report) table(gated bool) [][]string {
 			}
 		}
 		rows = append(rows, []string{x.Scenario, x.Metric,
-			formatValue(x.Unit, x.BaseMedian), formatValue(x.Unit, x.CandidateMedian),
+			scenarios.FormatValue(x.Unit, x.BaseMedian), scenarios.FormatValue(x.Unit, x.CandidateMedian),
 			signedPercent(x.Change), ci, p, floor, string(x.Verdict)})
 	}
 	return rows
@@ -219,9 +219,4 @@ func signedPercent(x float64) string {
 		return "+" + percent(x)
 	}
 	return percent(x)
-}
-
-// formatValue formats a metric's value in its unit.
-func formatValue(u scenarios.Unit, v float64) string {
-	return scenarios.FormatValue(u, v)
 }

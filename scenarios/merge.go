@@ -21,7 +21,7 @@ func MergeRounds(scs []Scenario, runs []*SuiteResult) (*SuiteResult, error) {
 	out := *first
 	out.Scenarios = nil
 	out.Seconds = 0
-	out.LoadBefore, out.LoadAfter = first.LoadBefore, runs[len(runs)-1].LoadAfter
+	out.LoadAfter = runs[len(runs)-1].LoadAfter
 	for _, r := range runs {
 		out.Seconds += r.Seconds
 	}
@@ -31,8 +31,7 @@ func MergeRounds(scs []Scenario, runs []*SuiteResult) (*SuiteResult, error) {
 	}
 	for _, s := range first.Scenarios {
 		merged := s
-		merged.Runs, merged.Plans, merged.Soak = nil, s.Plans, s.Soak
-		merged.Metrics = nil
+		merged.Runs, merged.Metrics = nil, nil
 		for _, m := range s.Metrics {
 			var samples []float64
 			n := 0

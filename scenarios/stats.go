@@ -97,6 +97,9 @@ func latencyStats(d []time.Duration) Latency {
 	return l
 }
 
+// Median returns the median of xs (0 for none).
+func Median(xs []float64) float64 { return median(xs) }
+
 // median returns the median of xs.
 func median(xs []float64) float64 {
 	if len(xs) == 0 {

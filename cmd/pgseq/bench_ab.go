@@ -270,7 +270,7 @@ func (a *app) runAB(ctx context.Context, cfg abConfig, opts gate.Options) (*gate
 	}
 	rep := &gate.Report{
 		FormatVersion: gate.ReportFormatVersion, StartedAt: start.UTC(),
-		Command: append([]string{"pgseq"}, a.args...), Quick: cfg.quick, Alpha: 0.05,
+		Command: append([]string{"pgseq"}, a.args...), Quick: cfg.quick,
 		Base:      gate.Build{Path: cfg.base, Version: baseVersion},
 		Candidate: gate.Build{Path: cfg.candidate, Version: version()},
 	}
@@ -313,8 +313,9 @@ func (a *app) runAB(ctx context.Context, cfg abConfig, opts gate.Options) (*gate
 		return nil, err
 	}
 	if opts.Alpha == 0 {
-		opts.Alpha = rep.Alpha
+		opts.Alpha = gate.DefaultAlpha
 	}
+	rep.Alpha = opts.Alpha
 	rep.Rows = gate.Judge(rows, opts)
 	rep.Environment = rounds[0].Candidate.Environment
 	if merged, err := scenarios.MergeRounds(cfg.picked, candRuns); err == nil {
