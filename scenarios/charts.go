@@ -33,6 +33,9 @@ import (
 //   - ratio-<workload>: each scenario's median throughput ratio to its
 //     reference, with its interval, its throughput_ratio thresholds and
 //     the line of parity;
+//   - ideal-share-<workload>: the same of ideal_share (the binding
+//     scenario's share of its ideal throughput) against the line of the
+//     ideal, 100%;
 //   - latency-<workload>: each scenario's round trips (claim and complete,
 //     or insert): p50 to p99 as a bar, the whole range of the latency
 //     histogram as whiskers, on a log scale;
@@ -95,6 +98,7 @@ func WriteCharts(dir string, r *SuiteResult) ([]string, error) {
 		}{
 			{"throughput", throughputChart},
 			{"ratio", ratioChart},
+			{"ideal-share", idealShareChart},
 			{"latency", latencyChart},
 			{"clients", clientsChart},
 			{"timeline", soakChart},
@@ -309,26 +313,32 @@ func chartCenter(m *MetricResult) float64 {
 }
 
 // chartIntervalNote describes the centres and whiskers of per-round
-// metrics.
+// metrics, naming the intervals' level as the reports do (FormatLevel).
 func chartIntervalNote(ms []*MetricResult) string {
-	fewest, most, level := math.MaxInt, 0, 1.0
+	fewest, most := math.MaxInt, 0
+	var levels []float64
+	minMax := true
 	for _, m := range ms {
 		fewest, most = min(fewest, len(m.Samples)), max(most, len(m.Samples))
-		level = min(level, m.Level)
+		levels = append(levels, m.Level)
+		if lo, hi := chartInterval(m); len(m.Samples) > 0 && (lo != slices.Min(m.Samples) || hi != slices.Max(m.Samples)) {
+			minMax = false
+		}
 	}
 	rounds := textfmt.Plural(most, "round")
 	if fewest != most {
 		rounds = fmt.Sprintf("%d–%d rounds", fewest, most)
 	}
+	level := formatLevels(levels)
 	switch {
 	case most <= 1:
 		return "one round"
-	case level >= ciLevel:
-		return fmt.Sprintf("median of %s; whiskers: %.0f%% confidence interval of the median", rounds, ciLevel*100)
-	case level > 0:
-		return fmt.Sprintf("median of %s; whiskers: min–max of the rounds (a %.0f%% confidence interval of the median)", rounds, math.Floor(level*100))
+	case level == "":
+		return fmt.Sprintf("median of %s; whiskers: min–max of the rounds", rounds)
+	case minMax:
+		return fmt.Sprintf("median of %s; whiskers: min–max of the rounds (a %s confidence interval of the median)", rounds, level)
 	}
-	return fmt.Sprintf("median of %s; whiskers: min–max of the rounds", rounds)
+	return fmt.Sprintf("median of %s; whiskers: %s confidence interval of the median", rounds, level)
 }
 
 // throughputChart draws each scenario's median throughput (not the soak
@@ -420,7 +430,9 @@ func chartAddLabels(p *plot.Plot, text plotter.XYLabels) error {
 	return nil
 }
 
-// chartAddLabelsAbove adds value labels centred above their points.
+// chartAddLabelsAbove adds value labels centred above their points, a
+// little higher than the threshold bars of their row reach: given at
+// y + chartBoundHalf, they clear every bar a threshold draws.
 func chartAddLabelsAbove(p *plot.Plot, text plotter.XYLabels) error {
 	l, err := plotter.NewLabels(text)
 	if err != nil {
@@ -431,14 +443,60 @@ func chartAddLabelsAbove(p *plot.Plot, text plotter.XYLabels) error {
 		l.TextStyle[i].XAlign = draw.XCenter
 		l.TextStyle[i].YAlign = draw.YBottom
 	}
-	l.Offset = vg.Point{Y: vg.Points(9)}
+	l.Offset = vg.Point{Y: vg.Points(3)}
 	p.Add(l)
 	return nil
 }
 
+// chartBoundHalf is half the height of a threshold's bar, in rows: above
+// the whiskers' caps (0.18), below the row's value label.
+const chartBoundHalf = 0.25
+
+// chartOne describes a chart of a per-round metric read against 1:
+// throughput_ratio against parity, ideal_share against the ideal.
+type chartOne struct {
+	metric string
+	// title follows "<workload>: "; xLabel is the value axis's label.
+	title, xLabel string
+	// row labels a scenario's row.
+	row func(*ScenarioResult) string
+	// percent labels values and ticks in percent (82.7%), else as
+	// ratios (0.83×).
+	percent bool
+	// one is the legend of the line at 1.
+	one string
+}
+
 // ratioChart draws each scenario's median throughput ratio to its
-// reference, with its thresholds.
+// reference, with its thresholds and the line of parity.
 func ratioChart(w Workload, groups [][]*ScenarioResult) (*chartFigure, error) {
+	return oneChart(w, groups, chartOne{
+		metric: "throughput_ratio",
+		title:  "throughput relative to the reference, round by round",
+		xLabel: "throughput ÷ the reference's in the same round (×)",
+		row:    func(s *ScenarioResult) string { return fmt.Sprintf("%s vs %s", s.Name, s.Against) },
+		one:    "parity (1×)",
+	})
+}
+
+// idealShareChart draws each scenario's median share of its ideal
+// throughput (limit ÷ handler delay), with its thresholds and the line of
+// the ideal.
+func idealShareChart(w Workload, groups [][]*ScenarioResult) (*chartFigure, error) {
+	return oneChart(w, groups, chartOne{
+		metric:  "ideal_share",
+		title:   "throughput as a share of the ideal, round by round",
+		xLabel:  "throughput ÷ the ideal (limit ÷ handler delay)",
+		row:     func(s *ScenarioResult) string { return s.Name },
+		percent: true,
+		one:     "ideal (100%)",
+	})
+}
+
+// oneChart draws each scenario's median of c.metric with its interval,
+// the metric's thresholds, and the line at 1, points coloured by the
+// thresholds' outcome.
+func oneChart(w Workload, groups [][]*ScenarioResult, c chartOne) (*chartFigure, error) {
 	type entry struct {
 		s *ScenarioResult
 		m *MetricResult
@@ -450,8 +508,8 @@ func ratioChart(w Workload, groups [][]*ScenarioResult) (*chartFigure, error) {
 		var ls []string
 		var es []entry
 		for _, s := range g {
-			if m := s.Metric("throughput_ratio"); m != nil {
-				ls = append(ls, fmt.Sprintf("%s vs %s", s.Name, s.Against))
+			if m := s.Metric(c.metric); m != nil {
+				ls = append(ls, c.row(s))
 				es = append(es, entry{s, m})
 				all = append(all, m)
 			}
@@ -464,8 +522,7 @@ func ratioChart(w Workload, groups [][]*ScenarioResult) (*chartFigure, error) {
 	if len(all) == 0 {
 		return nil, nil
 	}
-	p := chartNew(fmt.Sprintf("%s: throughput relative to the reference, round by round\n%s", w, chartIntervalNote(all)),
-		"throughput ÷ the reference's in the same round (×)", "")
+	p := chartNew(fmt.Sprintf("%s: %s\n%s", w, c.title, chartIntervalNote(all)), c.xLabel, "")
 	rows := chartLayout(p, labels)
 
 	statusColor := map[Status]color.Color{StatusMet: chartGreen, StatusMissed: chartVermillion, StatusInconclusive: chartOrange, "": chartBlue}
@@ -487,13 +544,13 @@ func ratioChart(w Workload, groups [][]*ScenarioResult) (*chartFigure, error) {
 			}
 			status := Status("")
 			for _, t := range e.s.Thresholds {
-				if t.Metric != "throughput_ratio" {
+				if t.Metric != c.metric {
 					continue
 				}
 				status = chartWorse(status, t.Status)
 				for _, b := range []*float64{t.Min, t.Max} {
 					if b != nil {
-						bounds.segs = append(bounds.segs, [4]float64{*b, y - 0.3, *b, y + 0.3})
+						bounds.segs = append(bounds.segs, [4]float64{*b, y - chartBoundHalf, *b, y + chartBoundHalf})
 						lo, hi = min(lo, *b), max(hi, *b)
 					}
 				}
@@ -501,13 +558,17 @@ func ratioChart(w Workload, groups [][]*ScenarioResult) (*chartFigure, error) {
 			statuses[status] = true
 			pts = append(pts, plotter.XY{X: v, Y: y})
 			colors = append(colors, statusColor[status])
-			above.XYs = append(above.XYs, plotter.XY{X: v, Y: y})
-			above.Labels = append(above.Labels, fmt.Sprintf("%.2f×", v))
+			above.XYs = append(above.XYs, plotter.XY{X: v, Y: y + chartBoundHalf})
+			label := fmt.Sprintf("%.2f×", v)
+			if c.percent {
+				label = fmt.Sprintf("%.1f%%", v*100)
+			}
+			above.Labels = append(above.Labels, label)
 			lo, hi = min(lo, l, v), max(hi, h, v)
 		}
 	}
-	parity := &chartSegments{style: draw.LineStyle{Color: chartGrey, Width: vg.Points(1), Dashes: []vg.Length{vg.Points(4), vg.Points(3)}}}
-	parity.segs = append(parity.segs, [4]float64{1, p.Y.Min, 1, p.Y.Max})
+	one := &chartSegments{style: draw.LineStyle{Color: chartGrey, Width: vg.Points(1), Dashes: []vg.Length{vg.Points(4), vg.Points(3)}}}
+	one.segs = append(one.segs, [4]float64{1, p.Y.Min, 1, p.Y.Max})
 	points, err := plotter.NewScatter(pts)
 	if err != nil {
 		return nil, err
@@ -515,7 +576,7 @@ func ratioChart(w Workload, groups [][]*ScenarioResult) (*chartFigure, error) {
 	points.GlyphStyleFunc = func(i int) draw.GlyphStyle {
 		return draw.GlyphStyle{Color: colors[i], Radius: vg.Points(5), Shape: draw.CircleGlyph{}}
 	}
-	p.Add(parity, whiskers, bounds, points)
+	p.Add(one, whiskers, bounds, points)
 	if err := chartAddLabelsAbove(p, above); err != nil {
 		return nil, err
 	}
@@ -527,10 +588,10 @@ func ratioChart(w Workload, groups [][]*ScenarioResult) (*chartFigure, error) {
 	if len(bounds.segs) > 0 {
 		p.Legend.Add("threshold", bounds)
 	}
-	p.Legend.Add("parity (1×)", parity)
+	p.Legend.Add(c.one, one)
 	span := hi - lo
 	p.X.Min, p.X.Max = max(0, lo-0.08*span-0.02), hi+0.35*span+0.05
-	p.X.Tick.Marker = chartThousandsTicks{}
+	p.X.Tick.Marker = chartOneTicks{percent: c.percent}
 	p.Legend.Top = true
 	return &chartFigure{plot: p, width: chartWidth, height: chartRowsHeight(chartRowCount(labels) + 1)}, nil
 }
@@ -908,6 +969,58 @@ func (chartThousandsTicks) Ticks(lo, hi float64) []plot.Tick {
 		} else {
 			ticks[i].Label = strconv.FormatFloat(v, 'g', 4, 64)
 		}
+	}
+	return ticks
+}
+
+// chartOneTicks are the ticks of an axis read against 1 (a ratio, a
+// share of an ideal): multiples of 0.01, 0.02, 0.025, 0.05, 0.1, 0.2, 0.25,
+// 0.5 or 1, all of which divide 1, or of a larger step with 1 added, so
+// that 1, the line every reader compares against, always has its tick,
+// label and grid line when the axis spans it. At most 6 labelled ticks
+// (7 with an added 1), a minor one between two labelled ones.
+type chartOneTicks struct {
+	// percent labels ticks in percent (100%), else as numbers (1).
+	percent bool
+}
+
+func (t chartOneTicks) Ticks(lo, hi float64) []plot.Tick {
+	// labelled counts the multiples of step in [lo, hi].
+	labelled := func(step float64) float64 {
+		return math.Floor(hi/step+1e-9) - math.Ceil(lo/step-1e-9) + 1
+	}
+	steps := []float64{0.01, 0.02, 0.025, 0.05, 0.1, 0.2, 0.25, 0.5, 1}
+	for e := 0.0; labelled(steps[len(steps)-1]) > 6; e++ {
+		steps = append(steps, 2*math.Pow(10, e), 5*math.Pow(10, e), 10*math.Pow(10, e))
+	}
+	step := steps[len(steps)-1]
+	for _, s := range steps {
+		if labelled(s) <= 6 {
+			step = s
+			break
+		}
+	}
+	label := func(v float64) string {
+		if t.percent {
+			return strconv.FormatFloat(v*100, 'g', 4, 64) + "%"
+		}
+		return strconv.FormatFloat(v, 'g', 4, 64)
+	}
+	var ticks []plot.Tick
+	one := lo > 1 || hi < 1 // 1 is off the axis, or has its tick
+	for k := math.Ceil(lo/step*2 - 1e-9); k*step/2 <= hi+1e-9; k++ {
+		v := math.Round(k*step/2*1e9) / 1e9 // 0.3, not 0.30000000000000004
+		tick := plot.Tick{Value: v}
+		switch {
+		case v == 1:
+			tick.Label, one = label(v), true
+		case math.Mod(k, 2) == 0 && math.Abs(v-1) >= step/4:
+			tick.Label = label(v)
+		}
+		ticks = append(ticks, tick)
+	}
+	if !one {
+		ticks = append(ticks, plot.Tick{Value: 1, Label: label(1)})
 	}
 	return ticks
 }

@@ -3,20 +3,28 @@ package scenarios
 import (
 	"bytes"
 	"encoding/xml"
+	"fmt"
+	"image"
+	"image/color"
 	"image/png"
 	"math"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"regexp"
 	"testing"
 	"time"
 
 	"github.com/stretchr/testify/require"
+	"gonum.org/v1/plot"
+	"gonum.org/v1/plot/font"
+	"gonum.org/v1/plot/vg"
+	"gonum.org/v1/plot/vg/draw"
 )
 
 // chartTestRun is a synthetic run shaped like the suite's scenario files:
 // drain scenarios against a baseline (one threshold of each outcome), a
-// binding scenario alone, and counters scenarios: four strategies at 8
+// binding scenario alone (its ideal_share missed), and counters scenarios: four strategies at 8
 // clients, three hot-scope sweeps (8 and 64 clients) and rows-per-scope
 // pairs.
 func chartTestRun() *SuiteResult {
@@ -87,6 +95,10 @@ func chartTestRun() *SuiteResult {
 			latency(WorkloadCounters, "insert_p99", 0.99, 0.002*float64(clients)/8, 0.3))
 		return s
 	}
+	binding := drain("binding", "", 800, 0, 0.0003, nil)
+	binding.Metrics = append(binding.Metrics, perRound(WorkloadDrain, "ideal_share", 0.83, 0.02))
+	share := 0.90
+	binding.Thresholds = []ThresholdResult{{Metric: "ideal_share", Min: &share, Status: StatusMissed, Where: "drain.hcl:1:1"}}
 	return &SuiteResult{
 		FormatVersion: ResultFormatVersion,
 		Environment:   Environment{GoVersion: "go1.26.8", OS: "linux", Arch: "amd64", NumCPU: 2, Postgres: "PostgreSQL 17.4"},
@@ -97,7 +109,7 @@ func chartTestRun() *SuiteResult {
 			drain("many", "baseline", 14_000, 0.67, 0.0009, threshold(0.80, StatusInconclusive)),
 			drain("high-baseline", "", 48_000, 0, 0.0011, nil),
 			drain("high", "high-baseline", 15_000, 0.31, 0.0025, nil),
-			drain("binding", "", 800, 0, 0.0003, nil),
+			binding,
 			{Name: "plan", Workload: WorkloadExplain, Size: Size{Tasks: 100_000}, Metrics: []MetricResult{{Name: "seq_scans", Unit: UnitCount, Samples: []float64{0}, N: 1}}},
 			counters("spread-plain", "", 8, 9_000, 0, nil),
 			counters("spread-counter_table", "spread-plain", 8, 7_400, 0.82, threshold(0.70, StatusMet)),
@@ -122,7 +134,7 @@ func TestWriteCharts(t *testing.T) {
 	require.NoError(t, err)
 	var want []string
 	for _, base := range []string{
-		"throughput-drain", "ratio-drain", "latency-drain",
+		"throughput-drain", "ratio-drain", "ideal-share-drain", "latency-drain",
 		"throughput-counters", "ratio-counters", "latency-counters", "clients-counters",
 	} {
 		want = append(want, base+".png", base+".svg")
@@ -179,4 +191,223 @@ func TestChartGroups(t *testing.T) {
 	require.Equal(t, [][]string{{"baseline", "enabled", "chained"}, {"alone"}, {"orphan"}, {"loop-a", "loop-b"}}, names)
 	require.Equal(t, "hot-counter_table", chartCommonName([]string{"hot-counter_table-8", "hot-counter_table-64"}))
 	require.Equal(t, "a, b", chartCommonName([]string{"a", "b"}))
+}
+
+// chartCanvas is a vg.Canvas that records what a chart draws: the text
+// (not rotated) with its box, and the stroked lines with their colour and
+// width. Charts draw without transforms but for rotated text.
+type chartCanvas struct {
+	color   color.Color
+	width   vg.Length
+	rotated []bool
+	texts   []chartText
+	strokes []chartStroke
+}
+
+type chartText struct {
+	text string
+	box  vg.Rectangle
+}
+
+type chartStroke struct {
+	color color.Color
+	width vg.Length
+	box   vg.Rectangle
+}
+
+func (c *chartCanvas) SetLineWidth(w vg.Length)            { c.width = w }
+func (c *chartCanvas) SetLineDash([]vg.Length, vg.Length)  {}
+func (c *chartCanvas) SetColor(col color.Color)            { c.color = col }
+func (c *chartCanvas) Rotate(float64)                      { c.rotated[len(c.rotated)-1] = true }
+func (c *chartCanvas) Translate(vg.Point)                  {}
+func (c *chartCanvas) Scale(float64, float64)              {}
+func (c *chartCanvas) Push()                               { c.rotated = append(c.rotated, c.rotated[len(c.rotated)-1]) }
+func (c *chartCanvas) Pop()                                { c.rotated = c.rotated[:len(c.rotated)-1] }
+func (c *chartCanvas) Fill(vg.Path)                        {}
+func (c *chartCanvas) DrawImage(vg.Rectangle, image.Image) {}
+
+func (c *chartCanvas) Stroke(p vg.Path) {
+	box := vg.Rectangle{Min: vg.Point{X: math.MaxFloat64, Y: math.MaxFloat64}, Max: vg.Point{X: -math.MaxFloat64, Y: -math.MaxFloat64}}
+	for _, comp := range p {
+		if comp.Type == vg.MoveComp || comp.Type == vg.LineComp {
+			box.Min.X, box.Min.Y = min(box.Min.X, comp.Pos.X), min(box.Min.Y, comp.Pos.Y)
+			box.Max.X, box.Max.Y = max(box.Max.X, comp.Pos.X), max(box.Max.Y, comp.Pos.Y)
+		}
+	}
+	// Butt caps: a line is widened across its length only.
+	half := c.width / 2
+	if box.Max.X-box.Min.X < box.Max.Y-box.Min.Y {
+		box.Min.X, box.Max.X = box.Min.X-half, box.Max.X+half
+	} else {
+		box.Min.Y, box.Max.Y = box.Min.Y-half, box.Max.Y+half
+	}
+	c.strokes = append(c.strokes, chartStroke{c.color, c.width, box})
+}
+
+func (c *chartCanvas) FillString(f font.Face, pt vg.Point, text string) {
+	if c.rotated[len(c.rotated)-1] {
+		return
+	}
+	e := f.Extents()
+	c.texts = append(c.texts, chartText{text, vg.Rectangle{Min: vg.Point{X: pt.X, Y: pt.Y - e.Descent}, Max: vg.Point{X: pt.X + f.Width(text), Y: pt.Y + e.Ascent}}})
+}
+
+// drawChart draws fig as WriteCharts does and returns what it drew.
+func drawChart(fig *chartFigure) *chartCanvas {
+	c := &chartCanvas{color: color.Black, width: vg.Points(1), rotated: []bool{false}}
+	dc := draw.Canvas{Canvas: c, Rectangle: vg.Rectangle{Max: vg.Point{X: fig.width, Y: fig.height}}}
+	margin := vg.Points(12)
+	fig.draw(draw.Crop(dc, margin, -margin, margin/2, -margin/2))
+	return c
+}
+
+func chartOverlap(a, b vg.Rectangle) bool {
+	return a.Min.X < b.Max.X && b.Min.X < a.Max.X && a.Min.Y < b.Max.Y && b.Min.Y < a.Max.Y
+}
+
+// chartOneRun is a drain run of scenarios against a baseline, each with
+// a throughput_ratio (and ideal_share) of 5 rounds around median and a
+// minimum of bound.
+func chartOneRun(rows []struct{ median, bound float64 }) [][]*ScenarioResult {
+	g := []*ScenarioResult{{Name: "baseline", Workload: WorkloadDrain}}
+	for i, r := range rows {
+		samples := []float64{r.median - 0.02, r.median - 0.01, r.median, r.median + 0.01, r.median + 0.02}
+		s := reportScenario(Scenario{Name: fmt.Sprintf("s%d", i), Workload: WorkloadDrain, Against: "baseline",
+			Thresholds: []Threshold{reportMin("throughput_ratio", r.bound), reportMin("ideal_share", r.bound)}},
+			perRoundMetric(WorkloadDrain, "throughput_ratio", samples), perRoundMetric(WorkloadDrain, "ideal_share", samples))
+		g = append(g, &s)
+	}
+	return [][]*ScenarioResult{g}
+}
+
+// A value label is drawn clear of every threshold bar: its own row's (the
+// median next to the bound) and the row's above (a bound under the
+// label), on a chart of few rows (tall rows) and of many (short ones).
+func TestChartValueLabelsClearTheThresholds(t *testing.T) {
+	t.Parallel()
+	value := regexp.MustCompile(`^[0-9]+\.[0-9]+[×%]$`)
+	type row = struct{ median, bound float64 }
+	for _, tc := range []struct {
+		name string
+		rows []row
+	}{
+		{"just below its bound", []row{{0.79, 0.80}}},
+		{"just above its bound", []row{{0.81, 0.80}, {0.60, 0.55}}},
+		{"on its bound", []row{{0.80, 0.80}, {0.95, 0.85}}},
+		{"under the bound of the row above, many rows", []row{
+			{0.80, 0.80}, {0.80, 0.80}, {0.81, 0.79}, {0.79, 0.81}, {0.80, 0.80}, {0.80, 0.80},
+			{0.80, 0.80}, {0.81, 0.79}, {0.79, 0.81}, {0.80, 0.80}, {0.80, 0.80}, {0.80, 0.80}}},
+	} {
+		for _, chart := range []func(Workload, [][]*ScenarioResult) (*chartFigure, error){ratioChart, idealShareChart} {
+			fig, err := chart(WorkloadDrain, chartOneRun(tc.rows))
+			require.NoError(t, err)
+			drawn := drawChart(fig)
+			var labels, bars int
+			for _, b := range drawn.strokes {
+				if b.color != chartVermillion || b.width != vg.Points(2.5) || b.box.Size().X > b.box.Size().Y {
+					continue // not a threshold's bar (the legend's is flat)
+				}
+				bars++
+				for _, l := range drawn.texts {
+					if value.MatchString(l.text) {
+						require.False(t, chartOverlap(l.box, b.box), "%s: %q at %v overlaps the threshold bar at %v", tc.name, l.text, l.box, b.box)
+					}
+				}
+			}
+			for _, l := range drawn.texts {
+				if value.MatchString(l.text) {
+					labels++
+				}
+			}
+			require.Equal(t, len(tc.rows), bars, tc.name)
+			require.Equal(t, len(tc.rows), labels, tc.name)
+		}
+	}
+}
+
+// An axis read against 1 always has a labelled tick at 1, whatever its
+// range: the default ticks of 0.17–1.47 were 0.2, 0.8 and 1.4.
+func TestChartOneTicks(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		lo, hi  float64
+		percent bool
+		want    []string
+	}{
+		{0.17, 1.47, false, []string{"0.25", "0.5", "0.75", "1", "1.25"}},
+		{0.2, 1.4, false, []string{"0.25", "0.5", "0.75", "1", "1.25"}},
+		{0.3, 1.9, false, []string{"0.5", "0.75", "1", "1.25", "1.5", "1.75"}},
+		{0.6, 1.3, false, []string{"0.6", "0.8", "1", "1.2"}},
+		{0.05, 3.3, false, []string{"0.5", "1", "1.5", "2", "2.5", "3"}},
+		{0.7, 1.05, false, []string{"0.7", "0.8", "0.9", "1"}},
+		{0.95, 1.03, false, []string{"0.96", "0.98", "1", "1.02"}},
+		{0.01, 7, false, []string{"1", "2", "4", "6"}},
+		{0, 40, false, []string{"10", "20", "30", "40", "1"}},
+		{0.76, 1.12, true, []string{"80%", "90%", "100%", "110%"}},
+	} {
+		var labels []string
+		for _, tick := range (chartOneTicks{percent: tc.percent}).Ticks(tc.lo, tc.hi) {
+			require.True(t, tick.Value >= tc.lo && tick.Value <= tc.hi, "%v–%v: tick %v", tc.lo, tc.hi, tick.Value)
+			if tick.Label != "" {
+				labels = append(labels, tick.Label)
+			}
+		}
+		require.Equal(t, tc.want, labels, "%v–%v", tc.lo, tc.hi)
+	}
+}
+
+// Every chart of a run with an ideal_share draws it, as the ratio chart
+// draws throughput_ratio: the median, its interval, the threshold, the
+// line at 1 labelled 100%.
+func TestIdealShareChart(t *testing.T) {
+	t.Parallel()
+	fig, err := idealShareChart(WorkloadDrain, chartOneRun([]struct{ median, bound float64 }{{0.83, 0.90}}))
+	require.NoError(t, err)
+	var texts []string
+	for _, x := range drawChart(fig).texts {
+		texts = append(texts, x.text)
+	}
+	require.Contains(t, texts, "83.0%")
+	require.Contains(t, texts, "100%")
+	require.Contains(t, texts, "ideal (100%)")
+	require.Contains(t, texts, "threshold missed")
+	require.Contains(t, texts, "median of 5 rounds; whiskers: min–max of the rounds (a 93.8% confidence interval of the median)")
+
+	fig, err = idealShareChart(WorkloadDrain, chartGroups([]*ScenarioResult{{Name: "baseline", Workload: WorkloadDrain}}))
+	require.NoError(t, err)
+	require.Nil(t, fig, "no ideal_share, no chart")
+}
+
+// A zero on the soak chart's log panels is drawn at a tick labelled 0, a
+// decade below the lowest positive value's, not at 1 (the log axis's
+// floor, where it read as one dead tuple).
+func TestSoakChartDrawsZeros(t *testing.T) {
+	t.Parallel()
+	var samples []SoakSample
+	for i, dead := range []int64{67, 8, 0, 149, 2, 0, 58} {
+		samples = append(samples, SoakSample{Seconds: float64(2 * (i + 1)), Claims: 10, ClaimP50: 0.0003, ClaimP99: 0.006,
+			Tasks: SoakTable{Dead: 1000 * (dead + 1), Bytes: 1 << 20}, Slots: SoakTable{Dead: dead, Bytes: 1 << 16}})
+	}
+	fig, err := soakChart(WorkloadSoak, [][]*ScenarioResult{{{Name: "soak", Workload: WorkloadSoak, Soak: &SoakRun{Samples: samples}}}})
+	require.NoError(t, err)
+	dead := fig.below[0]
+	require.Equal(t, 0.0, dead.Y.Min)
+	ticks := dead.Y.Tick.Marker.Ticks(dead.Y.Min, dead.Y.Max)
+	require.Equal(t, plot.Tick{Value: 0, Label: "0"}, ticks[0])
+	require.Equal(t, plot.Tick{Value: 1, Label: "1"}, ticks[1])
+	at := func(v float64) float64 { return dead.Y.Norm(v) }
+	require.Equal(t, 0.0, at(0), "0 at the foot, on its tick")
+	require.InEpsilon(t, at(10)-at(1), at(1)-at(0), 0.1, "0 a decade below 1")
+	require.Greater(t, at(2), at(1))
+	require.Contains(t, fig.plot.Title.Text, "zeros drawn at the foot, labelled 0")
+
+	// Without zeros, the panels stay on plain log scales.
+	for i := range samples {
+		samples[i].Slots.Dead++
+	}
+	fig, err = soakChart(WorkloadSoak, [][]*ScenarioResult{{{Name: "soak", Workload: WorkloadSoak, Soak: &SoakRun{Samples: samples}}}})
+	require.NoError(t, err)
+	require.Equal(t, plot.LogScale{}, fig.below[0].Y.Scale)
+	require.Equal(t, 1.0, fig.below[0].Y.Min)
+	require.NotContains(t, fig.plot.Title.Text, "zeros")
 }

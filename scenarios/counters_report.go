@@ -43,7 +43,7 @@ func (r *CountersReport) WriteMarkdown(w io.Writer) error {
 		x := c.Ratio
 		ci, geo := "– (one round)", "–"
 		if x.N >= 2 {
-			ci = fmt.Sprintf("%.3f – %.3f (%s)", x.Low, x.High, pct(x.Level))
+			ci = fmt.Sprintf("%.3f – %.3f (%s)", x.Low, x.High, FormatLevel(x.Level))
 			geo = fmt.Sprintf("%.3f [%.3f – %.3f]", x.GeoMean, x.GeoLow, x.GeoHigh)
 		}
 		target := ""

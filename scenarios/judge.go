@@ -84,7 +84,7 @@ func judge(w Workload, t Threshold, m *MetricResult) ThresholdResult {
 		tr.Status = StatusMissed
 	default:
 		tr.Status = StatusInconclusive
-		reasons = append(reasons, fmt.Sprintf("the %.0f%% interval %s – %s straddles the bound", m.Level*100,
+		reasons = append(reasons, fmt.Sprintf("the %s interval %s – %s straddles the bound", FormatLevel(m.Level),
 			formatValue(m.Unit, low), formatValue(m.Unit, high)))
 	}
 	if m.Level == 0 && m.N == 1 && isPerRound(w, t.Metric) {
@@ -197,15 +197,26 @@ func FormatBound(s ScenarioResult, t ThresholdResult) string {
 }
 
 // FormatMeasured renders what a threshold measured: the value, its interval
-// when it had one, and the number of samples.
+// and the interval's level when it had one, and the number of samples.
 func FormatMeasured(s ScenarioResult, t ThresholdResult) string {
-	if s.Metric(t.Metric) == nil {
+	m := s.Metric(t.Metric)
+	if m == nil {
 		return "–"
 	}
 	u := unitOf(s, t.Metric)
 	out := formatValue(u, t.Value)
 	if t.Low != 0 || t.High != 0 {
-		out += " [" + formatValue(u, t.Low) + " – " + formatValue(u, t.High) + "]"
+		out += " [" + formatInterval(u, t.Low, t.High, m.Level) + "]"
 	}
 	return fmt.Sprintf("%s (n=%d)", out, t.N)
+}
+
+// formatInterval renders an interval and its level, as the reports' tables
+// show it: "0.676× – 0.869× (93.8%)".
+func formatInterval(u Unit, low, high, level float64) string {
+	out := formatValue(u, low) + " – " + formatValue(u, high)
+	if level > 0 {
+		out += " (" + FormatLevel(level) + ")"
+	}
+	return out
 }

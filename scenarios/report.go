@@ -314,7 +314,7 @@ func (r *DrainReport) WriteMarkdown(w io.Writer) error {
 			ratio = fmt.Sprintf("%.3f", x.Median)
 			ci = "– (one round)"
 			if x.N >= 2 {
-				ci = fmt.Sprintf("%.3f – %.3f (%s)", x.Low, x.High, pct(x.Level))
+				ci = fmt.Sprintf("%.3f – %.3f (%s)", x.Low, x.High, FormatLevel(x.Level))
 				geo = fmt.Sprintf("%.3f [%.3f – %.3f]", x.GeoMean, x.GeoLow, x.GeoHigh)
 			}
 		}
@@ -374,7 +374,7 @@ func ratioLine(r *Ratio) string {
 	if r.N < 2 {
 		return fmt.Sprintf("%.3f (one round, no interval)", r.Median)
 	}
-	return fmt.Sprintf("%.3f median, CI %.3f–%.3f (%s)", r.Median, r.Low, r.High, pct(r.Level))
+	return fmt.Sprintf("%.3f median, CI %.3f–%.3f (%s)", r.Median, r.Low, r.High, FormatLevel(r.Level))
 }
 
 func joinVariantsComma(vs []Variant) string {

@@ -17,7 +17,9 @@ import (
 // each interval in milliseconds; dead tuples of tasks (solid) and
 // concurrency_slots (dashed); the two tables' total size. Every panel is
 // on a log scale, so that a flat line and one that grows a thousandfold
-// both read; zeros are drawn at the floor of their axis.
+// both read; a panel with zeros (dead tuples after a vacuum) on a log
+// scale that shows zero too (chartZeroLogScale), its foot labelled 0: a
+// zero drawn at the foot of a plain log axis would read as its floor (1).
 func soakChart(w Workload, groups [][]*ScenarioResult) (*chartFigure, error) {
 	var scs []*ScenarioResult
 	longest := 0.0
@@ -48,7 +50,7 @@ func soakChart(w Workload, groups [][]*ScenarioResult) (*chartFigure, error) {
 		c := chartPalette[i%len(chartPalette)]
 		solid := draw.LineStyle{Color: c, Width: vg.Points(1.8)}
 		dashed := draw.LineStyle{Color: c, Width: vg.Points(1.4), Dashes: dashes}
-		series := func(f func(SoakSample) (float64, bool), floor float64, r *chartRange) plotter.XYs {
+		series := func(f func(SoakSample) (float64, bool), r *chartRange) plotter.XYs {
 			var xys plotter.XYs
 			for _, smp := range s.Soak.Samples {
 				v, ok := f(smp)
@@ -56,15 +58,15 @@ func soakChart(w Workload, groups [][]*ScenarioResult) (*chartFigure, error) {
 					continue
 				}
 				r.add(v)
-				xys = append(xys, plotter.XY{X: smp.Seconds / scale, Y: math.Max(v, floor)})
+				xys = append(xys, plotter.XY{X: smp.Seconds / scale, Y: math.Max(v, 0)})
 			}
 			return xys
 		}
-		p99 := series(func(x SoakSample) (float64, bool) { return x.ClaimP99 * 1e3, x.Claims > 0 }, 1e-3, &ranges[0])
-		p50 := series(func(x SoakSample) (float64, bool) { return x.ClaimP50 * 1e3, x.Claims > 0 }, 1e-3, &ranges[0])
-		deadTasks := series(func(x SoakSample) (float64, bool) { return float64(x.Tasks.Dead), true }, 1, &ranges[1])
-		deadSlots := series(func(x SoakSample) (float64, bool) { return float64(x.Slots.Dead), true }, 1, &ranges[1])
-		bytes := series(func(x SoakSample) (float64, bool) { return float64(x.Tasks.Bytes+x.Slots.Bytes) / (1 << 20), true }, 1e-3, &ranges[2])
+		p99 := series(func(x SoakSample) (float64, bool) { return x.ClaimP99 * 1e3, x.Claims > 0 }, &ranges[0])
+		p50 := series(func(x SoakSample) (float64, bool) { return x.ClaimP50 * 1e3, x.Claims > 0 }, &ranges[0])
+		deadTasks := series(func(x SoakSample) (float64, bool) { return float64(x.Tasks.Dead), true }, &ranges[1])
+		deadSlots := series(func(x SoakSample) (float64, bool) { return float64(x.Slots.Dead), true }, &ranges[1])
+		bytes := series(func(x SoakSample) (float64, bool) { return float64(x.Tasks.Bytes+x.Slots.Bytes) / (1 << 20), true }, &ranges[2])
 
 		for _, l := range []struct {
 			p      *plot.Plot
@@ -93,14 +95,24 @@ func soakChart(w Workload, groups [][]*ScenarioResult) (*chartFigure, error) {
 		}
 	}
 	floors := [3]float64{1e-3, 1, 1e-3}
+	zeros := false
 	for i, p := range []*plot.Plot{latency, dead, size} {
 		lo, hi := ranges[i].bounds(floors[i])
 		p.Y.Scale = plot.LogScale{}
 		p.Y.Tick.Marker = chartLogThousandsTicks{}
 		p.Y.Min, p.Y.Max = lo, hi
+		if ranges[i].zero {
+			p.Y.Scale = chartZeroLogScale{lowest: lo}
+			p.Y.Tick.Marker = chartZeroLogTicks{lowest: lo}
+			p.Y.Min = 0
+			zeros = true
+		}
 		p.X.Min, p.X.Max = 0, longest/scale
 		p.X.Tick.Marker = chartThousandsTicks{}
 		p.Legend.Top, p.Legend.Left = true, true
+	}
+	if zeros {
+		latency.Title.Text += " (zeros drawn at the foot, labelled 0, a decade below the lowest tick)"
 	}
 	return &chartFigure{plot: latency, width: chartWidth, height: 8 * vg.Inch, below: []*plot.Plot{dead, size}}, nil
 }
@@ -125,7 +137,7 @@ func (r *chartRange) add(v float64) {
 }
 
 // bounds returns the axis's range on a log scale: whole decades around the
-// values, at least one decade, never below floor.
+// positive values, at least one decade, never below floor.
 func (r *chartRange) bounds(floor float64) (lo, hi float64) {
 	if !r.seen {
 		return floor, floor * 10
@@ -135,10 +147,32 @@ func (r *chartRange) bounds(floor float64) (lo, hi float64) {
 	if hi <= lo {
 		hi = lo * 10
 	}
-	if r.zero {
-		lo = floor
-	}
 	return max(lo, floor), hi
+}
+
+// chartZeroLogScale is a log scale that shows zero: it maps y to
+// log10(1 + 10·y/lowest), so that from lowest (the axis's lowest decade)
+// up values are drawn almost as on a log scale, and 0 a decade below
+// lowest, at the foot of the axis, where no positive value of the panel
+// is. Negative values are drawn as 0.
+type chartZeroLogScale struct {
+	lowest float64
+}
+
+func (s chartZeroLogScale) Normalize(lo, hi, y float64) float64 {
+	f := func(v float64) float64 { return math.Log10(1 + 10*math.Max(v, 0)/s.lowest) }
+	return (f(y) - f(lo)) / (f(hi) - f(lo))
+}
+
+// chartZeroLogTicks are the ticks of a chartZeroLogScale axis: 0, then
+// chartLogThousandsTicks from lowest up.
+type chartZeroLogTicks struct {
+	lowest float64
+}
+
+func (t chartZeroLogTicks) Ticks(lo, hi float64) []plot.Tick {
+	ticks := []plot.Tick{{Value: 0, Label: "0"}}
+	return append(ticks, chartLogThousandsTicks{}.Ticks(max(lo, t.lowest), hi)...)
 }
 
 // chartLogThousandsTicks are chartLogTicks labelled as the reports write

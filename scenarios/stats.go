@@ -1,6 +1,7 @@
 package scenarios
 
 import (
+	"fmt"
 	"math"
 	"slices"
 	"time"
@@ -66,6 +67,32 @@ func ratioStats(ratios []float64) Ratio {
 		r.GeoMean, r.GeoLow, r.GeoHigh = math.Exp(mean), math.Exp(mean-half), math.Exp(mean+half)
 	}
 	return r
+}
+
+// FormatLevel renders the level of a confidence interval (Ratio.Level,
+// MetricResult.Level) as every report, verdict and chart prints it: with
+// one decimal, "93.8%" for the min–max of 5 rounds (0.9375), never rounded
+// to a whole percent that claims more (94%) or less (93%) than the
+// interval has.
+func FormatLevel(level float64) string { return fmt.Sprintf("%.1f%%", level*100) }
+
+// formatLevels renders the levels of several intervals (zeros, metrics
+// without one, left out): the one level, or the lowest and the highest
+// ("75.0%–93.8%") when the numbers of rounds differ; "" for none.
+func formatLevels(levels []float64) string {
+	lo, hi := math.Inf(1), 0.0
+	for _, l := range levels {
+		if l > 0 {
+			lo, hi = min(lo, l), max(hi, l)
+		}
+	}
+	switch {
+	case hi == 0:
+		return ""
+	case FormatLevel(lo) == FormatLevel(hi):
+		return FormatLevel(lo)
+	}
+	return FormatLevel(lo) + "–" + FormatLevel(hi)
 }
 
 // Latency summarises round-trip latencies.

@@ -57,15 +57,27 @@ func (r *SuiteResult) WriteMarkdown(w io.Writer, charts []string) error {
 		e.Postgres, e.NumCPU, e.CPUModel, e.GoVersion, e.GOMAXPROCS, r.LoadBefore, r.LoadAfter, settingsLine(e.PostgresSettings))
 
 	b.WriteString("## Thresholds\n\n")
-	b.WriteString("Ratios and throughputs are judged on the confidence interval of their median over the rounds (MET: the whole interval passes; MISSED: the whole interval fails; INCONCLUSIVE: it straddles the bound, the run was too noisy to decide). Percentiles need enough samples (100 for a p99).\n\n")
+	var levels []float64
+	for _, s := range r.Scenarios {
+		for _, t := range s.Thresholds {
+			if m := s.Metric(t.Metric); m != nil && (t.Low != 0 || t.High != 0) {
+				levels = append(levels, m.Level)
+			}
+		}
+	}
+	level := ""
+	if l := formatLevels(levels); l != "" {
+		level = " (distribution-free, from the rounds' order statistics: its level follows from the number of rounds, " + l + " in this run)"
+	}
+	fmt.Fprintf(&b, "Ratios and throughputs are judged on the confidence interval of their median over the rounds%s. MET: the whole interval passes; MISSED: the whole interval fails; INCONCLUSIVE: it straddles the bound, the run was too noisy to decide. Percentiles need enough samples (100 for a p99).\n\n", level)
 	b.WriteString("| scenario | metric | threshold | measured | interval | n | status | declared |\n|---|---|---|---:|---|---:|---|---|\n")
 	for _, s := range r.Scenarios {
 		for _, t := range s.Thresholds {
 			m := s.Metric(t.Metric)
 			unit := unitOf(s, t.Metric)
 			interval := ""
-			if t.Low != 0 || t.High != 0 {
-				interval = formatValue(unit, t.Low) + " – " + formatValue(unit, t.High)
+			if m != nil && (t.Low != 0 || t.High != 0) {
+				interval = formatInterval(unit, t.Low, t.High, m.Level)
 			}
 			measured := formatValue(unit, t.Value)
 			if m == nil {
@@ -110,7 +122,7 @@ func (r *SuiteResult) WriteMarkdown(w io.Writer, charts []string) error {
 		for _, m := range s.Metrics {
 			interval := ""
 			if m.Level > 0 {
-				interval = fmt.Sprintf("%s – %s (%.1f%%)", formatValue(m.Unit, m.Low), formatValue(m.Unit, m.High), m.Level*100)
+				interval = formatInterval(m.Unit, m.Low, m.High, m.Level)
 			}
 			var rounds []string
 			for _, v := range m.Samples {
