@@ -221,6 +221,7 @@ var (
 		"register_worker(text, text, integer, text)",
 		"release(bigint[], text)",
 		"resign_leader(text)",
+		"return_leases(text)",
 		"run_maintenance(text)",
 	}
 	counterFunctions = []string{
@@ -240,7 +241,7 @@ var (
 	// may read.
 	Tables = []string{
 		"applies", "concurrency_slots", "counter_values", "counters", "grants", "leader",
-		"queues", "reservations", "runtime_clock", "schema_migrations", "task_types", "tasks", "workers",
+		"queues", "reservations", "runtime_clock", "schema_migrations", "task_types", "tasks", "unit_leases", "workers",
 	}
 )
 

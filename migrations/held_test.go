@@ -16,25 +16,28 @@ import (
 )
 
 // The runtime's SQL notifies the channel the Go worker listens on
-// (migrations.TasksChannel), with the schema as payload: a completion that
-// passes a unit to a waiting task, left open for any worker, wakes them.
+// (migrations.TasksChannel), with the schema as payload: a worker giving
+// back a leased unit that passes to a waiting task, left open for any
+// worker, wakes them.
 func TestTasksChannelIsTheOneTheRuntimeNotifies(t *testing.T) {
 	t.Parallel()
 	r := newRT(t, state(queueCfg("q"), task("lim", 1)))
 	r.register("w")
-	r.enqueueN("lim", 2) // one holds the unit, one waits for it
+	r.enqueueN("lim", 2) // one runs on w's lease, one waits for the unit
 	ids, err := claim(bg, r.pool, r.schema, "q", "w", 10)
 	require.NoError(t, err)
 	require.Len(t, ids, 1)
+	var n int
+	r.scalar(&n, `SELECT {{schema}}.complete($1, 'w')`, ids)
+	require.Equal(t, 1, n)
 
 	conn, err := pgx.ConnectConfig(bg, r.pool.Config().ConnConfig)
 	require.NoError(t, err)
 	defer conn.Close(bg)
 	_, err = conn.Exec(bg, "LISTEN "+pgx.Identifier{migrations.TasksChannel}.Sanitize())
 	require.NoError(t, err)
-	var n int
-	r.scalar(&n, `SELECT {{schema}}.complete($1, 'w')`, ids)
-	require.Equal(t, 1, n)
+	r.scalar(&n, `SELECT {{schema}}.return_leases('w')`)
+	require.Equal(t, 1, n, "w's one leased unit goes back, to the waiting task")
 
 	// Parallel tests' schemas notify the same channel: wait for this
 	// schema's notification, as a worker filters on the payload.

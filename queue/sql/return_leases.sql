@@ -1,0 +1,1 @@
+SELECT {{schema}}.return_leases($1::text)
