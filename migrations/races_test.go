@@ -232,6 +232,7 @@ func TestEnqueueRacingLimitRemovalKeepsNoStaleUnit(t *testing.T) {
 	r.exec(`SELECT {{schema}}.complete($1, 'w')`, ids)
 	require.Len(t, r.claimWithin("w"), 1)
 	r.exec(`SELECT {{schema}}.complete($1, 'w')`, r.ids("gone", "running"))
+	r.exec(`SELECT {{schema}}.return_leases('w')`) // w stops: its leased unit goes back
 	var used int
 	r.scalar(&used, `SELECT coalesce(sum(used), 0)::int FROM {{schema}}.concurrency_slots WHERE task_type = 'gone'`)
 	require.Zero(t, used)

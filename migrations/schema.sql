@@ -491,10 +491,13 @@ CREATE OR REPLACE FUNCTION {{schema}}.claim_lanes(queue text, worker_id text, n 
 AS $function$
 #variable_conflict use_column
 DECLARE
-    v_types text[];
-    v_spare integer[];
-    v_room  integer[];
-    i       integer;
+    v_types   text[];
+    v_spare   integer[];
+    v_room    integer[];
+    v_lacking text[];
+    v_other   text;
+    v_back    record;
+    i         integer;
 BEGIN
     IF least(n, coalesce(max_limited, n)) < 1 THEN
         RETURN;
@@ -522,17 +525,52 @@ BEGIN
     FROM unnest(v_types) WITH ORDINALITY AS u(type, ord)
     LEFT JOIN {{schema}}.lease_spare(claim_lanes.worker_id, v_types) s ON s.task_type = u.type;
 
-    -- 2. A lane beside free units, where the worker has no spare one: a
-    -- lease first (rare: units come free when a worker returns its spare
-    -- ones or a limit is raised).
+    -- 2. A lane beside free units, where the worker has fewer spare ones
+    -- than the claim could take: the lease grows first (rare: units come
+    -- free when a worker returns its spare ones, a limit is raised or a
+    -- task holding its own unit ends; unneeded ones go back at the end of
+    -- a short claim).
     v_room := v_spare;
     FOR i IN 1 .. cardinality(v_types) LOOP
-        IF v_spare[i] = 0 AND EXISTS (SELECT 1 FROM {{schema}}.concurrency_slots s
+        IF v_spare[i] < n AND EXISTS (SELECT 1 FROM {{schema}}.concurrency_slots s
                                       WHERE s.task_type = v_types[i] AND s.used < s.capacity) THEN
-            v_room[i] := {{schema}}.extend_lease(claim_lanes.worker_id, v_types[i],
-                                                 least(n, {{schema}}.lease_chunk(v_types[i])));
+            v_room[i] := v_spare[i] + {{schema}}.extend_lease(claim_lanes.worker_id, v_types[i], n - v_spare[i]);
         END IF;
     END LOOP;
+
+    -- 2b. Lanes still without room: the spare units of workers that have
+    -- gone quiet (no heartbeat for a quarter of the shortest
+    -- worker_timeout: killed, stuck or cut off) go back to their groups
+    -- under those workers' locks, taken without waiting, and this worker
+    -- leases them. Taking a worker's spare units is always safe under its
+    -- lock (it runs nothing on them); a live worker only leases again.
+    -- Without this a killed worker's spare units would wait for its
+    -- recovery beside the lane (I5).
+    SELECT array_agg(u.type) INTO v_lacking
+    FROM unnest(v_types, v_room) AS u(type, room)
+    WHERE u.room = 0 AND {{schema}}.try_lock_type(u.type);
+    IF v_lacking IS NOT NULL THEN
+        FOR v_other IN
+            SELECT DISTINCT l.worker_id FROM {{schema}}.unit_leases l
+            JOIN {{schema}}.workers w ON w.id = l.worker_id
+            WHERE l.task_type = ANY (v_lacking) AND l.worker_id <> claim_lanes.worker_id
+              AND {{schema}}.heard_from(w.last_heartbeat)
+                  < now() - (SELECT coalesce(min(q.worker_timeout), interval '30 seconds') FROM {{schema}}.queues q) / 4
+            ORDER BY 1
+        LOOP
+            IF pg_try_advisory_xact_lock(1885827955, hashtext('{{schema}}.' || v_other)) THEN
+                v_back := {{schema}}.shrink_leases(v_other, v_lacking);
+                IF v_back.unit_types IS NOT NULL THEN
+                    PERFORM {{schema}}.give_back(v_back.unit_types, v_back.unit_groups);
+                END IF;
+            END IF;
+        END LOOP;
+        FOR i IN 1 .. cardinality(v_types) LOOP
+            IF v_room[i] = 0 AND v_types[i] = ANY (v_lacking) THEN
+                v_room[i] := {{schema}}.extend_lease(claim_lanes.worker_id, v_types[i], n);
+            END IF;
+        END LOOP;
+    END IF;
 
     -- 3. The first tasks of each lane, as many as the room (one descent
     -- per lane), the first n of them in claim order: running on the
@@ -1196,77 +1234,31 @@ $function$;
 CREATE OR REPLACE FUNCTION {{schema}}.hand_off(types text[], groups integer[], taker text DEFAULT NULL::text, max_take integer DEFAULT NULL::integer, OUT taken {{schema}}.taken_task[])
  RETURNS {{schema}}.taken_task[]
  LANGUAGE plpgsql
+ SET enable_seqscan TO 'off'
 AS $function$
 DECLARE
     v_draining text[];
-    v_retry    text[];
-    o_types    text[];
-    o_groups   integer[];
-    b_types    text[];
-    b_groups   integer[];
-    v_taken    {{schema}}.taken_task[];
-    v_opened   integer;
-    v_more     integer;
-    v_type     text;
 BEGIN
     IF coalesce(cardinality(types), 0) = 0 THEN
         RETURN;
     END IF;
-    -- 1. Units of draining types go back; the others are offered.
-    SELECT array_agg(tt.name) INTO v_draining
+    SELECT array_agg(tt.name ORDER BY tt.name) INTO v_draining
     FROM {{schema}}.task_types tt
-    WHERE tt.name = ANY (types) AND tt.draining;
-    IF v_draining IS NULL THEN
-        o_types := types;
-        o_groups := groups;
-    ELSE
-        SELECT array_agg(u.t) FILTER (WHERE u.t = ANY (v_draining)),
-               array_agg(u.g) FILTER (WHERE u.t = ANY (v_draining)),
-               array_agg(u.t) FILTER (WHERE NOT (u.t = ANY (v_draining))),
-               array_agg(u.g) FILTER (WHERE NOT (u.t = ANY (v_draining)))
-          INTO b_types, b_groups, o_types, o_groups
-        FROM unnest(types, groups) AS u(t, g);
-    END IF;
-    SELECT * INTO o_types, o_groups, taken, v_opened FROM {{schema}}.offer_units(o_types, o_groups, taker, max_take);
-
-    -- 2. Units nobody took: before they go back, wait for any admission of
-    -- their types in flight (it holds the admission lock until it commits,
-    -- and may have left tasks waiting that the offer above did not see),
-    -- then offer again to the types whose lanes now show tasks (I5).
-    -- Admission locks are taken once, in key order, for every type that may
-    -- need one here: never one by one. Exclusive when a drain may end (step
-    -- 3 admits), else shared.
-    IF o_types IS NOT NULL OR v_draining IS NOT NULL THEN
-        PERFORM {{schema}}.lock_admission(coalesce(o_types, '{}') || coalesce(v_draining, '{}'), v_draining IS NOT NULL);
-    END IF;
-    IF o_types IS NOT NULL THEN
-        SELECT array_agg(DISTINCT u.t) INTO v_retry
-        FROM unnest(o_types) AS u(t)
-        WHERE EXISTS (SELECT 1 FROM {{schema}}.tasks t
-                      WHERE t.type = u.t AND t.status = 'pending' AND t.gate = 'waiting');
-    END IF;
-    IF v_retry IS NOT NULL THEN
-        SELECT * INTO o_types, o_groups, v_taken, v_more
-        FROM {{schema}}.offer_units(o_types, o_groups, taker, max_take - coalesce(cardinality(taken), 0));
-        taken := coalesce(taken, '{}') || coalesce(v_taken, '{}');
-        v_opened := coalesce(v_opened, 0) + coalesce(v_more, 0);
-    END IF;
-    -- Tasks opened for any claimer: wake idle workers, which LISTEN on
-    -- pgseq_tasks (payload: the schema; schema names need no quotes, so the
-    -- literal below is the quoted identifier itself).
-    IF coalesce(v_opened, 0) > 0 THEN
-        PERFORM pg_notify('pgseq_tasks', '{{schema}}'::regnamespace::text);
-    END IF;
-    IF b_types IS NOT NULL OR o_types IS NOT NULL THEN
-        PERFORM {{schema}}.give_back(coalesce(b_types, '{}') || coalesce(o_types, '{}'),
-                                     coalesce(b_groups, '{}') || coalesce(o_groups, '{}'));
-    END IF;
-
-    -- 3. A type whose drain just ended admits again: its free units go to its lane.
+    WHERE tt.draining AND tt.name IN (SELECT DISTINCT u.t FROM unnest(types) AS u(t));
     IF v_draining IS NOT NULL THEN
-        FOREACH v_type IN ARRAY coalesce({{schema}}.end_drain(v_draining), '{}') LOOP
-            PERFORM {{schema}}.admit_waiting(v_type);
-        END LOOP;
+        PERFORM {{schema}}.lock_admission(v_draining, true);
+    END IF;
+    PERFORM {{schema}}.give_back(types, groups);
+    IF v_draining IS NOT NULL THEN
+        PERFORM {{schema}}.end_drain(v_draining);
+    END IF;
+    PERFORM 1 FROM {{schema}}.tasks t
+    WHERE t.type IN (SELECT DISTINCT u.t FROM unnest(types) AS u(t)) AND t.status = 'pending' AND t.gate = 'waiting'
+    LIMIT 1;
+    IF FOUND THEN
+        -- Idle workers LISTEN on pgseq_tasks (payload: the schema; schema
+        -- names need no quotes, so the literal is the quoted identifier).
+        PERFORM pg_notify('pgseq_tasks', '{{schema}}'::regnamespace::text);
     END IF;
 END;
 $function$;

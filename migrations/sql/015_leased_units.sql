@@ -395,6 +395,51 @@ END;
 $$;
 
 -- ---------------------------------------------------------------------------
+-- hand_off: units of tasks that held their own go back to their groups
+
+-- A task still holds a unit of its own when the admission repair, a raised
+-- limit, a recovery or a release admitted it from its lane (admit_waiting).
+-- When it ends, its unit goes back to its group, and the next claim on the
+-- queue leases it to its worker with the lane's tasks (claim_lanes): units
+-- no longer pass from task to task, which kept every later task of the type
+-- on the slow path (a completion writing a slot row and probing the lane).
+-- Idle workers are woken when a lane waits for the units given back. A
+-- draining type whose drain this ends admits again; ending a drain is
+-- decided by one caller at a time (the admission lock, exclusive). taker
+-- and max_take are kept for callers (complete_and_take): nothing is taken.
+CREATE OR REPLACE FUNCTION {{schema}}.hand_off(types text[], groups integer[],
+    taker text DEFAULT NULL, max_take integer DEFAULT NULL, OUT taken {{schema}}.taken_task[])
+LANGUAGE plpgsql
+SET enable_seqscan = off
+AS $$
+DECLARE
+    v_draining text[];
+BEGIN
+    IF coalesce(cardinality(types), 0) = 0 THEN
+        RETURN;
+    END IF;
+    SELECT array_agg(tt.name ORDER BY tt.name) INTO v_draining
+    FROM {{schema}}.task_types tt
+    WHERE tt.draining AND tt.name IN (SELECT DISTINCT u.t FROM unnest(types) AS u(t));
+    IF v_draining IS NOT NULL THEN
+        PERFORM {{schema}}.lock_admission(v_draining, true);
+    END IF;
+    PERFORM {{schema}}.give_back(types, groups);
+    IF v_draining IS NOT NULL THEN
+        PERFORM {{schema}}.end_drain(v_draining);
+    END IF;
+    PERFORM 1 FROM {{schema}}.tasks t
+    WHERE t.type IN (SELECT DISTINCT u.t FROM unnest(types) AS u(t)) AND t.status = 'pending' AND t.gate = 'waiting'
+    LIMIT 1;
+    IF FOUND THEN
+        -- Idle workers LISTEN on pgseq_tasks (payload: the schema; schema
+        -- names need no quotes, so the literal is the quoted identifier).
+        PERFORM pg_notify('pgseq_tasks', '{{schema}}'::regnamespace::text);
+    END IF;
+END;
+$$;
+
+-- ---------------------------------------------------------------------------
 -- Claim
 
 -- claim_lanes claims, for each limited type of the queue with tasks in its
@@ -409,10 +454,13 @@ SET enable_seqscan = off
 AS $$
 #variable_conflict use_column
 DECLARE
-    v_types text[];
-    v_spare integer[];
-    v_room  integer[];
-    i       integer;
+    v_types   text[];
+    v_spare   integer[];
+    v_room    integer[];
+    v_lacking text[];
+    v_other   text;
+    v_back    record;
+    i         integer;
 BEGIN
     IF least(n, coalesce(max_limited, n)) < 1 THEN
         RETURN;
@@ -440,17 +488,52 @@ BEGIN
     FROM unnest(v_types) WITH ORDINALITY AS u(type, ord)
     LEFT JOIN {{schema}}.lease_spare(claim_lanes.worker_id, v_types) s ON s.task_type = u.type;
 
-    -- 2. A lane beside free units, where the worker has no spare one: a
-    -- lease first (rare: units come free when a worker returns its spare
-    -- ones or a limit is raised).
+    -- 2. A lane beside free units, where the worker has fewer spare ones
+    -- than the claim could take: the lease grows first (rare: units come
+    -- free when a worker returns its spare ones, a limit is raised or a
+    -- task holding its own unit ends; unneeded ones go back at the end of
+    -- a short claim).
     v_room := v_spare;
     FOR i IN 1 .. cardinality(v_types) LOOP
-        IF v_spare[i] = 0 AND EXISTS (SELECT 1 FROM {{schema}}.concurrency_slots s
+        IF v_spare[i] < n AND EXISTS (SELECT 1 FROM {{schema}}.concurrency_slots s
                                       WHERE s.task_type = v_types[i] AND s.used < s.capacity) THEN
-            v_room[i] := {{schema}}.extend_lease(claim_lanes.worker_id, v_types[i],
-                                                 least(n, {{schema}}.lease_chunk(v_types[i])));
+            v_room[i] := v_spare[i] + {{schema}}.extend_lease(claim_lanes.worker_id, v_types[i], n - v_spare[i]);
         END IF;
     END LOOP;
+
+    -- 2b. Lanes still without room: the spare units of workers that have
+    -- gone quiet (no heartbeat for a quarter of the shortest
+    -- worker_timeout: killed, stuck or cut off) go back to their groups
+    -- under those workers' locks, taken without waiting, and this worker
+    -- leases them. Taking a worker's spare units is always safe under its
+    -- lock (it runs nothing on them); a live worker only leases again.
+    -- Without this a killed worker's spare units would wait for its
+    -- recovery beside the lane (I5).
+    SELECT array_agg(u.type) INTO v_lacking
+    FROM unnest(v_types, v_room) AS u(type, room)
+    WHERE u.room = 0 AND {{schema}}.try_lock_type(u.type);
+    IF v_lacking IS NOT NULL THEN
+        FOR v_other IN
+            SELECT DISTINCT l.worker_id FROM {{schema}}.unit_leases l
+            JOIN {{schema}}.workers w ON w.id = l.worker_id
+            WHERE l.task_type = ANY (v_lacking) AND l.worker_id <> claim_lanes.worker_id
+              AND {{schema}}.heard_from(w.last_heartbeat)
+                  < now() - (SELECT coalesce(min(q.worker_timeout), interval '30 seconds') FROM {{schema}}.queues q) / 4
+            ORDER BY 1
+        LOOP
+            IF pg_try_advisory_xact_lock(1885827955, hashtext('{{schema}}.' || v_other)) THEN
+                v_back := {{schema}}.shrink_leases(v_other, v_lacking);
+                IF v_back.unit_types IS NOT NULL THEN
+                    PERFORM {{schema}}.give_back(v_back.unit_types, v_back.unit_groups);
+                END IF;
+            END IF;
+        END LOOP;
+        FOR i IN 1 .. cardinality(v_types) LOOP
+            IF v_room[i] = 0 AND v_types[i] = ANY (v_lacking) THEN
+                v_room[i] := {{schema}}.extend_lease(claim_lanes.worker_id, v_types[i], n);
+            END IF;
+        END LOOP;
+    END IF;
 
     -- 3. The first tasks of each lane, as many as the room (one descent
     -- per lane), the first n of them in claim order: running on the
