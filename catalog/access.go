@@ -221,7 +221,6 @@ var (
 		"register_worker(text, text, integer, text)",
 		"release(bigint[], text)",
 		"resign_leader(text)",
-		"return_leases(text)",
 		"run_maintenance(text)",
 	}
 	counterFunctions = []string{
@@ -241,7 +240,7 @@ var (
 	// may read.
 	Tables = []string{
 		"applies", "concurrency_slots", "counter_values", "counters", "grants", "leader",
-		"queues", "reservations", "runtime_clock", "schema_migrations", "task_types", "tasks", "unit_leases", "workers",
+		"queues", "reservations", "runtime_clock", "schema_migrations", "task_types", "tasks", "workers",
 	}
 )
 

@@ -333,11 +333,8 @@ type limitSampler struct {
 	violations []string
 }
 
-// sampleSQL returns, per limited type: its limit, tasks claimed or
-// running, units lent out (tasks holding a unit of their own, and units
-// workers lease), the sum of its groups' used and capacity, and running
-// tasks on no unit (holding none of their own, beyond what their worker
-// leases of the type).
+// sampleSQL returns, per limited type: its limit, tasks claimed or running,
+// tasks holding a unit, and the sum of its groups' used and capacity.
 const sampleSQL = `
 WITH live AS (
     SELECT t.type,
@@ -346,26 +343,15 @@ WITH live AS (
     FROM {{schema}}.tasks t
     WHERE t.status IN ('pending', 'claimed', 'running')
     GROUP BY t.type
-), leases AS (
-    SELECT l.worker_id, l.task_type, sum(l.units) AS units
-    FROM {{schema}}.unit_leases l GROUP BY 1, 2
-), uncovered AS (
-    SELECT r.type, sum(greatest(r.n - coalesce(l.units, 0), 0)) AS n
-    FROM (SELECT t.worker_id, t.type, count(*) AS n FROM {{schema}}.tasks t
-          WHERE t.status = 'running' AND t.slot_group IS NULL GROUP BY 1, 2) r
-    LEFT JOIN leases l ON l.worker_id = r.worker_id AND l.task_type = r.type
-    GROUP BY r.type
 ), slots AS (
     SELECT s.task_type, sum(s.used) AS used, sum(s.capacity) AS capacity
     FROM {{schema}}.concurrency_slots s GROUP BY s.task_type
 )
-SELECT tt.name, tt.concurrency, coalesce(l.running, 0),
-       (coalesce(l.holding, 0) + coalesce((SELECT sum(x.units) FROM leases x WHERE x.task_type = tt.name), 0))::int,
-       coalesce(s.used, 0), coalesce(s.capacity, 0), coalesce(u.n, 0)::int
+SELECT tt.name, tt.concurrency, coalesce(l.running, 0), coalesce(l.holding, 0),
+       coalesce(s.used, 0), coalesce(s.capacity, 0)
 FROM {{schema}}.task_types tt
 LEFT JOIN live l ON l.type = tt.name
 LEFT JOIN slots s ON s.task_type = tt.name
-LEFT JOIN uncovered u ON u.type = tt.name
 WHERE tt.concurrency IS NOT NULL`
 
 func startSampler(d *db) *limitSampler {
@@ -396,8 +382,8 @@ func (s *limitSampler) sample(ctx context.Context, query string) {
 	defer cancel()
 	rows, err := s.d.pool.Query(qctx, query)
 	type row struct {
-		Type                                               string
-		Limit, Running, Holding, Used, Capacity, Uncovered int
+		Type                                    string
+		Limit, Running, Holding, Used, Capacity int
 	}
 	var got []row
 	if err == nil {
@@ -419,11 +405,9 @@ func (s *limitSampler) sample(ctx context.Context, query string) {
 		case r.Running > r.Limit:
 			s.violations = append(s.violations, fmt.Sprintf("%s: %d tasks claimed or running, limit %d", r.Type, r.Running, r.Limit))
 		case r.Holding > r.Limit:
-			s.violations = append(s.violations, fmt.Sprintf("%s: %d units lent out (tasks and leases), limit %d", r.Type, r.Holding, r.Limit))
+			s.violations = append(s.violations, fmt.Sprintf("%s: %d tasks hold a unit, limit %d", r.Type, r.Holding, r.Limit))
 		case r.Used != r.Holding:
-			s.violations = append(s.violations, fmt.Sprintf("%s: slot groups used %d, but %d units are lent out (tasks and leases)", r.Type, r.Used, r.Holding))
-		case r.Uncovered > 0:
-			s.violations = append(s.violations, fmt.Sprintf("%s: %d running tasks on no unit (their own or their worker's lease)", r.Type, r.Uncovered))
+			s.violations = append(s.violations, fmt.Sprintf("%s: slot groups used %d, but %d tasks hold a unit", r.Type, r.Used, r.Holding))
 		case r.Capacity != r.Limit:
 			s.violations = append(s.violations, fmt.Sprintf("%s: slot capacities sum to %d, limit %d", r.Type, r.Capacity, r.Limit))
 		}

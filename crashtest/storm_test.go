@@ -1271,8 +1271,8 @@ func (v *stormViolations) add(kind, example string) {
 
 // Violation kinds, named after the invariants the brief lists.
 const (
-	vUsed      = "1 used = holders + leased units"
-	vNoUnit    = "2 limited task running on no unit (its own or its worker's lease)"
+	vUsed      = "1 used = holders"
+	vNoUnit    = "2 limited task running or open without a unit"
 	vRunning   = "3 running <= limit (type not draining)"
 	vCapacity  = "4 holders <= capacity (type not draining)"
 	vStarved   = "5 due task waiting beside a free unit > 1s (no apply meanwhile)"
@@ -1283,9 +1283,8 @@ const (
 	vConverges = "9 the plan after an apply is empty"
 )
 
-// sampleGroupsSQL: every slot group beside what holds its units: tasks
-// holding one of their own (running, or pending with gate open) and the
-// units workers lease from it; and holders of groups that do not exist.
+// sampleGroupsSQL: every slot group beside the tasks holding it (running,
+// or pending with gate open), and holders of groups that do not exist.
 const sampleGroupsSQL = `
 WITH holders AS (
     SELECT t.type, t.slot_group, count(*)::int AS n, (array_agg(t.id ORDER BY t.id))[1:5] AS ids,
@@ -1293,49 +1292,26 @@ WITH holders AS (
     FROM {{schema}}.tasks t
     WHERE t.slot_group IS NOT NULL AND (t.status = 'running' OR (t.status = 'pending' AND t.gate = 'open'))
     GROUP BY 1, 2
-), leased AS (
-    SELECT l.task_type AS type, l.slot_group, sum(l.units)::int AS n
-    FROM {{schema}}.unit_leases l GROUP BY 1, 2
-), held AS (
-    SELECT coalesce(h.type, l.type) AS type, coalesce(h.slot_group, l.slot_group) AS slot_group,
-           coalesce(h.n, 0) + coalesce(l.n, 0) AS n, coalesce(h.ids, '{}') AS ids, coalesce(h.running, 0) AS running
-    FROM holders h FULL JOIN leased l ON l.type = h.type AND l.slot_group = h.slot_group
 )
 SELECT coalesce(s.task_type, h.type), coalesce(s.slot_group, h.slot_group), s.capacity, coalesce(s.used, 0),
        coalesce(h.n, 0), coalesce(h.running, 0), coalesce(h.ids, '{}'), coalesce(tt.draining, false)
 FROM {{schema}}.concurrency_slots s
-FULL JOIN held h ON h.type = s.task_type AND h.slot_group = s.slot_group
+FULL JOIN holders h ON h.type = s.task_type AND h.slot_group = s.slot_group
 LEFT JOIN {{schema}}.task_types tt ON tt.name = coalesce(s.task_type, h.type)
 ORDER BY 1, 2`
 
 // sampleTypesSQL: per task type, its limit, draining flag, running tasks,
-// running tasks of a limited type on no unit (holding none of their own,
-// beyond what their worker leases of the type), free units (in groups or
-// spare in a lease), summed capacity, unfinished tasks, and running tasks
-// whose worker is dead.
+// limited tasks running or open without a unit, free units, summed
+// capacity, unfinished tasks, and running tasks whose worker is dead.
 const sampleTypesSQL = `
-WITH leases AS (
-    SELECT l.worker_id, l.task_type, sum(l.units)::int AS units
-    FROM {{schema}}.unit_leases l GROUP BY 1, 2
-), unitless AS (
-    SELECT t.id, t.type, t.status, t.worker_id,
-           row_number() OVER (PARTITION BY t.worker_id, t.type ORDER BY t.id) AS k,
-           count(*) OVER (PARTITION BY t.worker_id, t.type) AS n
-    FROM {{schema}}.tasks t
-    WHERE t.status = 'running' AND t.slot_group IS NULL
-)
 SELECT tt.name, tt.concurrency, tt.draining,
        (SELECT count(*) FROM {{schema}}.tasks t WHERE t.type = tt.name AND t.status = 'running')::int,
        coalesce((SELECT array_agg(x.id || ':' || x.status) FROM (
-           SELECT u.id, u.status FROM unitless u
-           LEFT JOIN leases l ON l.worker_id = u.worker_id AND l.task_type = u.type
-           WHERE u.type = tt.name AND u.k > coalesce(l.units, 0)
-           ORDER BY u.id LIMIT 5) x), '{}'),
-       ((SELECT coalesce(sum(greatest(s.capacity - s.used, 0)), 0) FROM {{schema}}.concurrency_slots s WHERE s.task_type = tt.name)
-        + (SELECT coalesce(sum(greatest(l.units - coalesce(u.n, 0), 0)), 0) FROM leases l
-           LEFT JOIN (SELECT DISTINCT u.worker_id, u.type, u.n FROM unitless u) u
-                  ON u.worker_id = l.worker_id AND u.type = l.task_type
-           WHERE l.task_type = tt.name))::int,
+           SELECT t.id, t.status FROM {{schema}}.tasks t
+           WHERE t.type = tt.name AND t.slot_group IS NULL
+             AND (t.status = 'running' OR (t.status = 'pending' AND t.gate = 'open'))
+           ORDER BY t.id LIMIT 5) x), '{}'),
+       (SELECT coalesce(sum(greatest(s.capacity - s.used, 0)), 0) FROM {{schema}}.concurrency_slots s WHERE s.task_type = tt.name)::int,
        (SELECT coalesce(sum(s.capacity), 0) FROM {{schema}}.concurrency_slots s WHERE s.task_type = tt.name)::int,
        (SELECT count(*) FROM {{schema}}.tasks t WHERE t.type = tt.name AND t.status IN ('pending', 'running'))::int,
        (SELECT count(*) FROM {{schema}}.tasks t JOIN {{schema}}.workers w ON w.id = t.worker_id
@@ -1346,23 +1322,13 @@ FROM {{schema}}.task_types tt
 ORDER BY 1`
 
 // sampleWaitingSQL: the due waiting tasks of the limited types that are
-// not draining and have a free unit: in a group, or spare in a worker's
-// lease (a unit no running task of that worker holds).
+// not draining and have a free unit.
 const sampleWaitingSQL = `
-WITH spare AS (
-    SELECT l.task_type, sum(greatest(l.units - coalesce(r.n, 0), 0)) AS n
-    FROM (SELECT l.worker_id, l.task_type, sum(l.units) AS units FROM {{schema}}.unit_leases l GROUP BY 1, 2) l
-    LEFT JOIN (SELECT t.worker_id, t.type, count(*) AS n FROM {{schema}}.tasks t
-               WHERE t.status = 'running' AND t.slot_group IS NULL GROUP BY 1, 2) r
-           ON r.worker_id = l.worker_id AND r.type = l.task_type
-    GROUP BY 1
-)
 SELECT t.id, t.type FROM {{schema}}.tasks t
 JOIN {{schema}}.task_types tt ON tt.name = t.type AND tt.concurrency IS NOT NULL AND NOT tt.draining
 WHERE t.status = 'pending' AND t.gate = 'waiting' AND t.run_at <= now()
   AND (SELECT coalesce(sum(greatest(s.capacity - s.used, 0)), 0) FROM {{schema}}.concurrency_slots s
-       WHERE s.task_type = t.type)
-      + coalesce((SELECT sp.n FROM spare sp WHERE sp.task_type = t.type), 0) > 0`
+       WHERE s.task_type = t.type) > 0`
 
 type groupRow struct {
 	Type     string
@@ -1748,15 +1714,12 @@ func TestStormSampler(t *testing.T) {
 		return s.v.count
 	}
 
-	// Three storm:a tasks and one storm:b task running on w's leases; one
-	// storm:b task open (a claim will lease it a unit), one holding a unit
-	// of its own (admitted by the repair).
+	// Three storm:a tasks running, two storm:b tasks holding a unit (one
+	// running, one open).
 	exec(`SELECT {{schema}}.register_worker('w', 'h', 1)`)
 	exec(`SELECT {{schema}}.enqueue_batch(ARRAY['storm:a', 'storm:a', 'storm:a', 'storm:b'])`)
 	exec(`SELECT count(*) FROM {{schema}}.claim('storm', 'w', 10)`)
-	exec(`SELECT {{schema}}.enqueue('storm:b')`) // open
-	exec(`INSERT INTO {{schema}}.tasks (queue, type, gate) VALUES ('storm', 'storm:b', 'waiting')`)
-	exec(`SELECT {{schema}}.admit_waiting('storm:b')`) // open, holding a unit
+	exec(`SELECT {{schema}}.enqueue('storm:b')`) // open, holding a unit
 	require.Empty(t, sample(), "a consistent state")
 
 	// (1) used drifts from the holders.
@@ -1764,14 +1727,14 @@ func TestStormSampler(t *testing.T) {
 	require.Equal(t, map[string]int{vUsed: 1}, sample())
 	exec(`UPDATE {{schema}}.concurrency_slots SET used = used - 1 WHERE task_type = 'storm:d' AND slot_group = 1`)
 
-	// (2) a running limited task on no unit: w's lease lost one (its
-	// group's used kept).
+	// (2) a running limited task without a unit (its group's used kept).
+	var id int64
 	var group int
 	require.NoError(t, conn.QueryRow(context.Background(), s.sql(
-		`SELECT min(slot_group) FROM {{schema}}.unit_leases WHERE worker_id = 'w' AND task_type = 'storm:a'`)).Scan(&group))
-	exec(`UPDATE {{schema}}.unit_leases SET units = units - 1 WHERE worker_id = 'w' AND task_type = 'storm:a' AND slot_group = $1`, group)
+		`SELECT id, slot_group FROM {{schema}}.tasks WHERE type = 'storm:a' AND status = 'running' ORDER BY id LIMIT 1`)).Scan(&id, &group))
+	exec(`UPDATE {{schema}}.tasks SET slot_group = NULL WHERE id = $1`, id)
 	require.Equal(t, map[string]int{vNoUnit: 1, vUsed: 1}, sample())
-	exec(`UPDATE {{schema}}.unit_leases SET units = units + 1 WHERE worker_id = 'w' AND task_type = 'storm:a' AND slot_group = $1`, group)
+	exec(`UPDATE {{schema}}.tasks SET slot_group = $2 WHERE id = $1`, id, group)
 	require.Empty(t, sample())
 
 	// (3) more running than the limit, type not draining (and the layout

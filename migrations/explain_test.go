@@ -143,10 +143,8 @@ func TestClaimPlanFastPathWithManyPending(t *testing.T) {
 
 // When the oldest 100,000 pending tasks belong to a limited type whose
 // slots are all in use, a claim does not look at them: they wait in their
-// type's lane, and the claim reads the lanes only to see which types have
-// one (one index probe per type: the worker leases no unit of the blocked
-// type, and none is free, so its lane is not descended), then the open
-// tasks by index.
+// type's lane, and the claim reads only open tasks (unlimited, or limited
+// and holding a unit), by index.
 func TestClaimPlanSkipsSaturatedLimitedType(t *testing.T) {
 	t.Parallel()
 	r := newRT(t, state(queueCfg("q"), task("blocked", 5), task("free", 0), task("other", 10)))
@@ -173,11 +171,7 @@ func TestClaimPlanSkipsSaturatedLimitedType(t *testing.T) {
 
 	all := strings.Join(plans, "\n")
 	require.Contains(t, all, "Index Scan using tasks_claimable on tasks")
-	for _, line := range strings.Split(all, "\n") {
-		if strings.Contains(line, "using tasks_waiting") && !strings.Contains(line, "never executed") {
-			require.Regexp(t, `actual time=\S+ rows=[01] loops`, line, "a lane is probed, never scanned")
-		}
-	}
+	require.NotContains(t, all, "tasks_waiting", "the claim never reads a lane")
 	requireBounded(t, plans, 100)
 	r.checkSlotAccounting()
 	t.Logf("claim of 100 with the oldest %d pending blocked: %s\n%s", manyPending, took, all)

@@ -16,28 +16,25 @@ import (
 )
 
 // The runtime's SQL notifies the channel the Go worker listens on
-// (migrations.TasksChannel), with the schema as payload: a worker giving
-// back a leased unit that passes to a waiting task, left open for any
-// worker, wakes them.
+// (migrations.TasksChannel), with the schema as payload: a completion that
+// passes a unit to a waiting task, left open for any worker, wakes them.
 func TestTasksChannelIsTheOneTheRuntimeNotifies(t *testing.T) {
 	t.Parallel()
 	r := newRT(t, state(queueCfg("q"), task("lim", 1)))
 	r.register("w")
-	r.enqueueN("lim", 2) // one runs on w's lease, one waits for the unit
+	r.enqueueN("lim", 2) // one holds the unit, one waits for it
 	ids, err := claim(bg, r.pool, r.schema, "q", "w", 10)
 	require.NoError(t, err)
 	require.Len(t, ids, 1)
-	var n int
-	r.scalar(&n, `SELECT {{schema}}.complete($1, 'w')`, ids)
-	require.Equal(t, 1, n)
 
 	conn, err := pgx.ConnectConfig(bg, r.pool.Config().ConnConfig)
 	require.NoError(t, err)
 	defer conn.Close(bg)
 	_, err = conn.Exec(bg, "LISTEN "+pgx.Identifier{migrations.TasksChannel}.Sanitize())
 	require.NoError(t, err)
-	r.scalar(&n, `SELECT {{schema}}.return_leases('w')`)
-	require.Equal(t, 1, n, "w's one leased unit goes back, to the waiting task")
+	var n int
+	r.scalar(&n, `SELECT {{schema}}.complete($1, 'w')`, ids)
+	require.Equal(t, 1, n)
 
 	// Parallel tests' schemas notify the same channel: wait for this
 	// schema's notification, as a worker filters on the payload.
@@ -77,7 +74,7 @@ func TestOwnershipFence(t *testing.T) {
 	r := newRT(t, state(queueCfg("q"), task("lim", 3)))
 	r.register("w1")
 	r.register("w2")
-	r.enqueueN("lim", 5) // one at a time: all open until a claim leases units
+	r.enqueueN("lim", 5) // 3 hold units, 2 wait
 	ids, err := claim(bg, r.pool, r.schema, "q", "w1", 3)
 	require.NoError(t, err)
 	require.Len(t, ids, 3)
@@ -106,19 +103,9 @@ func TestOwnershipFence(t *testing.T) {
 	require.Equal(t, "pending", *status)
 	r.checkSlotAccounting()
 	require.Equal(t, map[string]int{"completed": 1, "pending": 4}, r.statusCounts())
-	// w1 leased the 3 units its tasks ran on. The completed task's stayed
-	// in its lease until the release gave back the spare ones (2: the
-	// released task's and the completed one's); the release admitted the
-	// released task from its lane with one of them. The failed task's unit
-	// stays leased (its retry is scheduled) until w1 gives its lease back.
 	var used int
 	r.scalar(&used, `SELECT sum(used)::int FROM {{schema}}.concurrency_slots WHERE task_type = 'lim'`)
-	require.Equal(t, 2, used, "one unit with the released task, one in w1's lease")
-	r.scalar(&n, `SELECT {{schema}}.return_leases('w1')`)
-	require.Equal(t, 1, n)
-	r.scalar(&used, `SELECT sum(used)::int FROM {{schema}}.concurrency_slots WHERE task_type = 'lim'`)
-	require.Equal(t, 1, used)
-	r.checkSlotAccounting()
+	require.Equal(t, 3, used, "the 3 units passed to the 3 due tasks (the failed one is scheduled for its retry)")
 }
 
 // tasks_held (WHERE status IN ('claimed', 'running'), migration 1) serves

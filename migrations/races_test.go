@@ -10,7 +10,6 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/stretchr/testify/require"
 
-	"github.com/pgseq/pgseq/applier"
 	"github.com/pgseq/pgseq/internal/pgcode"
 	"github.com/pgseq/pgseq/internal/pgseqtest"
 )
@@ -91,22 +90,12 @@ func requireNoDeadlock(t *testing.T, err error, what string) {
 	require.NoError(t, err, what)
 }
 
-// unitless returns the running tasks of limited types that hold no unit
-// of their own and that their worker's lease does not cover: a worker
-// running more unitless tasks of a type than it leases units of it (the
-// excess, by id).
+// unitless returns the running tasks of limited types that hold no unit.
 func (r *rt) unitless() []int64 {
 	r.t.Helper()
 	rows, err := r.pool.Query(bg, r.sql(`
-		SELECT x.id FROM (
-		    SELECT t.id, t.worker_id, t.type,
-		           row_number() OVER (PARTITION BY t.worker_id, t.type ORDER BY t.id) AS k
-		    FROM {{schema}}.tasks t JOIN {{schema}}.task_types tt ON tt.name = t.type
-		    WHERE t.status = 'running' AND tt.concurrency IS NOT NULL AND t.slot_group IS NULL
-		) x
-		WHERE x.k > (SELECT coalesce(sum(l.units), 0) FROM {{schema}}.unit_leases l
-		             WHERE l.worker_id = x.worker_id AND l.task_type = x.type)
-		ORDER BY x.id`))
+		SELECT t.id FROM {{schema}}.tasks t JOIN {{schema}}.task_types tt ON tt.name = t.type
+		WHERE t.status = 'running' AND tt.concurrency IS NOT NULL AND t.slot_group IS NULL ORDER BY t.id`))
 	require.NoError(r.t, err)
 	ids, err := pgx.CollectRows(rows, pgx.RowTo[int64])
 	require.NoError(r.t, err)
@@ -145,10 +134,8 @@ func (r *rt) claimWithin(worker string) []int64 {
 }
 
 // 1. An apply lowering a limit while a claim of the type's open tasks is in
-// flight: the apply waits for the claim (it holds its worker's lock, and
-// the worker leases units of the type), the claim's tasks keep their units,
-// the group they hold drains, and the type admits nothing until running is
-// back under the new limit.
+// flight: the claim's tasks keep their units, the group they hold drains,
+// and the type admits nothing until running is back under the new limit.
 func TestApplyLoweringLimitDuringClaimKeepsUnits(t *testing.T) {
 	t.Parallel()
 	r := newRT(t, state(queueCfg("q"), task("lower", 2)))
@@ -161,15 +148,8 @@ func TestApplyLoweringLimitDuringClaimKeepsUnits(t *testing.T) {
 	claimer.scalar(&n, `SELECT count(*) FROM {{schema}}.claim('q', 'w', 2)`)
 	require.Equal(t, 2, n)
 
-	applied := make(chan error, 1)
-	go func() {
-		_, err := applier.PlanAndApply(bg, r.pool, r.schema, state(queueCfg("q"), task("lower", 1)),
-			applier.Options{Client: "test", Version: "test"}, nil)
-		applied <- err
-	}()
-	pgseqtest.WaitBlockedBy(t, r.pool, claimer.pid) // the apply waits for the claim
+	r.apply(state(queueCfg("q"), task("lower", 1))) // while the claim is open
 	claimer.exec(`COMMIT`)
-	require.NoError(t, wait(t, applied))
 
 	require.Empty(t, r.unitless(), "a running task of a limited type without a unit")
 	r.checkSlotAccounting()
@@ -232,7 +212,6 @@ func TestEnqueueRacingLimitRemovalKeepsNoStaleUnit(t *testing.T) {
 	r.exec(`SELECT {{schema}}.complete($1, 'w')`, ids)
 	require.Len(t, r.claimWithin("w"), 1)
 	r.exec(`SELECT {{schema}}.complete($1, 'w')`, r.ids("gone", "running"))
-	r.exec(`SELECT {{schema}}.return_leases('w')`) // w stops: its leased unit goes back
 	var used int
 	r.scalar(&used, `SELECT coalesce(sum(used), 0)::int FROM {{schema}}.concurrency_slots WHERE task_type = 'gone'`)
 	require.Zero(t, used)
@@ -334,7 +313,6 @@ func TestEnqueueOfAKeyBeingCompletedDoesNotDeadlock(t *testing.T) {
 	// unit would take group 2's, which the completion of the second gives
 	// back.
 	r.exec(`UPDATE {{schema}}.tasks SET slot_group = CASE id WHEN $1 THEN 1 ELSE 2 END WHERE id = ANY ($2)`, keyed, ids)
-	r.exec(`DELETE FROM {{schema}}.unit_leases WHERE task_type = 'keyed'`) // the units are the tasks' own now
 	r.exec(`UPDATE {{schema}}.concurrency_slots SET used = CASE WHEN slot_group <= 2 THEN 1 ELSE 0 END WHERE task_type = 'keyed'`)
 	r.checkSlotAccounting()
 
@@ -374,7 +352,6 @@ func TestEnqueueBatchOfKeysBeingCompletedDoesNotDeadlock(t *testing.T) {
 	r.scalar(&a, `SELECT id FROM {{schema}}.tasks WHERE idempotency_key = 'a'`)
 	r.scalar(&b, `SELECT id FROM {{schema}}.tasks WHERE idempotency_key = 'b'`)
 	r.exec(`UPDATE {{schema}}.tasks SET slot_group = CASE id WHEN $1 THEN 1 ELSE 2 END WHERE id = ANY ($2)`, a, ids)
-	r.exec(`DELETE FROM {{schema}}.unit_leases WHERE task_type = 'batch'`) // the units are the tasks' own now
 	r.exec(`UPDATE {{schema}}.concurrency_slots SET used = CASE WHEN slot_group <= 2 THEN 1 ELSE 0 END WHERE task_type = 'batch'`)
 	r.checkSlotAccounting()
 
@@ -410,12 +387,7 @@ func TestCompleteAndTakeRacingRecoveryLeavesNoTaskToADeadWorker(t *testing.T) {
 	var ok bool
 	r.scalar(&ok, `SELECT {{schema}}.elect_leader('leader')`)
 	require.True(t, ok)
-	// One holds the type's unit of its own, one waits for it: the repair
-	// admits like that (a claimed task of the first kind hands its unit on
-	// when it completes; a leased one would keep it).
-	r.enqueueN("handed", 2)
-	r.exec(`UPDATE {{schema}}.tasks SET gate = 'waiting' WHERE type = 'handed'`)
-	r.exec(`SELECT {{schema}}.admit_waiting('handed')`)
+	r.enqueueN("handed", 2) // one runs, one waits for its unit
 	first, err := claim(bg, r.pool, r.schema, "q", "w", 1)
 	require.NoError(t, err)
 	require.Len(t, first, 1)

@@ -14,7 +14,7 @@
 -- default owner privileges. Roles that pgseq apply grants access levels to
 -- are not shown: a freshly migrated schema has none.
 --
--- Version 15.
+-- Version 14.
 
 
 -- Schema
@@ -252,18 +252,6 @@ CREATE INDEX tasks_scheduled ON {{schema}}.tasks USING btree (queue, run_at) WHE
 CREATE INDEX tasks_waiting ON {{schema}}.tasks USING btree (type, priority DESC, run_at, id) WHERE ((status = 'pending'::{{schema}}.task_status) AND (gate = 'waiting'::{{schema}}.task_gate));
 -- privileges: owner
 
-CREATE TABLE {{schema}}.unit_leases (
-    worker_id text NOT NULL,
-    task_type text NOT NULL,
-    slot_group integer NOT NULL,
-    units integer NOT NULL,
-    CONSTRAINT unit_leases_pkey PRIMARY KEY (worker_id, task_type, slot_group),
-    CONSTRAINT unit_leases_units_check CHECK (units >= 0)
-) WITH (fillfactor=50);
-CREATE INDEX unit_leases_type ON {{schema}}.unit_leases USING btree (task_type);
-COMMENT ON TABLE {{schema}}.unit_leases IS 'Slot units leased to a worker: its running tasks of the type that hold no unit of their own run on them. Counted in concurrency_slots.used.';
--- privileges: owner
-
 CREATE TABLE {{schema}}.workers (
     id text NOT NULL,
     hostname text NOT NULL,
@@ -411,33 +399,27 @@ CREATE OR REPLACE FUNCTION {{schema}}.claim(queue text, worker_id text, batch in
  LANGUAGE plpgsql
  SECURITY DEFINER
  SET jit TO 'off'
- SET enable_seqscan TO 'off'
  SET search_path TO 'pg_catalog', 'pg_temp'
 AS $function$
 #variable_conflict use_column
 DECLARE
-    v_queue    text := claim.queue;
-    v_worker   text := claim.worker_id;
-    v_batch    integer := claim.batch;
-    v_max      integer := claim.max_limited;
-    v_got      integer := 0;
-    v_n        integer;
-    v_draining text[];
+    v_queue   text := claim.queue;
+    v_worker  text := claim.worker_id;
+    v_batch   integer := claim.batch;
+    v_max     integer := claim.max_limited;
+    v_got     integer;
 BEGIN
     IF v_batch IS NULL OR v_batch < 1 THEN
         RAISE EXCEPTION 'claim: batch must be at least 1, got %', v_batch USING ERRCODE = '22023';
     END IF;
-    -- 0. The worker's lock (its leases: one claim at a time per worker; the
-    -- recovery and pgseq apply wait for it), then whether it lives.
-    PERFORM {{schema}}.lock_worker(v_worker);
     PERFORM 1 FROM {{schema}}.workers w WHERE w.id = v_worker AND w.dead_at IS NULL;
     IF NOT FOUND THEN
         RAISE EXCEPTION 'worker "%" is not registered or was declared dead', v_worker
             USING ERRCODE = 'PS002', HINT = 'Call register_worker first; a worker declared dead must register under a new id.';
     END IF;
 
-    -- 1. Scheduled limited tasks now due go to their lane (an index probe
-    -- when there are none).
+    -- 1. Scheduled limited tasks now due look for a unit (an index probe when
+    -- there are none).
     PERFORM 1 FROM {{schema}}.tasks t
     WHERE t.queue = v_queue AND t.status = 'pending' AND t.gate = 'scheduled' AND t.run_at <= now()
     LIMIT 1;
@@ -445,158 +427,18 @@ BEGIN
         PERFORM {{schema}}.admit_due(v_queue, v_batch);
     END IF;
 
-    -- 2. A draining type admits nothing (I4): the worker's spare units of
-    -- one go back (an index probe when none drains).
-    SELECT array_agg(tt.name) INTO v_draining FROM {{schema}}.task_types tt WHERE tt.draining;
-    IF v_draining IS NOT NULL THEN
-        PERFORM {{schema}}.return_spare_now(v_worker, v_draining);
-    END IF;
+    -- 2. One index scan over the open tasks, locked SKIP LOCKED.
+    RETURN QUERY SELECT * FROM {{schema}}.claim_open(v_queue, v_worker, v_batch, v_max);
+    GET DIAGNOSTICS v_got = ROW_COUNT;
 
-    -- 3. The lanes, on the worker's leased units (an index probe when no
-    -- task waits in any); then the open tasks.
-    PERFORM 1 FROM {{schema}}.tasks t WHERE t.status = 'pending' AND t.gate = 'waiting' LIMIT 1;
-    IF FOUND THEN
-        RETURN QUERY SELECT * FROM {{schema}}.claim_lanes(v_queue, v_worker, v_batch, v_max);
-        GET DIAGNOSTICS v_got = ROW_COUNT;
-    END IF;
-    IF v_got < v_batch THEN
+    -- 3. A short claim repairs admission when it is due (at most every
+    -- 200 ms, one claimer at a time) and claims what that admitted. Its
+    -- first part may have taken as many unit holders as tasks: the bound
+    -- on holders shrinks by that much.
+    IF v_got < v_batch AND {{schema}}.repair_if_due() > 0 THEN
         RETURN QUERY SELECT * FROM {{schema}}.claim_open(v_queue, v_worker, v_batch - v_got,
                                                          CASE WHEN v_max IS NOT NULL THEN greatest(v_max - v_got, 0) END);
-        GET DIAGNOSTICS v_n = ROW_COUNT;
-        v_got := v_got + v_n;
     END IF;
-
-    -- (Claims no longer run the admission repair: step 3 leases a lane's
-    -- free units and takes its tasks, which is what the repair did for a
-    -- due task left waiting beside a free unit. The leader's maintenance
-    -- still runs it, for lanes of queues nobody claims from.)
-
-    -- 4. Short: the worker found no more work for its spare units, which
-    -- go back to their groups.
-    -- A lane waiting for them (its type's drain ended just now): this
-    -- claim takes its tasks after all.
-    IF v_got < v_batch AND {{schema}}.return_spare_now(v_worker, NULL) THEN
-        RETURN QUERY SELECT * FROM {{schema}}.claim_lanes(v_queue, v_worker, v_batch - v_got,
-                                                          CASE WHEN v_max IS NOT NULL THEN greatest(v_max - v_got, 0) END);
-    END IF;
-END;
-$function$;
--- privileges: owner
-
-CREATE OR REPLACE FUNCTION {{schema}}.claim_lanes(queue text, worker_id text, n integer, max_limited integer)
- RETURNS SETOF {{schema}}.tasks
- LANGUAGE plpgsql
- SET jit TO 'off'
- SET enable_seqscan TO 'off'
-AS $function$
-#variable_conflict use_column
-DECLARE
-    v_types   text[];
-    v_spare   integer[];
-    v_room    integer[];
-    v_lacking text[];
-    v_other   text;
-    v_back    record;
-    i         integer;
-BEGIN
-    IF least(n, coalesce(max_limited, n)) < 1 THEN
-        RETURN;
-    END IF;
-    -- 1. The lanes: one probe of tasks_waiting per type in it (a skip
-    -- scan), the queue's limited types that do not drain; then the
-    -- worker's spare units of each.
-    WITH RECURSIVE lanes AS (
-        (SELECT t.type FROM {{schema}}.tasks t
-         WHERE t.status = 'pending' AND t.gate = 'waiting' ORDER BY t.type LIMIT 1)
-        UNION ALL
-        SELECT (SELECT t.type FROM {{schema}}.tasks t
-                WHERE t.status = 'pending' AND t.gate = 'waiting' AND t.type > l.type
-                ORDER BY t.type LIMIT 1)
-        FROM lanes l WHERE l.type IS NOT NULL
-    )
-    SELECT array_agg(l.type ORDER BY l.type) INTO v_types
-    FROM lanes l
-    JOIN {{schema}}.task_types tt ON tt.name = l.type AND tt.queue = claim_lanes.queue
-         AND tt.concurrency IS NOT NULL AND NOT tt.draining;
-    IF v_types IS NULL THEN
-        RETURN;
-    END IF;
-    SELECT array_agg(coalesce(s.spare, 0) ORDER BY u.ord) INTO v_spare
-    FROM unnest(v_types) WITH ORDINALITY AS u(type, ord)
-    LEFT JOIN {{schema}}.lease_spare(claim_lanes.worker_id, v_types) s ON s.task_type = u.type;
-
-    -- 2. A lane beside free units, where the worker has fewer spare ones
-    -- than the claim could take: the lease grows first (rare: units come
-    -- free when a worker returns its spare ones, a limit is raised or a
-    -- task holding its own unit ends; unneeded ones go back at the end of
-    -- a short claim).
-    v_room := v_spare;
-    FOR i IN 1 .. cardinality(v_types) LOOP
-        IF v_spare[i] < n AND EXISTS (SELECT 1 FROM {{schema}}.concurrency_slots s
-                                      WHERE s.task_type = v_types[i] AND s.used < s.capacity) THEN
-            v_room[i] := v_spare[i] + {{schema}}.extend_lease(claim_lanes.worker_id, v_types[i], n - v_spare[i]);
-        END IF;
-    END LOOP;
-
-    -- 2b. Lanes still without room: the spare units of workers that have
-    -- gone quiet (no heartbeat for a quarter of the shortest
-    -- worker_timeout: killed, stuck or cut off) go back to their groups
-    -- under those workers' locks, taken without waiting, and this worker
-    -- leases them. Taking a worker's spare units is always safe under its
-    -- lock (it runs nothing on them); a live worker only leases again.
-    -- Without this a killed worker's spare units would wait for its
-    -- recovery beside the lane (I5).
-    SELECT array_agg(u.type) INTO v_lacking
-    FROM unnest(v_types, v_room) AS u(type, room)
-    WHERE u.room = 0 AND {{schema}}.try_lock_type(u.type);
-    IF v_lacking IS NOT NULL THEN
-        FOR v_other IN
-            SELECT DISTINCT l.worker_id FROM {{schema}}.unit_leases l
-            JOIN {{schema}}.workers w ON w.id = l.worker_id
-            WHERE l.task_type = ANY (v_lacking) AND l.worker_id <> claim_lanes.worker_id
-              AND {{schema}}.heard_from(w.last_heartbeat)
-                  < now() - (SELECT coalesce(min(q.worker_timeout), interval '30 seconds') FROM {{schema}}.queues q) / 4
-            ORDER BY 1
-        LOOP
-            IF pg_try_advisory_xact_lock(1885827955, hashtext('{{schema}}.' || v_other)) THEN
-                v_back := {{schema}}.shrink_leases(v_other, v_lacking);
-                IF v_back.unit_types IS NOT NULL THEN
-                    PERFORM {{schema}}.give_back(v_back.unit_types, v_back.unit_groups);
-                END IF;
-            END IF;
-        END LOOP;
-        FOR i IN 1 .. cardinality(v_types) LOOP
-            IF v_room[i] = 0 AND v_types[i] = ANY (v_lacking) THEN
-                v_room[i] := {{schema}}.extend_lease(claim_lanes.worker_id, v_types[i], n);
-            END IF;
-        END LOOP;
-    END IF;
-
-    -- 3. The first tasks of each lane, as many as the room (one descent
-    -- per lane), the first n of them in claim order: running on the
-    -- worker's leased units. Tasks locked beyond n stay in their lane.
-    RETURN QUERY
-    WITH room AS (
-        SELECT u.type, u.room FROM unnest(v_types, v_room) AS u(type, room) WHERE u.room > 0
-    ), next AS (
-        SELECT w.id, w.priority, w.run_at
-        FROM room r, LATERAL (
-            SELECT t.id, t.priority, t.run_at FROM {{schema}}.tasks t
-            WHERE t.type = r.type AND t.status = 'pending' AND t.gate = 'waiting'
-            ORDER BY t.priority DESC, t.run_at, t.id
-            LIMIT r.room
-            FOR UPDATE SKIP LOCKED
-        ) w
-    ), picked AS (
-        SELECT x.id FROM next x
-        ORDER BY x.priority DESC, x.run_at, x.id
-        LIMIT least(n, coalesce(max_limited, n))
-    )
-    UPDATE {{schema}}.tasks t
-    SET status = 'running', gate = 'open', worker_id = claim_lanes.worker_id, attempts = t.attempts + 1,
-        claimed_at = now(), started_at = now(), updated_at = now()
-    FROM picked WHERE t.id = picked.id
-    RETURNING t.*;
 END;
 $function$;
 -- privileges: owner
@@ -604,124 +446,46 @@ $function$;
 CREATE OR REPLACE FUNCTION {{schema}}.claim_open(queue text, worker_id text, n integer, max_limited integer)
  RETURNS SETOF {{schema}}.tasks
  LANGUAGE plpgsql
- SET jit TO 'off'
- SET enable_seqscan TO 'off'
 AS $function$
 #variable_conflict use_column
-DECLARE
-    c_ids    bigint[];
-    c_types  text[];
-    c_groups integer[];
-    l_types  text[];
-    l_room   integer[];
-    l_lack   integer[];
-    l_try    boolean[];
-    i        integer;
-    v_got    integer;
-    v_pick   bigint[];
-    v_demote bigint[];
 BEGIN
-    -- 1. The candidates, locked, in claim order.
+    IF max_limited IS NULL THEN
+        RETURN QUERY
+        WITH picked AS (
+            SELECT t.id FROM {{schema}}.tasks t
+            WHERE t.queue = claim_open.queue AND t.status = 'pending' AND t.gate = 'open' AND t.run_at <= now()
+            ORDER BY t.priority DESC, t.run_at, t.id
+            LIMIT n
+            FOR UPDATE SKIP LOCKED
+        )
+        UPDATE {{schema}}.tasks t
+        SET status = 'running', worker_id = claim_open.worker_id, attempts = t.attempts + 1,
+            claimed_at = now(), started_at = now(), updated_at = now()
+        FROM picked WHERE t.id = picked.id
+        RETURNING t.*;
+        RETURN;
+    END IF;
+    -- The same with at most max_limited unit holders among them: candidates
+    -- beyond it stay open (locked only until this transaction ends).
+    RETURN QUERY
     WITH candidates AS (
-        SELECT t.id, t.type, t.slot_group, t.priority, t.run_at FROM {{schema}}.tasks t
+        SELECT t.id, t.slot_group, t.priority, t.run_at FROM {{schema}}.tasks t
         WHERE t.queue = claim_open.queue AND t.status = 'pending' AND t.gate = 'open' AND t.run_at <= now()
         ORDER BY t.priority DESC, t.run_at, t.id
         LIMIT n
         FOR UPDATE SKIP LOCKED
+    ), picked AS (
+        SELECT c.id FROM (
+            SELECT c.id, c.slot_group,
+                   count(c.slot_group) OVER (ORDER BY c.priority DESC, c.run_at, c.id) AS holders
+            FROM candidates c
+        ) c
+        WHERE c.slot_group IS NULL OR c.holders <= max_limited
     )
-    SELECT array_agg(c.id ORDER BY c.priority DESC, c.run_at, c.id),
-           array_agg(c.type ORDER BY c.priority DESC, c.run_at, c.id),
-           array_agg(c.slot_group ORDER BY c.priority DESC, c.run_at, c.id)
-      INTO c_ids, c_types, c_groups
-    FROM candidates c;
-    IF c_ids IS NULL THEN
-        RETURN;
-    END IF;
-
-    -- 2. Per limited type among the candidates that hold no unit: the
-    -- worker's spare units, and how many more they need (lease_room).
-    WITH wanted AS (
-        SELECT u.type, count(*)::integer AS k
-        FROM unnest(c_types, c_groups) AS u(type, grp)
-        WHERE u.grp IS NULL
-        GROUP BY u.type
-    )
-    SELECT array_agg(r.task_type ORDER BY r.task_type),
-           array_agg(CASE WHEN r.draining THEN 0 ELSE r.spare END ORDER BY r.task_type),
-           array_agg(CASE WHEN r.draining THEN 0 ELSE greatest(w.k - r.spare, 0) END ORDER BY r.task_type),
-           array_agg(true ORDER BY r.task_type)
-      INTO l_types, l_room, l_lack, l_try
-    FROM {{schema}}.lease_room(claim_open.worker_id, (SELECT array_agg(w.type) FROM wanted w)) r
-    JOIN wanted w ON w.type = r.task_type;
-
-    -- 3. Leases grow where they lack (a chunk at least: one slot-row write
-    -- per type per chunk). A type whose lock an apply holds is not leased
-    -- now: its candidates stay open for a later claim (l_try false).
-    IF l_types IS NOT NULL THEN
-        FOR i IN 1 .. cardinality(l_types) LOOP
-            IF l_lack[i] > 0 AND l_try[i] THEN
-                IF {{schema}}.try_lock_type(l_types[i]) THEN
-                    v_got := {{schema}}.extend_lease(claim_open.worker_id, l_types[i],
-                                                     greatest(l_lack[i], {{schema}}.lease_chunk(l_types[i])));
-                    l_room[i] := l_room[i] + v_got;
-                ELSE
-                    l_try[i] := false;
-                END IF;
-            END IF;
-        END LOOP;
-    END IF;
-
-    -- Nothing limited without a unit among them, and holders of a unit
-    -- within max_limited: the fast path's claim.
-    IF l_types IS NULL AND (max_limited IS NULL
-                            OR (SELECT count(g) FROM unnest(c_groups) AS g) <= max_limited) THEN
-        RETURN QUERY
-        UPDATE {{schema}}.tasks t
-        SET status = 'running', worker_id = claim_open.worker_id, attempts = t.attempts + 1,
-            claimed_at = now(), started_at = now(), updated_at = now()
-        FROM unnest(c_ids) AS p(id)
-        WHERE t.id = p.id
-        RETURNING t.*;
-        RETURN;
-    END IF;
-
-    -- 4. Which candidates run: a holder of a unit; a task of an unlimited
-    -- type; the k-th unitless task of a limited type while k is within the
-    -- room. At most max_limited holders and leased ones, in claim order.
-    -- Unitless tasks beyond the room go to the lane, unless their type
-    -- could not be leased now (then they stay open).
-    WITH c AS (
-        SELECT u.id, u.type, u.grp, u.ord, r.room, r.try,
-               row_number() OVER (PARTITION BY u.type, u.grp IS NULL ORDER BY u.ord) AS k
-        FROM unnest(c_ids, c_types, c_groups) WITH ORDINALITY AS u(id, type, grp, ord)
-        LEFT JOIN unnest(l_types, l_room, l_try) AS r(type, room, try) ON r.type = u.type AND u.grp IS NULL
-    ), fits AS (
-        SELECT c.*, (c.room IS NULL OR c.k <= c.room) AS fits,
-               (c.grp IS NOT NULL OR c.room IS NOT NULL) AS limited
-        FROM c
-    ), capped AS (
-        SELECT f.*, count(*) FILTER (WHERE f.limited AND f.fits) OVER (ORDER BY f.ord) AS holders
-        FROM fits f
-    )
-    SELECT array_agg(x.id) FILTER (WHERE x.fits AND (NOT x.limited OR max_limited IS NULL OR x.holders <= max_limited)),
-           array_agg(x.id) FILTER (WHERE NOT x.fits AND x.try)
-      INTO v_pick, v_demote
-    FROM capped x;
-
-    -- 5. The tasks left without a unit go to their lane (they are due).
-    IF v_demote IS NOT NULL THEN
-        UPDATE {{schema}}.tasks t SET gate = 'waiting', updated_at = now()
-        FROM unnest(v_demote) AS d(id)
-        WHERE t.id = d.id;
-    END IF;
-
-    -- 6. The others run.
-    RETURN QUERY
     UPDATE {{schema}}.tasks t
     SET status = 'running', worker_id = claim_open.worker_id, attempts = t.attempts + 1,
         claimed_at = now(), started_at = now(), updated_at = now()
-    FROM unnest(v_pick) AS p(id)
-    WHERE t.id = p.id
+    FROM picked WHERE t.id = picked.id
     RETURNING t.*;
 END;
 $function$;
@@ -910,7 +674,8 @@ DECLARE
     v_queue text;
     v_prio  integer;
     v_lim   boolean;
-    v_gate  {{schema}}.task_gate;
+    v_unit  integer;
+    v_gate  {{schema}}.task_gate := 'open';
     v_id    bigint;
 BEGIN
     -- 1. The type's lock (lock_types' key, shared), then the type.
@@ -922,6 +687,9 @@ BEGIN
         RAISE EXCEPTION 'unknown task type "%"', v_type
             USING ERRCODE = 'PS001', HINT = 'Declare it in a task block and run pgseq apply.';
     END IF;
+    IF v_lim THEN
+        v_gate := CASE WHEN v_at > now() THEN 'scheduled' ELSE 'waiting' END;
+    END IF;
 
     -- 2. A key already used: its task.
     IF v_key IS NOT NULL THEN
@@ -931,11 +699,17 @@ BEGIN
         END IF;
     END IF;
 
-    -- 3. Insert where it waits (no unit: a claim admits it).
-    v_gate := {{schema}}.enqueue_gate(v_type, v_lim, v_at);
+    -- 3. Without a key the insert never waits: the unit first, and the task
+    -- is inserted holding it.
+    IF v_gate = 'waiting' AND v_key IS NULL THEN
+        v_unit := ({{schema}}.take_units(v_type, 1))[1];
+        IF v_unit IS NOT NULL THEN
+            v_gate := 'open';
+        END IF;
+    END IF;
     LOOP
-        INSERT INTO {{schema}}.tasks AS t (queue, type, payload, priority, idempotency_key, run_at, gate)
-        VALUES (v_queue, v_type, enqueue.payload, v_prio, v_key, v_at, v_gate)
+        INSERT INTO {{schema}}.tasks AS t (queue, type, payload, priority, idempotency_key, run_at, gate, slot_group)
+        VALUES (v_queue, v_type, enqueue.payload, v_prio, v_key, v_at, v_gate, v_unit)
         ON CONFLICT (type, idempotency_key) WHERE idempotency_key IS NOT NULL DO NOTHING
         RETURNING t.id INTO v_id;
         EXIT WHEN v_id IS NOT NULL OR v_key IS NULL;
@@ -947,6 +721,14 @@ BEGIN
         END IF;
         -- The holder was deleted between the two statements: try again.
     END LOOP;
+
+    -- 4. A new keyed task that waits takes a unit now that it is inserted.
+    IF v_gate = 'waiting' AND v_key IS NOT NULL THEN
+        v_unit := ({{schema}}.take_units(v_type, 1))[1];
+        IF v_unit IS NOT NULL THEN
+            UPDATE {{schema}}.tasks t SET gate = 'open', slot_group = v_unit WHERE t.id = v_id;
+        END IF;
+    END IF;
     RETURN v_id;
 END;
 $function$;
@@ -964,6 +746,12 @@ DECLARE
     n         integer := coalesce(cardinality(types), 0);
     v_unknown text;
     v_ids     bigint[];
+    v_type    text;
+    v_want    integer;
+    v_wait    bigint[];
+    u_types   text[] := '{}';
+    u_groups  integer[] := '{}';
+    v_got     integer[];
 BEGIN
     -- 0. The arrays: one row per index 1..n.
     IF (array_ndims(types) > 1 OR array_lower(types, 1) <> 1)
@@ -993,12 +781,23 @@ BEGIN
             USING ERRCODE = 'PS001', HINT = 'Declare it in a task block and run pgseq apply.';
     END IF;
 
-    -- 2. Insert. No unit is taken: per limited type, as many due tasks as
-    -- it has free units go open when its lane is empty (a claimer's lease
-    -- admits them), the others to the lane. Ids are drawn up front, in
-    -- input order, so each input row knows its own and claim order among
-    -- equal due times follows the input; rows that hit an idempotency
-    -- conflict leave their id unused.
+    -- 2. Units for the due rows of limited types that have no key, per type.
+    FOR v_type, v_want IN
+        SELECT u.type, count(*)::integer
+        FROM unnest(types, run_ats, idempotency_keys) AS u(type, at, key)
+        JOIN {{schema}}.task_types t ON t.name = u.type AND t.concurrency IS NOT NULL
+        WHERE coalesce(u.at, now()) <= now() AND u.key IS NULL
+        GROUP BY u.type ORDER BY u.type
+    LOOP
+        v_got := {{schema}}.take_units(v_type, v_want);
+        u_types := u_types || array_fill(v_type, ARRAY[cardinality(v_got)]);
+        u_groups := u_groups || v_got;
+    END LOOP;
+
+    -- 3. Insert, the k-th keyless due task of a type with the k-th unit of
+    -- that type. Ids are drawn up front, in input order, so each input row
+    -- knows its own and claim order among equal due times follows the
+    -- input; rows that hit an idempotency conflict leave their id unused.
     WITH input AS (
         SELECT x.*, nextval('{{schema}}.tasks_id_seq') AS new_id
         FROM (
@@ -1010,40 +809,56 @@ BEGIN
             JOIN {{schema}}.task_types t ON t.name = i.type
             ORDER BY i.ord
         ) x
-    ), room AS (
-        -- Per limited type with due tasks here: how many may go open.
-        SELECT d.type,
-               CASE WHEN {{schema}}.type_draining(d.type)
-                         OR EXISTS (SELECT 1 FROM {{schema}}.tasks t
-                                    WHERE t.type = d.type AND t.status = 'pending' AND t.gate = 'waiting')
-                    THEN 0
-                    ELSE (SELECT coalesce(sum(s.capacity - s.used), 0) FROM {{schema}}.concurrency_slots s
-                          WHERE s.task_type = d.type AND s.used < s.capacity)
-               END AS room
-        FROM (SELECT DISTINCT i.type FROM input i WHERE i.limited AND i.run_at <= now()) d
+    ), ranked AS (
+        SELECT i.*, CASE WHEN i.limited AND i.run_at <= now() AND i.key IS NULL
+                         THEN row_number() OVER (PARTITION BY i.type, i.limited AND i.run_at <= now() AND i.key IS NULL
+                                                 ORDER BY i.ord)
+                    END AS k
+        FROM input i
+    ), units AS (
+        SELECT u.type, u.grp, row_number() OVER (PARTITION BY u.type ORDER BY u.ord) AS k
+        FROM unnest(u_types, u_groups) WITH ORDINALITY AS u(type, grp, ord)
     ), rows AS (
-        SELECT i.*,
-               CASE WHEN NOT i.limited THEN 'open'
-                    WHEN i.run_at > now() THEN 'scheduled'
-                    WHEN row_number() OVER (PARTITION BY i.type, i.limited AND i.run_at <= now() ORDER BY i.ord)
-                         <= r.room THEN 'open'
-                    ELSE 'waiting' END::{{schema}}.task_gate AS gate
-        FROM input i LEFT JOIN room r ON r.type = i.type
+        SELECT r.*, u.grp,
+               CASE WHEN NOT r.limited OR u.grp IS NOT NULL THEN 'open'
+                    WHEN r.run_at <= now() THEN 'waiting'
+                    ELSE 'scheduled' END::{{schema}}.task_gate AS gate
+        FROM ranked r LEFT JOIN units u ON u.type = r.type AND u.k = r.k
     ), inserted AS (
-        INSERT INTO {{schema}}.tasks AS t (id, queue, type, payload, priority, idempotency_key, run_at, gate)
+        INSERT INTO {{schema}}.tasks AS t (id, queue, type, payload, priority, idempotency_key, run_at, gate, slot_group)
         OVERRIDING SYSTEM VALUE
-        SELECT new_id, queue, type, payload, priority, key, run_at, gate FROM rows
+        SELECT new_id, queue, type, payload, priority, key, run_at, gate, grp FROM rows
         ORDER BY key IS NULL, type COLLATE "C", key COLLATE "C", ord
         ON CONFLICT (type, idempotency_key) WHERE idempotency_key IS NOT NULL DO NOTHING
-        RETURNING t.id, t.type, t.idempotency_key
+        RETURNING t.id, t.type, t.idempotency_key, t.gate
+    ), ids AS (
+        SELECT array_agg(coalesce(mine.id, same_batch.id, earlier.id) ORDER BY rows.ord) AS ids,
+               array_agg(mine.id) FILTER (WHERE mine.gate = 'waiting' AND rows.key IS NOT NULL) AS keyed_waiting
+        FROM rows
+        LEFT JOIN inserted mine ON mine.id = rows.new_id
+        LEFT JOIN inserted same_batch ON rows.key IS NOT NULL
+             AND same_batch.type = rows.type AND same_batch.idempotency_key = rows.key
+        LEFT JOIN {{schema}}.tasks earlier ON rows.key IS NOT NULL
+             AND earlier.type = rows.type AND earlier.idempotency_key = rows.key
     )
-    SELECT array_agg(coalesce(mine.id, same_batch.id, earlier.id) ORDER BY rows.ord) INTO v_ids
-    FROM rows
-    LEFT JOIN inserted mine ON mine.id = rows.new_id
-    LEFT JOIN inserted same_batch ON rows.key IS NOT NULL
-         AND same_batch.type = rows.type AND same_batch.idempotency_key = rows.key
-    LEFT JOIN {{schema}}.tasks earlier ON rows.key IS NOT NULL
-         AND earlier.type = rows.type AND earlier.idempotency_key = rows.key;
+    SELECT ids.ids, ids.keyed_waiting INTO v_ids, v_wait FROM ids;
+
+    -- 4. New keyed tasks that wait take units now that they are inserted,
+    -- per type in claim order.
+    IF v_wait IS NOT NULL THEN
+        FOR v_type, v_want IN
+            SELECT t.type, count(*)::integer FROM {{schema}}.tasks t
+            WHERE t.id = ANY (v_wait) GROUP BY t.type ORDER BY t.type
+        LOOP
+            v_got := {{schema}}.take_units(v_type, v_want);
+            UPDATE {{schema}}.tasks t
+            SET gate = 'open', slot_group = u.grp
+            FROM (SELECT w.id, row_number() OVER (ORDER BY w.priority DESC, w.run_at, w.id) AS k
+                  FROM {{schema}}.tasks w WHERE w.id = ANY (v_wait) AND w.type = v_type) w
+            JOIN unnest(v_got) WITH ORDINALITY AS u(grp, k) ON u.k = w.k
+            WHERE t.id = w.id;
+        END LOOP;
+    END IF;
 
     -- A key taken by a transaction that committed while this statement ran
     -- is not in its snapshot: look those up again.
@@ -1053,45 +868,6 @@ BEGIN
         LEFT JOIN {{schema}}.tasks e ON u.id IS NULL AND e.type = u.type AND e.idempotency_key = u.key;
     END IF;
     RETURN QUERY SELECT unnest(v_ids);
-END;
-$function$;
--- privileges: owner
-
-CREATE OR REPLACE FUNCTION {{schema}}.enqueue_gate(task_type text, limited boolean, run_at timestamp with time zone)
- RETURNS {{schema}}.task_gate
- LANGUAGE sql
- STABLE
-AS $function$
-    SELECT CASE
-        WHEN NOT limited THEN 'open'
-        WHEN run_at > now() THEN 'scheduled'
-        WHEN NOT EXISTS (SELECT 1 FROM {{schema}}.tasks t
-                         WHERE t.type = enqueue_gate.task_type AND t.status = 'pending' AND t.gate = 'waiting')
-             AND EXISTS (SELECT 1 FROM {{schema}}.concurrency_slots s
-                         WHERE s.task_type = enqueue_gate.task_type AND s.used < s.capacity)
-             AND NOT {{schema}}.type_draining(enqueue_gate.task_type) THEN 'open'
-        ELSE 'waiting'
-    END::{{schema}}.task_gate;
-$function$;
--- privileges: owner
-
-CREATE OR REPLACE FUNCTION {{schema}}.extend_lease(worker_id text, task_type text, wanted integer)
- RETURNS integer
- LANGUAGE plpgsql
-AS $function$
-#variable_conflict use_column
-DECLARE
-    v_units integer[];
-BEGIN
-    IF coalesce(wanted, 0) < 1 OR NOT {{schema}}.try_lock_type(extend_lease.task_type) THEN
-        RETURN 0;
-    END IF;
-    v_units := {{schema}}.lease_units(extend_lease.worker_id, extend_lease.task_type, wanted);
-    INSERT INTO {{schema}}.unit_leases AS l (worker_id, task_type, slot_group, units)
-    SELECT extend_lease.worker_id, extend_lease.task_type, u.g, count(*)::integer
-    FROM unnest(v_units) AS u(g) GROUP BY u.g ORDER BY u.g
-    ON CONFLICT (worker_id, task_type, slot_group) DO UPDATE SET units = l.units + excluded.units;
-    RETURN cardinality(v_units);
 END;
 $function$;
 -- privileges: owner
@@ -1234,31 +1010,77 @@ $function$;
 CREATE OR REPLACE FUNCTION {{schema}}.hand_off(types text[], groups integer[], taker text DEFAULT NULL::text, max_take integer DEFAULT NULL::integer, OUT taken {{schema}}.taken_task[])
  RETURNS {{schema}}.taken_task[]
  LANGUAGE plpgsql
- SET enable_seqscan TO 'off'
 AS $function$
 DECLARE
     v_draining text[];
+    v_retry    text[];
+    o_types    text[];
+    o_groups   integer[];
+    b_types    text[];
+    b_groups   integer[];
+    v_taken    {{schema}}.taken_task[];
+    v_opened   integer;
+    v_more     integer;
+    v_type     text;
 BEGIN
     IF coalesce(cardinality(types), 0) = 0 THEN
         RETURN;
     END IF;
-    SELECT array_agg(tt.name ORDER BY tt.name) INTO v_draining
+    -- 1. Units of draining types go back; the others are offered.
+    SELECT array_agg(tt.name) INTO v_draining
     FROM {{schema}}.task_types tt
-    WHERE tt.draining AND tt.name IN (SELECT DISTINCT u.t FROM unnest(types) AS u(t));
-    IF v_draining IS NOT NULL THEN
-        PERFORM {{schema}}.lock_admission(v_draining, true);
+    WHERE tt.name = ANY (types) AND tt.draining;
+    IF v_draining IS NULL THEN
+        o_types := types;
+        o_groups := groups;
+    ELSE
+        SELECT array_agg(u.t) FILTER (WHERE u.t = ANY (v_draining)),
+               array_agg(u.g) FILTER (WHERE u.t = ANY (v_draining)),
+               array_agg(u.t) FILTER (WHERE NOT (u.t = ANY (v_draining))),
+               array_agg(u.g) FILTER (WHERE NOT (u.t = ANY (v_draining)))
+          INTO b_types, b_groups, o_types, o_groups
+        FROM unnest(types, groups) AS u(t, g);
     END IF;
-    PERFORM {{schema}}.give_back(types, groups);
-    IF v_draining IS NOT NULL THEN
-        PERFORM {{schema}}.end_drain(v_draining);
+    SELECT * INTO o_types, o_groups, taken, v_opened FROM {{schema}}.offer_units(o_types, o_groups, taker, max_take);
+
+    -- 2. Units nobody took: before they go back, wait for any admission of
+    -- their types in flight (it holds the admission lock until it commits,
+    -- and may have left tasks waiting that the offer above did not see),
+    -- then offer again to the types whose lanes now show tasks (I5).
+    -- Admission locks are taken once, in key order, for every type that may
+    -- need one here: never one by one. Exclusive when a drain may end (step
+    -- 3 admits), else shared.
+    IF o_types IS NOT NULL OR v_draining IS NOT NULL THEN
+        PERFORM {{schema}}.lock_admission(coalesce(o_types, '{}') || coalesce(v_draining, '{}'), v_draining IS NOT NULL);
     END IF;
-    PERFORM 1 FROM {{schema}}.tasks t
-    WHERE t.type IN (SELECT DISTINCT u.t FROM unnest(types) AS u(t)) AND t.status = 'pending' AND t.gate = 'waiting'
-    LIMIT 1;
-    IF FOUND THEN
-        -- Idle workers LISTEN on pgseq_tasks (payload: the schema; schema
-        -- names need no quotes, so the literal is the quoted identifier).
+    IF o_types IS NOT NULL THEN
+        SELECT array_agg(DISTINCT u.t) INTO v_retry
+        FROM unnest(o_types) AS u(t)
+        WHERE EXISTS (SELECT 1 FROM {{schema}}.tasks t
+                      WHERE t.type = u.t AND t.status = 'pending' AND t.gate = 'waiting');
+    END IF;
+    IF v_retry IS NOT NULL THEN
+        SELECT * INTO o_types, o_groups, v_taken, v_more
+        FROM {{schema}}.offer_units(o_types, o_groups, taker, max_take - coalesce(cardinality(taken), 0));
+        taken := coalesce(taken, '{}') || coalesce(v_taken, '{}');
+        v_opened := coalesce(v_opened, 0) + coalesce(v_more, 0);
+    END IF;
+    -- Tasks opened for any claimer: wake idle workers, which LISTEN on
+    -- pgseq_tasks (payload: the schema; schema names need no quotes, so the
+    -- literal below is the quoted identifier itself).
+    IF coalesce(v_opened, 0) > 0 THEN
         PERFORM pg_notify('pgseq_tasks', '{{schema}}'::regnamespace::text);
+    END IF;
+    IF b_types IS NOT NULL OR o_types IS NOT NULL THEN
+        PERFORM {{schema}}.give_back(coalesce(b_types, '{}') || coalesce(o_types, '{}'),
+                                     coalesce(b_groups, '{}') || coalesce(o_groups, '{}'));
+    END IF;
+
+    -- 3. A type whose drain just ended admits again: its free units go to its lane.
+    IF v_draining IS NOT NULL THEN
+        FOREACH v_type IN ARRAY coalesce({{schema}}.end_drain(v_draining), '{}') LOOP
+            PERFORM {{schema}}.admit_waiting(v_type);
+        END LOOP;
     END IF;
 END;
 $function$;
@@ -1357,113 +1179,6 @@ AS $function$
 $function$;
 -- privileges: owner
 
-CREATE OR REPLACE FUNCTION {{schema}}.lease_chunk(task_type text)
- RETURNS integer
- LANGUAGE sql
- STABLE
-AS $function$
-    SELECT coalesce(least(64, greatest(1, tt.concurrency / 8)), 1)
-    FROM (SELECT 1) one LEFT JOIN {{schema}}.task_types tt ON tt.name = lease_chunk.task_type;
-$function$;
--- privileges: owner
-
-CREATE OR REPLACE FUNCTION {{schema}}.lease_room(worker_id text, types text[])
- RETURNS TABLE(task_type text, draining boolean, spare integer)
- LANGUAGE plpgsql
- STABLE
- SET enable_nestloop TO 'off'
- SET jit TO 'off'
-AS $function$
-#variable_conflict use_column
-DECLARE
-    v_draining text[];
-BEGIN
-    SELECT array_agg(tt.name) INTO v_draining FROM {{schema}}.task_types tt WHERE tt.draining;
-    RETURN QUERY
-    WITH wanted AS (
-        SELECT DISTINCT u.t FROM unnest(types) AS u(t)
-    ), leased AS (
-        SELECT l.task_type AS t, sum(l.units)::integer AS units FROM {{schema}}.unit_leases l
-        WHERE l.worker_id = lease_room.worker_id AND l.task_type = ANY (types)
-        GROUP BY l.task_type
-    ), busy AS (
-        SELECT t.type AS t, count(*)::integer AS n FROM {{schema}}.tasks t
-        WHERE t.worker_id = lease_room.worker_id AND t.status = 'running' AND t.slot_group IS NULL
-        GROUP BY t.type
-    ), kinds AS (
-        SELECT w.t,
-               CASE WHEN l.t IS NOT NULL AND NOT (w.t = ANY (coalesce(v_draining, '{}'))) THEN 'limited'
-                    ELSE (SELECT CASE WHEN tt.concurrency IS NULL THEN 'free'
-                                      WHEN tt.draining THEN 'draining' ELSE 'limited' END
-                          FROM {{schema}}.task_types tt WHERE tt.name = w.t)
-               END AS kind,
-               greatest(coalesce(l.units, 0) - coalesce(b.n, 0), 0)::integer AS spare
-        FROM wanted w
-        LEFT JOIN leased l ON l.t = w.t
-        LEFT JOIN busy b ON b.t = w.t
-    )
-    SELECT k.t, k.kind = 'draining', k.spare FROM kinds k WHERE k.kind IN ('limited', 'draining');
-END;
-$function$;
--- privileges: owner
-
-CREATE OR REPLACE FUNCTION {{schema}}.lease_spare(worker_id text, types text[])
- RETURNS TABLE(task_type text, units integer, spare integer)
- LANGUAGE sql
- STABLE
-AS $function$
-    SELECT l.task_type, l.units, greatest(l.units - coalesce(r.n, 0), 0)
-    FROM (
-        SELECT l.task_type, sum(l.units)::integer AS units FROM {{schema}}.unit_leases l
-        WHERE l.worker_id = lease_spare.worker_id AND l.task_type = ANY (types)
-        GROUP BY l.task_type
-    ) l
-    LEFT JOIN (
-        SELECT t.type, count(*)::integer AS n FROM {{schema}}.tasks t
-        WHERE t.worker_id = lease_spare.worker_id AND t.status = 'running' AND t.slot_group IS NULL
-        GROUP BY t.type
-    ) r ON r.type = l.task_type;
-$function$;
--- privileges: owner
-
-CREATE OR REPLACE FUNCTION {{schema}}.lease_units(worker_id text, task_type text, wanted integer)
- RETURNS integer[]
- LANGUAGE plpgsql
-AS $function$
-#variable_conflict use_column
-DECLARE
-    v_groups integer[];
-    v_start  integer := abs(hashtext(lease_units.worker_id)) % 64;
-BEGIN
-    IF coalesce(wanted, 0) < 1 OR {{schema}}.type_draining(lease_units.task_type) THEN
-        RETURN '{}';
-    END IF;
-    WITH free AS (
-        SELECT s.slot_group, s.capacity - s.used AS free,
-               (s.slot_group + v_start) % 64 AS ord
-        FROM {{schema}}.concurrency_slots s
-        WHERE s.task_type = lease_units.task_type AND s.used < s.capacity
-        ORDER BY (s.slot_group + v_start) % 64, s.slot_group
-        LIMIT least(wanted, 8)
-        FOR UPDATE SKIP LOCKED
-    ), take AS (
-        SELECT f.slot_group,
-               least(f.free, wanted - coalesce(sum(f.free) OVER (ORDER BY f.ord, f.slot_group
-                                                                 ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING), 0)) AS n
-        FROM free f
-    ), taken AS (
-        UPDATE {{schema}}.concurrency_slots s SET used = s.used + t.n
-        FROM take t
-        WHERE s.task_type = lease_units.task_type AND s.slot_group = t.slot_group AND t.n > 0
-        RETURNING s.slot_group, t.n
-    )
-    SELECT coalesce(array_agg(t.slot_group ORDER BY t.slot_group), '{}') INTO v_groups
-    FROM taken t, generate_series(1, t.n);
-    RETURN v_groups;
-END;
-$function$;
--- privileges: owner
-
 CREATE OR REPLACE FUNCTION {{schema}}.lock_admission(types text[], exclusive boolean DEFAULT true)
  RETURNS void
  LANGUAGE sql
@@ -1528,36 +1243,12 @@ BEGIN
                     RAISE EXCEPTION 'task type lock % is held', k USING ERRCODE = 'PS031';
                 END IF;
             END LOOP;
-            EXIT; -- every key held: the block's locks pass to the transaction
+            RETURN; -- every key held: the block's locks pass to the transaction
         EXCEPTION WHEN SQLSTATE 'PS031' THEN
             NULL;   -- released: wait for v_busy, holding none of them
         END;
     END LOOP;
-    -- The workers leasing units of these types (step 2b): a claim of theirs
-    -- in flight, which may be running a task on a spare unit, commits
-    -- before the apply reads what they run; later ones wait for the apply.
-    -- No worker can start leasing these types meanwhile (extend_lease
-    -- try-locks the type).
-    PERFORM {{schema}}.lock_workers(array_agg(DISTINCT l.worker_id))
-    FROM {{schema}}.unit_leases l WHERE l.task_type = ANY (types);
 END;
-$function$;
--- privileges: owner
-
-CREATE OR REPLACE FUNCTION {{schema}}.lock_worker(worker_id text)
- RETURNS void
- LANGUAGE sql
-AS $function$
-    SELECT pg_advisory_xact_lock(1885827955, hashtext('{{schema}}.' || worker_id));
-$function$;
--- privileges: owner
-
-CREATE OR REPLACE FUNCTION {{schema}}.lock_workers(worker_ids text[])
- RETURNS void
- LANGUAGE sql
-AS $function$
-    SELECT count(pg_advisory_xact_lock(1885827955, k)::text)
-    FROM (SELECT DISTINCT hashtext('{{schema}}.' || u.w) AS k FROM unnest(worker_ids) AS u(w) ORDER BY 1) keys;
 $function$;
 -- privileges: owner
 
@@ -1744,20 +1435,7 @@ CREATE OR REPLACE FUNCTION {{schema}}.rebalance_units(types text[])
  RETURNS void
  LANGUAGE plpgsql
 AS $function$
-DECLARE
-    v_worker text;
-    v_back   record;
 BEGIN
-    -- 0. Leases back down to the tasks running on them.
-    FOR v_worker IN
-        SELECT DISTINCT l.worker_id FROM {{schema}}.unit_leases l WHERE l.task_type = ANY (types) ORDER BY 1
-    LOOP
-        v_back := {{schema}}.shrink_leases(v_worker, types);
-        IF v_back.unit_types IS NOT NULL THEN
-            PERFORM {{schema}}.give_back(v_back.unit_types, v_back.unit_groups);
-        END IF;
-    END LOOP;
-
     -- 1. Over-capacity groups take units back from holders that are pending
     -- and open, locked SKIP LOCKED: a holder a claim is taking right now
     -- keeps its unit (it is running once that claim commits), and its group
@@ -1822,10 +1500,6 @@ AS $function$
 DECLARE
     v_ids     bigint[];
     v_types   text[];
-    v_silent  text[];
-    v_owners  text[];
-    l_types   text[];
-    l_groups  integer[];
     r_types   text[];
     r_groups  integer[];
     w_types   text[];
@@ -1842,7 +1516,7 @@ BEGIN
     -- complete_and_take reads its worker's row FOR KEY SHARE before it
     -- hands the worker tasks, so those tasks are either seen below or never
     -- handed to a worker this recovery declares dead.
-    SELECT array_agg(silent.id) INTO v_silent FROM (
+    PERFORM 1 FROM (
         SELECT w.id FROM {{schema}}.workers w
         WHERE w.dead_at IS NULL
           AND {{schema}}.heard_from(w.last_heartbeat) < now() - (SELECT coalesce(min(q.worker_timeout), interval '30 seconds')
@@ -1853,10 +1527,10 @@ BEGIN
 
     -- 1. Every running task, by tasks_held, whose worker is gone or silent:
     -- locked, in id order.
-    SELECT array_agg(v.id ORDER BY v.id), array_agg(DISTINCT v.type), array_agg(DISTINCT v.worker_id)
-      INTO v_ids, v_types, v_owners
+    SELECT array_agg(v.id ORDER BY v.id), array_agg(DISTINCT v.type)
+      INTO v_ids, v_types
     FROM (
-        SELECT t.id, t.type, t.worker_id FROM {{schema}}.tasks t
+        SELECT t.id, t.type FROM {{schema}}.tasks t
         LEFT JOIN {{schema}}.workers w ON w.id = t.worker_id
         LEFT JOIN {{schema}}.queues q ON q.name = t.queue
         WHERE t.status = 'running'
@@ -1866,20 +1540,10 @@ BEGIN
         FOR UPDATE OF t
     ) v;
 
-    -- 2. The types' locks, all at once: the tasks' types and the types
-    -- leased by the workers this recovery may declare dead (or declared
-    -- dead before); then those workers' locks (step 2b: a claim of theirs
-    -- in flight commits first, later ones find them dead).
-    SELECT array_agg(DISTINCT l.task_type) INTO l_types
-    FROM {{schema}}.unit_leases l
-    LEFT JOIN {{schema}}.workers w ON w.id = l.worker_id
-    WHERE l.worker_id = ANY (coalesce(v_silent, '{}') || coalesce(v_owners, '{}'))
-       OR w.id IS NULL OR w.dead_at IS NOT NULL;
-    v_types := coalesce(v_types, '{}') || coalesce(l_types, '{}');
-    IF cardinality(v_types) > 0 THEN
+    -- 2. Their types' locks, all at once.
+    IF v_types IS NOT NULL THEN
         PERFORM {{schema}}.lock_types(v_types);
     END IF;
-    PERFORM {{schema}}.lock_workers(coalesce(v_silent, '{}') || coalesce(v_owners, '{}'));
 
     -- 3. Back to pending (waiting in its lane if its type is limited now),
     -- or to the dead letter once its retries are spent.
@@ -1918,31 +1582,7 @@ BEGIN
       INTO n_pending, n_dead, n_workers, r_types, r_groups, w_types
     FROM back b;
 
-    -- 5. Every unit the dead workers leased goes back with the recovered
-    -- tasks' own (their tasks are pending again: no unit of theirs is in
-    -- use), in this transaction.
-    WITH gone AS (
-        DELETE FROM {{schema}}.unit_leases l
-        USING {{schema}}.workers w
-        WHERE w.id = l.worker_id AND w.dead_at IS NOT NULL
-        RETURNING l.task_type, l.slot_group, l.units
-    ), orphans AS (
-        DELETE FROM {{schema}}.unit_leases l
-        WHERE NOT EXISTS (SELECT 1 FROM {{schema}}.workers w WHERE w.id = l.worker_id)
-        RETURNING l.task_type, l.slot_group, l.units
-    )
-    SELECT array_agg(g.task_type ORDER BY g.task_type, g.slot_group),
-           array_agg(g.slot_group ORDER BY g.task_type, g.slot_group)
-      INTO l_types, l_groups
-    FROM (SELECT * FROM gone UNION ALL SELECT * FROM orphans) g, generate_series(1, g.units);
-    IF l_types IS NOT NULL THEN
-        r_types := coalesce(r_types, '{}') || l_types;
-        r_groups := coalesce(r_groups, '{}') || l_groups;
-        SELECT array_agg(DISTINCT x.t) INTO w_types
-        FROM unnest(coalesce(w_types, '{}') || l_types) AS x(t);
-    END IF;
-
-    -- 6. Their units pass on, and free units go to the lanes.
+    -- 5. Their units pass on, and free units go to the lanes.
     PERFORM {{schema}}.requeue_limited(w_types, r_types, r_groups);
     RETURN jsonb_build_object('recovered', n_pending, 'dead_lettered', n_dead, 'workers_declared_dead', n_workers);
 END;
@@ -1974,20 +1614,17 @@ AS $function$
 #variable_conflict use_column
 DECLARE
     o       record;
-    v_back  record;
     v_types text[];
     w_types text[];
     n       integer;
 BEGIN
-    -- 1. The fence: only the worker's own tasks, locked; then their types'
-    -- locks, then the worker's (its leases).
+    -- 1. The fence: only the worker's own tasks, locked; then their types' locks.
     o := {{schema}}.lock_owned(task_ids, release.worker_id);
     IF o.ids IS NULL THEN
         RETURN 0;
     END IF;
     SELECT array_agg(DISTINCT t.type) INTO v_types FROM {{schema}}.tasks t WHERE t.id = ANY (o.ids);
     PERFORM {{schema}}.lock_types(v_types);
-    PERFORM {{schema}}.lock_worker(release.worker_id);
 
     -- 2. Pending again; a task of a limited type waits in its lane.
     WITH back AS (
@@ -2006,13 +1643,8 @@ BEGIN
            array_agg(DISTINCT b.type) FILTER (WHERE b.limited OR b.type = ANY (coalesce(o.unit_types, '{}')))
       INTO n, w_types
     FROM back b;
-
-    -- 3. The leased units the released tasks ran on are spare now: they go
-    -- back with the tasks' own units, offered to the lanes first.
-    v_back := {{schema}}.shrink_leases(release.worker_id, v_types);
-    PERFORM {{schema}}.requeue_limited(w_types,
-                                       coalesce(o.unit_types, '{}') || coalesce(v_back.unit_types, '{}'),
-                                       coalesce(o.unit_groups, '{}') || coalesce(v_back.unit_groups, '{}'));
+    -- 3. Their units pass on, and free units go to the lanes.
+    PERFORM {{schema}}.requeue_limited(w_types, o.unit_types, o.unit_groups);
     RETURN n;
 END;
 $function$;
@@ -2265,79 +1897,6 @@ END;
 $function$;
 -- privileges: owner
 
-CREATE OR REPLACE FUNCTION {{schema}}.return_leases(worker_id text)
- RETURNS integer
- LANGUAGE plpgsql
- SECURITY DEFINER
- SET jit TO 'off'
- SET search_path TO 'pg_catalog', 'pg_temp'
-AS $function$
-#variable_conflict use_column
-DECLARE
-    v_types text[];
-    v_back  record;
-BEGIN
-    -- The types' locks, then the worker's (the locking order).
-    SELECT array_agg(DISTINCT l.task_type) INTO v_types
-    FROM {{schema}}.unit_leases l WHERE l.worker_id = return_leases.worker_id;
-    IF v_types IS NULL THEN
-        RETURN 0;
-    END IF;
-    PERFORM {{schema}}.lock_types(v_types);
-    PERFORM {{schema}}.lock_worker(return_leases.worker_id);
-    v_back := {{schema}}.shrink_leases(return_leases.worker_id, v_types);
-    PERFORM {{schema}}.requeue_limited(v_types, v_back.unit_types, v_back.unit_groups);
-    RETURN coalesce(cardinality(v_back.unit_types), 0);
-END;
-$function$;
--- privileges: owner
-
-CREATE OR REPLACE FUNCTION {{schema}}.return_spare_now(worker_id text, types text[])
- RETURNS boolean
- LANGUAGE plpgsql
- SET enable_seqscan TO 'off'
-AS $function$
-#variable_conflict use_column
-DECLARE
-    v_types    text[];
-    v_draining text[];
-    v_back     record;
-BEGIN
-    SELECT array_agg(x.t ORDER BY x.t) INTO v_types
-    FROM (SELECT DISTINCT l.task_type AS t FROM {{schema}}.unit_leases l
-          WHERE l.worker_id = return_spare_now.worker_id AND (types IS NULL OR l.task_type = ANY (types))) x
-    WHERE {{schema}}.try_lock_type(x.t);
-    IF v_types IS NULL THEN
-        RETURN false;
-    END IF;
-    v_back := {{schema}}.shrink_leases(return_spare_now.worker_id, v_types);
-    IF v_back.unit_types IS NULL THEN
-        RETURN false;
-    END IF;
-    PERFORM {{schema}}.give_back(v_back.unit_types, v_back.unit_groups);
-    -- Whether a drain ends is decided by one caller at a time (the
-    -- admission lock, exclusive): two workers giving back the last units
-    -- of a draining type at once would each still see the other's.
-    SELECT array_agg(tt.name ORDER BY tt.name) INTO v_draining
-    FROM {{schema}}.task_types tt WHERE tt.draining AND tt.name = ANY (v_types);
-    IF v_draining IS NOT NULL THEN
-        PERFORM {{schema}}.lock_admission(v_draining, true);
-        PERFORM {{schema}}.end_drain(v_draining);
-    END IF;
-    PERFORM 1 FROM {{schema}}.tasks t
-    WHERE t.type = ANY (v_back.unit_types) AND t.status = 'pending' AND t.gate = 'waiting'
-    LIMIT 1;
-    IF FOUND THEN
-        -- Idle workers LISTEN on pgseq_tasks (payload: the schema; schema
-        -- names need no quotes, so the literal is the quoted identifier).
-        PERFORM pg_notify('pgseq_tasks', '{{schema}}'::regnamespace::text);
-        RETURN true;
-    END IF;
-    RETURN false;
-END;
-$function$;
--- privileges: owner
-
 CREATE OR REPLACE FUNCTION {{schema}}.run_maintenance(worker_id text)
  RETURNS jsonb
  LANGUAGE plpgsql
@@ -2410,46 +1969,6 @@ AS $function$
                   c.table_pk, a.attrelid::regclass, c.scope[1], format_type(a.atttypid, NULL), c.column_name)
     FROM pg_attribute a
     WHERE a.attrelid = {{schema}}.qualified_regclass(c.table_name) AND a.attname = c.scope[1] AND NOT a.attisdropped;
-$function$;
--- privileges: owner
-
-CREATE OR REPLACE FUNCTION {{schema}}.shrink_leases(worker_id text, types text[], OUT unit_types text[], OUT unit_groups integer[])
- RETURNS record
- LANGUAGE plpgsql
-AS $function$
-#variable_conflict use_column
-BEGIN
-    WITH spare AS (
-        SELECT s.task_type, s.spare
-        FROM {{schema}}.lease_spare(shrink_leases.worker_id,
-                                    coalesce(types, (SELECT array_agg(DISTINCT l.task_type) FROM {{schema}}.unit_leases l
-                                                     WHERE l.worker_id = shrink_leases.worker_id))) s
-        WHERE s.spare > 0
-    ), rows AS (
-        SELECT l.task_type, l.slot_group, l.units, s.spare,
-               coalesce(sum(l.units) OVER (PARTITION BY l.task_type ORDER BY l.slot_group DESC
-                                           ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING), 0) AS before
-        FROM {{schema}}.unit_leases l JOIN spare s ON s.task_type = l.task_type
-        WHERE l.worker_id = shrink_leases.worker_id
-    ), back AS (
-        SELECT r.task_type, r.slot_group, least(r.units, greatest(r.spare - r.before, 0))::integer AS n
-        FROM rows r
-    ), shrunk AS (
-        UPDATE {{schema}}.unit_leases l SET units = l.units - b.n
-        FROM back b
-        WHERE l.worker_id = shrink_leases.worker_id AND l.task_type = b.task_type
-          AND l.slot_group = b.slot_group AND b.n > 0
-        RETURNING l.task_type, l.slot_group, b.n
-    )
-    SELECT array_agg(s.task_type ORDER BY s.task_type, s.slot_group),
-           array_agg(s.slot_group ORDER BY s.task_type, s.slot_group)
-      INTO unit_types, unit_groups
-    FROM shrunk s, generate_series(1, s.n);
-    IF unit_types IS NOT NULL THEN
-        DELETE FROM {{schema}}.unit_leases l
-        WHERE l.worker_id = shrink_leases.worker_id AND l.task_type = ANY (unit_types) AND l.units = 0;
-    END IF;
-END;
 $function$;
 -- privileges: owner
 

@@ -14,7 +14,7 @@ var sqlFiles embed.FS
 type statements struct {
 	enqueue, enqueueBatch                     string
 	claim, complete, completeAndTake          string
-	fail, release, returnLeases               string
+	fail, release                             string
 	registerWorker, heartbeat                 string
 	electLeader, resignLeader, runMaintenance string
 	queueSettings, taskTypes                  string
@@ -37,7 +37,6 @@ func newStatements(schema string) *statements {
 		completeAndTake: load("complete_and_take", schema),
 		fail:            load("fail", schema),
 		release:         load("release", schema),
-		returnLeases:    load("return_leases", schema),
 		registerWorker:  load("register_worker", schema),
 		heartbeat:       load("heartbeat", schema),
 		electLeader:     load("elect_leader", schema),

@@ -1113,19 +1113,6 @@ drain:
 				"worker", s.id, "tasks", len(release), "error", err)
 		}
 	}
-	// The slot units this worker leases and no longer runs tasks on go back
-	// (its claims return them when they come back short; a stopping worker
-	// claims no more). Should this fail, the recovery returns them once the
-	// worker is declared dead.
-	{
-		ctx, cancel := s.call()
-		var n int
-		if err := w.cfg.Pool.QueryRow(ctx, w.sql.returnLeases, s.id).Scan(&n); err != nil {
-			w.log.Warn("returning leased slot units failed; they return when the worker is declared dead",
-				"worker", s.id, "error", err)
-		}
-		cancel()
-	}
 	if s.leader.Load() {
 		ctx, cancel := s.call()
 		if _, err := w.cfg.Pool.Exec(ctx, w.sql.resignLeader, s.id); err != nil {

@@ -37,9 +37,12 @@ func newStatusCLI(t *testing.T) *cli {
 	require.Equal(t, 0, r.code, r.stderr)
 	for _, sql := range []string{
 		`SELECT {{schema}}.enqueue('email') FROM generate_series(1, 3)`,
-		// One call: as many open as the type has free units (2), the
-		// others in its lane.
-		`SELECT count(*) FROM {{schema}}.enqueue_batch(array_fill('render'::text, ARRAY[5]))`,
+		`SELECT {{schema}}.enqueue('render') FROM generate_series(1, 5)`,
+		// enqueue gives a task a unit only if no apply holds its type's
+		// lock right now, and the lock is per type name across schemas (a
+		// parallel test may be applying a "render"): admit the waiting ones
+		// under the lock, waiting for it.
+		`BEGIN; SELECT {{schema}}.lock_types('{render}'); SELECT {{schema}}.admit_types('{render}'); COMMIT`,
 		`SELECT {{schema}}.register_worker('w1', 'host-1', 4)`,
 		`SELECT {{schema}}.elect_leader('w1')`,
 		`SELECT count(*) FROM {{schema}}.claim('media', 'w1', 4)`,

@@ -1,1 +1,0 @@
-SELECT {{schema}}.return_leases($1::text)
