@@ -56,7 +56,8 @@ type Noise struct {
 	MaxChange float64 `json:"max_change"`
 	Floor     float64 `json:"floor"`
 	// Significant counts the runs whose test alone (Holm-adjusted) called
-	// the change significant: the test's false alarms.
+	// the change significant: the test's false alarms. A plan's metrics
+	// have no test: for them, the runs whose plans differed at all.
 	Significant int `json:"significant"`
 	// FalsePositives counts the runs the whole rule would have flagged,
 	// each judged against a floor computed from the other runs only
@@ -84,7 +85,7 @@ func Calibrate(runs [][]Row) *Calibration {
 			for _, x := range rows {
 				if x.Scenario == r.Scenario && x.Metric == r.Metric {
 					n.Changes = append(n.Changes, x.Change)
-					significant = append(significant, x.Deterministic || (x.PAdjusted >= 0 && x.PAdjusted < DefaultAlpha))
+					significant = append(significant, (x.Deterministic && x.Change != 0) || (x.PAdjusted >= 0 && x.PAdjusted < DefaultAlpha))
 					runOf = append(runOf, j)
 				}
 			}
@@ -199,7 +200,8 @@ func (c *Calibration) WriteMarkdown(w io.Writer) error {
 	fmt.Fprintf(&b, "Command: `%s`\n\n", strings.Join(scenarios.RedactCommand(c.Command), " "))
 	b.WriteString("Each A/A run is a `bench ab` of one build against itself: every change it measures is noise. " +
 		"The floor is the largest change seen, widened by a quarter (at least 1%). " +
-		"*Significant* counts the runs whose paired test (Holm-adjusted, 0.05) called the change real; " +
+		"*Significant* counts the runs whose paired test (Holm-adjusted, 0.05) called the change real " +
+		"(for a plan's rows, buffers and scans, which have no test: the runs whose plans differed at all); " +
 		"*false alarms* the runs the whole rule would have flagged, each judged against a floor made from the other runs only.\n\n")
 	writeMarkdownTable(&b, c.table())
 	_, err := io.WriteString(w, b.String())

@@ -130,6 +130,22 @@ func TestCalibrate(t *testing.T) {
 	require.False(t, ok)
 }
 
+// A plan's metrics have no test: an A/A run whose plans are the same
+// counts as neither significant nor a false alarm.
+func TestCalibrateUnchangedPlansAreNotSignificant(t *testing.T) {
+	t.Parallel()
+	row := Row{Scenario: "explain-saturated", Metric: "rows_examined", Gated: true, Deterministic: true,
+		Base: []float64{120}, Candidate: []float64{120}}
+	var runs [][]Row
+	for range 3 {
+		runs = append(runs, Judge([]Row{row}, Options{}))
+	}
+	c := Calibrate(runs)
+	require.Len(t, c.Metrics, 1)
+	require.Zero(t, c.Metrics[0].Significant)
+	require.Zero(t, c.Metrics[0].FalsePositives)
+}
+
 func TestSeriesNeedsTheSameScenarios(t *testing.T) {
 	t.Parallel()
 	res := func(names ...string) *scenarios.SuiteResult {
