@@ -311,7 +311,7 @@ func printDrainSummary(w io.Writer, rep *scenarios.DrainReport) {
 		if v.VsBaseline != nil {
 			ratio = fmt.Sprintf("%.3f", v.VsBaseline.Median)
 			if v.VsBaseline.N >= 2 {
-				ci = fmt.Sprintf("%.3f–%.3f (%.1f%%)", v.VsBaseline.Low, v.VsBaseline.High, v.VsBaseline.Level*100)
+				ci = fmt.Sprintf("%.3f–%.3f (%s)", v.VsBaseline.Low, v.VsBaseline.High, scenarios.FormatLevel(v.VsBaseline.Level))
 			}
 		}
 		fmt.Fprintf(w, "%-9s %12s %8s %-26s %21s %21s\n", v.Variant, textfmt.Thousands(int64(v.MedianTasksPerSec+0.5)), ratio, ci,
