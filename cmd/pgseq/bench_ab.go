@@ -5,7 +5,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -77,9 +76,6 @@ run the scenarios.
 			ctx := cmd.Context()
 			if cfg.base == "" {
 				return errors.New("bench ab needs --base PATH: a pgseq built from the commit to compare with, e.g. the merge-base (see pgseq bench ab --help)")
-			}
-			if cfg.rounds < gate.MinRounds {
-				return fmt.Errorf("invalid --rounds %d: the paired test needs at least %d rounds", cfg.rounds, gate.MinRounds)
 			}
 			var cal *gate.Calibration
 			if calibrationFile != "" {
@@ -157,15 +153,7 @@ calibration.md, and run-N/ for each A/A run.
 			if runs < 2 {
 				return fmt.Errorf("invalid --runs %d: calibration needs at least 2 A/A runs", runs)
 			}
-			if cfg.rounds < gate.MinRounds {
-				return fmt.Errorf("invalid --rounds %d: the paired test needs at least %d rounds", cfg.rounds, gate.MinRounds)
-			}
-			self, err := os.Executable()
-			if err != nil {
-				return fmt.Errorf("finding this pgseq's binary: %w", err)
-			}
-			cfg.base = self
-			cfg.files = args
+			cfg.files = args // no base: this build against itself
 			if err := a.prepareAB(&cfg); err != nil {
 				return err
 			}
@@ -220,9 +208,12 @@ calibration.md, and run-N/ for each A/A run.
 	return cmd
 }
 
-// prepareAB checks cfg's scenario files and names, and finds both
-// binaries.
+// prepareAB checks cfg's rounds, scenario files and names, and finds both
+// binaries: the base is this one when cfg.base is empty (A/A).
 func (a *app) prepareAB(cfg *abConfig) error {
+	if cfg.rounds < gate.MinRounds {
+		return fmt.Errorf("invalid --rounds %d: the paired test needs at least %d rounds", cfg.rounds, gate.MinRounds)
+	}
 	if len(cfg.files) == 0 {
 		cfg.files = []string{"scenarios"}
 	}
@@ -246,6 +237,10 @@ func (a *app) prepareAB(cfg *abConfig) error {
 		return fmt.Errorf("finding this pgseq's binary: %w", err)
 	}
 	cfg.candidate = self
+	if cfg.base == "" {
+		cfg.base = self
+		return nil
+	}
 	base, err := filepath.Abs(cfg.base)
 	if err != nil {
 		return err
@@ -411,5 +406,5 @@ func writeABReport(dir string, rep *gate.Report) error {
 	if err := writeFile(filepath.Join(dir, "ab.json"), rep.WriteJSON); err != nil {
 		return err
 	}
-	return writeFile(filepath.Join(dir, "ab.md"), func(w io.Writer) error { return rep.WriteMarkdown(w) })
+	return writeFile(filepath.Join(dir, "ab.md"), rep.WriteMarkdown)
 }
