@@ -179,11 +179,8 @@ func Series(rounds []Round) ([]Row, error) {
 
 // roundValue is a metric's value in one round's result.
 func roundValue(res *scenarios.SuiteResult, scenario, metric string) (float64, bool) {
-	for i := range res.Scenarios {
-		if res.Scenarios[i].Name != scenario {
-			continue
-		}
-		if m := res.Scenarios[i].Metric(metric); m != nil && m.N > 0 {
+	if s := res.Scenario(scenario); s != nil {
+		if m := s.Metric(metric); m != nil && m.N > 0 {
 			return m.Value, true
 		}
 	}
@@ -314,13 +311,13 @@ func decide(r *Row, alpha float64) {
 	case r.PAdjusted < 0:
 		r.Verdict = Undecided
 	case r.PAdjusted >= alpha:
-		r.Verdict, r.Why = NoChange, fmt.Sprintf("not significant (p=%s after Holm)", pValue(r.PAdjusted))
+		r.Verdict, r.Why = NoChange, fmt.Sprintf("not significant (p=%s after Holm)", scenarios.FormatPValue(r.PAdjusted))
 	case !beyond:
 		r.Verdict, r.Why = NoChange, fmt.Sprintf("significant but within the ±%s noise floor", percent(r.Floor))
 	case worse:
-		r.Verdict, r.Why = Regression, fmt.Sprintf("p=%s after Holm, beyond the ±%s floor", pValue(r.PAdjusted), percent(r.Floor))
+		r.Verdict, r.Why = Regression, fmt.Sprintf("p=%s after Holm, beyond the ±%s floor", scenarios.FormatPValue(r.PAdjusted), percent(r.Floor))
 	default:
-		r.Verdict, r.Why = Improvement, fmt.Sprintf("p=%s after Holm, beyond the ±%s floor", pValue(r.PAdjusted), percent(r.Floor))
+		r.Verdict, r.Why = Improvement, fmt.Sprintf("p=%s after Holm, beyond the ±%s floor", scenarios.FormatPValue(r.PAdjusted), percent(r.Floor))
 	}
 }
 
@@ -342,11 +339,4 @@ func percent(x float64) string {
 	default:
 		return fmt.Sprintf("%.1f%%", x*100)
 	}
-}
-
-func pValue(p float64) string {
-	if p < 0.001 {
-		return "<0.001"
-	}
-	return fmt.Sprintf("%.3f", p)
 }

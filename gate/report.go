@@ -100,7 +100,7 @@ func (r *Report) table(gated bool) [][]string {
 			ci = signedPercent(x.Low) + " … " + signedPercent(x.High)
 		}
 		if x.PAdjusted >= 0 {
-			p = pValue(x.PAdjusted)
+			p = scenarios.FormatPValue(x.PAdjusted)
 		}
 		floor := ""
 		if x.Gated {

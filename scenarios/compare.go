@@ -719,14 +719,18 @@ func (r CompareRow) deltaText() string {
 	return fmt.Sprintf("%+.1f%%", r.Delta*100)
 }
 
-func (r CompareRow) pText() string {
+func (r CompareRow) pText() string { return FormatPValue(r.P) }
+
+// FormatPValue writes a p-value with three decimals, "<0.001" below that,
+// "–" for none (NaN).
+func FormatPValue(p float64) string {
 	switch {
-	case math.IsNaN(r.P):
+	case math.IsNaN(p):
 		return "–"
-	case r.P < 0.001:
+	case p < 0.001:
 		return "<0.001"
 	}
-	return fmt.Sprintf("%.3f", r.P)
+	return fmt.Sprintf("%.3f", p)
 }
 
 func (r CompareRow) nText() string { return fmt.Sprintf("%d+%d", r.OldN, r.NewN) }

@@ -29,10 +29,11 @@ func updateCompareGolden() bool {
 	return f != nil && f.Value.String() == "true"
 }
 
-// checkCompareGolden compares got with the golden file testdata/compare/name.
-func checkCompareGolden(t *testing.T, name string, got []byte) {
+// checkGolden compares got with the golden file testdata/dir/name
+// (-update rewrites it).
+func checkGolden(t *testing.T, dir, name string, got []byte) {
 	t.Helper()
-	path := filepath.Join("testdata", "compare", name)
+	path := filepath.Join("testdata", dir, name)
 	if updateCompareGolden() {
 		require.NoError(t, os.MkdirAll(filepath.Dir(path), 0o755))
 		require.NoError(t, os.WriteFile(path, got, 0o644))
@@ -410,6 +411,6 @@ func TestCompareGolden(t *testing.T) {
 	var text, md bytes.Buffer
 	require.NoError(t, c.WriteText(&text))
 	require.NoError(t, c.WriteMarkdown(&md))
-	checkCompareGolden(t, "compare.txt", text.Bytes())
-	checkCompareGolden(t, "compare.md", md.Bytes())
+	checkGolden(t, "compare", "compare.txt", text.Bytes())
+	checkGolden(t, "compare", "compare.md", md.Bytes())
 }

@@ -23,7 +23,7 @@ func TestWriteGoBench(t *testing.T) {
 
 	var b bytes.Buffer
 	require.NoError(t, WriteGoBench(&b, run))
-	checkCompareGolden(t, "gobench.txt", b.Bytes())
+	checkGolden(t, "compare", "gobench.txt", b.Bytes())
 
 	// Every line is a configuration line, a Unit line, a result line, a
 	// comment or blank, as the format defines them.

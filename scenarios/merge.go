@@ -1,9 +1,6 @@
 package scenarios
 
-import (
-	"fmt"
-	"slices"
-)
+import "fmt"
 
 // MergeRounds merges runs of the same scenarios (each run one or more
 // rounds, as bench ab makes them: one invocation per round) into one
@@ -37,7 +34,7 @@ func MergeRounds(scs []Scenario, runs []*SuiteResult) (*SuiteResult, error) {
 			n := 0
 			largest := 0.0
 			for i, r := range runs {
-				rs := findScenario(r, s.Name)
+				rs := r.Scenario(s.Name)
 				if rs == nil {
 					return nil, fmt.Errorf("merging rounds: run %d has no scenario %q", i+1, s.Name)
 				}
@@ -74,12 +71,4 @@ func MergeRounds(scs []Scenario, runs []*SuiteResult) (*SuiteResult, error) {
 	}
 	out.Verdict = verdict(out.Scenarios)
 	return &out, nil
-}
-
-func findScenario(r *SuiteResult, name string) *ScenarioResult {
-	i := slices.IndexFunc(r.Scenarios, func(s ScenarioResult) bool { return s.Name == name })
-	if i < 0 {
-		return nil
-	}
-	return &r.Scenarios[i]
 }

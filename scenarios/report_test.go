@@ -2,8 +2,6 @@ package scenarios
 
 import (
 	"bytes"
-	"os"
-	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
@@ -11,20 +9,6 @@ import (
 
 	"github.com/stretchr/testify/require"
 )
-
-// checkReportGolden compares got with the golden file testdata/report/name
-// (-update rewrites it).
-func checkReportGolden(t *testing.T, name string, got []byte) {
-	t.Helper()
-	path := filepath.Join("testdata", "report", name)
-	if updateCompareGolden() {
-		require.NoError(t, os.MkdirAll(filepath.Dir(path), 0o755))
-		require.NoError(t, os.WriteFile(path, got, 0o644))
-	}
-	want, err := os.ReadFile(path)
-	require.NoError(t, err, "missing golden file; run go test ./scenarios -update")
-	require.Equal(t, string(want), string(got), "golden file %s differs; run go test ./scenarios -update and review the diff", path)
-}
 
 // reportScenario is the result of sc with metrics ms, its thresholds
 // judged.
@@ -81,7 +65,7 @@ func TestSuiteMarkdownGolden(t *testing.T) {
 	t.Parallel()
 	var md bytes.Buffer
 	require.NoError(t, reportTestRun().WriteMarkdown(&md, nil))
-	checkReportGolden(t, "run.md", md.Bytes())
+	checkGolden(t, "report", "run.md", md.Bytes())
 }
 
 // The level of a rank-based interval over n rounds is computed once

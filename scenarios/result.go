@@ -1,6 +1,7 @@
 package scenarios
 
 import (
+	"slices"
 	"time"
 )
 
@@ -154,4 +155,13 @@ type PlanEntry struct {
 	// own, so this one's buffers and time are not counted in the
 	// scenario's metrics again.
 	Calls string `json:"calls,omitempty"`
+}
+
+// Scenario returns the result of the scenario named name, or nil.
+func (r *SuiteResult) Scenario(name string) *ScenarioResult {
+	i := slices.IndexFunc(r.Scenarios, func(s ScenarioResult) bool { return s.Name == name })
+	if i < 0 {
+		return nil
+	}
+	return &r.Scenarios[i]
 }
