@@ -227,7 +227,7 @@ func runWatched(ctx context.Context, db DB, schema, hash string, opts Options, d
 	if res.Migrated, err = migrations.Up(ctx, tx, schema); err != nil {
 		return nil, err
 	}
-	if !p.Empty() {
+	if len(p.Changes) > 0 {
 		if err := execute(ctx, tx, p, opts); err != nil {
 			return nil, err
 		}
@@ -238,7 +238,7 @@ func runWatched(ctx context.Context, db DB, schema, hash string, opts Options, d
 	if res.HistoryID, err = writeHistory(ctx, tx, p, hash, opts); err != nil {
 		return nil, err
 	}
-	if !p.Empty() {
+	if len(p.Changes) > 0 {
 		if _, err := tx.Exec(ctx, `SELECT pg_notify($1, $2)`, NotifyChannel, schema); err != nil {
 			return nil, fmt.Errorf("notifying workers: %w", err)
 		}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/pgseq/pgseq/catalog"
 	"github.com/pgseq/pgseq/inspect"
+	"github.com/pgseq/pgseq/migrations"
 	"github.com/pgseq/pgseq/plan"
 	"github.com/pgseq/pgseq/planner"
 )
@@ -154,7 +155,43 @@ func planConfig(ctx context.Context, q inspect.Querier, schema string, desired c
 	}
 	p := withWarning(planner.Plan(desired, actual, opts), warning)
 	p.Database = database
+	p.SchemaUpgrade = schemaUpgrade(version)
 	return p, nil
+}
+
+// schemaUpgrade is the upgrade apply makes to a schema at version: nil
+// when there is none to make (the schema is new, version 0, or at this
+// pgseq's version; a newer one was refused when it was read).
+func schemaUpgrade(version int) *plan.SchemaUpgrade {
+	all := migrations.All()
+	if version == 0 || version >= len(all) {
+		return nil
+	}
+	u := &plan.SchemaUpgrade{From: version, To: len(all)}
+	for _, m := range all[version:] {
+		u.Migrations = append(u.Migrations, fmt.Sprintf("%03d_%s", m.Version, m.Name))
+	}
+	return u
+}
+
+// checkUpgrade refuses a saved plan whose schema upgrade is not the one
+// this pgseq would make: the plan was made by another pgseq version, and
+// applying it would upgrade the schema to a version it did not show (or
+// not to the one it did).
+func checkUpgrade(saved *plan.Plan, version int) error {
+	want := schemaUpgrade(version)
+	switch got := saved.SchemaUpgrade; {
+	case got == nil && want == nil:
+		return nil
+	case got == nil:
+		return fmt.Errorf("%w: applying it with this pgseq would also upgrade schema %q from version %d to %d, which the plan does not show (another pgseq version made it); run pgseq plan again with this pgseq",
+			ErrPlanMismatch, saved.Schema, want.From, want.To)
+	case want == nil || got.From != want.From || got.To != want.To:
+		now := fmt.Sprintf("the schema is at version %d and this pgseq's is %d", version, migrations.Latest())
+		return fmt.Errorf("%w: the plan upgrades schema %q from version %d to %d, but %s; apply it with the pgseq that made it, or run pgseq plan again",
+			ErrPlanMismatch, saved.Schema, got.From, got.To, now)
+	}
+	return nil
 }
 
 // plannerOptions returns the planner's options for schema at version: with
@@ -197,6 +234,9 @@ func replanSaved(ctx context.Context, q inspect.Querier, saved *plan.Plan) (*pla
 	if err != nil {
 		return nil, fmt.Errorf("reading the current state: %w", err)
 	}
+	if err := checkUpgrade(saved, version); err != nil {
+		return nil, err
+	}
 	if got := plan.Fingerprint(actual); got != saved.Fingerprint {
 		unknown := ""
 		if saved.Database == nil {
@@ -220,6 +260,7 @@ func replanSaved(ctx context.Context, q inspect.Querier, saved *plan.Plan) (*pla
 	}
 	now := restrict(withWarning(planner.Plan(desired, actual, opts), warning), saved)
 	now.Database = database
+	now.SchemaUpgrade = saved.SchemaUpgrade
 	if d := plan.Differences(saved, now); len(d) > 0 {
 		return nil, fmt.Errorf("%w: the plan is not what pgseq plans from this database for the same target:\n  %s\nThe file was edited, or the database drifted since; run pgseq plan again",
 			ErrPlanMismatch, strings.Join(d, "\n  "))

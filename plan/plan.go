@@ -71,6 +71,12 @@ type Plan struct {
 	// recorded the state it left (a new database, or history from before
 	// schema version 7).
 	Drift []Drift `json:"drift,omitempty"`
+	// SchemaUpgrade is the upgrade of pgseq's own schema (its tables and
+	// runtime functions) that apply makes before the changes: the schema
+	// exists at an older version than this pgseq's. Nil when the schema is
+	// at this pgseq's version, or does not exist yet (the first apply
+	// creates it with the changes).
+	SchemaUpgrade *SchemaUpgrade `json:"schema_upgrade,omitempty"`
 	// Changes are in canonical order: queues, then task types, then
 	// counters, then access levels, each by name.
 	Changes []Change `json:"changes"`
@@ -124,8 +130,19 @@ type Summary struct {
 	Destroy int `json:"destroy"`
 }
 
-// Empty reports whether the plan changes nothing.
-func (p *Plan) Empty() bool { return len(p.Changes) == 0 }
+// SchemaUpgrade is a pending upgrade of pgseq's schema: from the version
+// the database is at to the version of the pgseq that made the plan.
+type SchemaUpgrade struct {
+	From int `json:"from"`
+	To   int `json:"to"`
+	// Migrations names the migrations the upgrade runs, in order
+	// ("014_lean_hand_off").
+	Migrations []string `json:"migrations"`
+}
+
+// Empty reports whether the plan changes nothing: no change to an object
+// and no schema upgrade.
+func (p *Plan) Empty() bool { return len(p.Changes) == 0 && p.SchemaUpgrade == nil }
 
 // Change is one action on one object. Before is nil for a create and After
 // is nil for a delete; both are objects of the change's Kind (a

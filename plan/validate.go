@@ -13,6 +13,10 @@ import (
 
 var fingerprintRE = regexp.MustCompile(`^[0-9a-f]{64}$`)
 
+// migrationNameRE matches a migration's name: its version and its file's
+// name without .sql.
+var migrationNameRE = regexp.MustCompile(`^[0-9]{3}_[a-z0-9_]{1,60}$`)
+
 // systemIDRE matches a cluster's system identifier: an unsigned 64-bit
 // number in decimal.
 var systemIDRE = regexp.MustCompile(`^[1-9][0-9]{0,19}$`)
@@ -67,6 +71,20 @@ func (p *Plan) Validate() error {
 		}
 		if d.SystemIdentifier != "" && !systemIDRE.MatchString(d.SystemIdentifier) {
 			add("database.system_identifier %q is not a system identifier (a decimal number, or empty when unknown)", d.SystemIdentifier)
+		}
+	}
+	if u := p.SchemaUpgrade; u != nil {
+		switch {
+		case u.From < 1 || u.To <= u.From:
+			add("schema_upgrade from %d to %d is not an upgrade (from ≥ 1, to > from)", u.From, u.To)
+		case len(u.Migrations) != u.To-u.From:
+			add("schema_upgrade from %d to %d lists %d migrations, not %d", u.From, u.To, len(u.Migrations), u.To-u.From)
+		default:
+			for i, m := range u.Migrations {
+				if want := fmt.Sprintf("%03d_", u.From+1+i); !strings.HasPrefix(m, want) || !migrationNameRE.MatchString(m) {
+					add("schema_upgrade.migrations[%d] %q is not migration %s…", i, m, want)
+				}
+			}
 		}
 	}
 	counted := Plan{Changes: p.Changes}

@@ -34,7 +34,7 @@ func writeDrift(b *strings.Builder, p *plan.Plan) {
 		b.WriteString("\n")
 		writeDriftObject(b, d)
 	}
-	if !p.Empty() {
+	if len(p.Changes) > 0 {
 		b.WriteString("\nUnless the configuration now declares the same, the actions below undo these\n" +
 			"changes: apply brings the database back to the configuration.\n\n")
 	} else {

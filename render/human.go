@@ -23,6 +23,7 @@ import (
 func Plan(w io.Writer, p *plan.Plan) error {
 	var b strings.Builder
 	writeDrift(&b, p)
+	writeUpgrade(&b, p.Schema, p.SchemaUpgrade)
 	if p.Empty() {
 		b.WriteString("No changes. The database matches the configuration.\n")
 		if len(p.Drift) > 0 {
@@ -34,15 +35,38 @@ func Plan(w io.Writer, p *plan.Plan) error {
 		_, err := io.WriteString(w, Sanitize(b.String()))
 		return err
 	}
-	b.WriteString("pgseq will perform the following actions:\n")
+	if len(p.Changes) == 0 {
+		b.WriteString("No changes to the configuration's objects: the database matches the\nconfiguration once the schema is upgraded.\n")
+	} else {
+		b.WriteString("pgseq will perform the following actions:\n")
+	}
 	for _, c := range p.Changes {
 		b.WriteString("\n")
 		writeChange(&b, c)
 	}
 	writeWarnings(&b, p.Warnings)
-	fmt.Fprintf(&b, "\n%s\n", SummaryLine(p.Summary))
+	summary := SummaryLine(p.Summary)
+	if u := p.SchemaUpgrade; u != nil {
+		summary = fmt.Sprintf("Plan: schema upgrade from version %d to %d, %d to add, %d to change, %d to destroy.",
+			u.From, u.To, p.Summary.Add, p.Summary.Change, p.Summary.Destroy)
+	}
+	fmt.Fprintf(&b, "\n%s\n", summary)
 	_, err := io.WriteString(w, Sanitize(b.String()))
 	return err
+}
+
+// writeUpgrade says which migrations apply runs first, when the schema is
+// at an older version than this pgseq's.
+func writeUpgrade(b *strings.Builder, schema string, u *plan.SchemaUpgrade) {
+	if u == nil {
+		return
+	}
+	fmt.Fprintf(b, "pgseq's schema %q is at version %d; this pgseq's is %d. Apply upgrades it\n"+
+		"first, in the same transaction as the changes, with %s:\n", schema, u.From, u.To, textfmt.Plural(len(u.Migrations), "migration"))
+	for _, m := range u.Migrations {
+		fmt.Fprintf(b, "  migration %s\n", m)
+	}
+	b.WriteString("\n")
 }
 
 // SummaryLine returns "Plan: 3 to add, 1 to change, 0 to destroy."

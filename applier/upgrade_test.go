@@ -1,0 +1,124 @@
+package applier_test
+
+import (
+	"bytes"
+	"fmt"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/pgseq/pgseq/applier"
+	"github.com/pgseq/pgseq/catalog"
+	"github.com/pgseq/pgseq/migrations"
+	"github.com/pgseq/pgseq/plan"
+	"github.com/pgseq/pgseq/render"
+)
+
+// olderSchema leaves e's schema as the pgseq before this one left it: at
+// the previous migration, with the default queue that pgseq applied.
+func (e *env) olderSchema() int {
+	e.t.Helper()
+	older := migrations.Latest() - 1
+	tx, err := e.pool.Begin(e.ctx())
+	require.NoError(e.t, err)
+	_, err = migrations.UpTo(e.ctx(), tx, e.schema, older)
+	require.NoError(e.t, err)
+	require.NoError(e.t, tx.Commit(e.ctx()))
+	e.exec(`INSERT INTO {{schema}}.queues (name, batch_size, max_retries, backoff_initial, backoff_max, backoff_factor,
+	            backoff_jitter, worker_timeout, leader_lease, retention_completed, retention_dead_letter)
+	        VALUES ('default', 100, 3, '1s', '10m', 2, 0.2, '30s', '15s', '7 days', '30 days')`)
+	return older
+}
+
+func (e *env) version() int {
+	e.t.Helper()
+	v, err := migrations.Version(e.ctx(), e.pool, e.schema)
+	require.NoError(e.t, err)
+	return v
+}
+
+// After an upgrade of pgseq, the plan of an unchanged configuration shows
+// the schema upgrade as its change (not "No changes"), and its apply makes
+// it: the upgrade never waits for, or rides along with, an unrelated change.
+func TestPlanShowsAndApplyMakesAPendingSchemaUpgrade(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	older := e.olderSchema()
+	latest := migrations.Latest()
+	desired := catalog.State{Queues: []catalog.Queue{catalog.DefaultQueue("default")}}
+
+	p, err := applier.Plan(e.ctx(), e.pool, e.schema, desired)
+	require.NoError(t, err)
+	require.Empty(t, p.Changes, "the configuration matches the database")
+	last := migrations.All()[latest-1]
+	require.Equal(t, &plan.SchemaUpgrade{From: older, To: latest, Migrations: []string{fmt.Sprintf("%03d_%s", last.Version, last.Name)}}, p.SchemaUpgrade)
+	require.False(t, p.Empty(), "a pending upgrade is a change: plan --detailed-exitcode exits 2")
+
+	var out bytes.Buffer
+	require.NoError(t, render.Plan(&out, p))
+	require.Contains(t, out.String(), fmt.Sprintf("pgseq's schema %q is at version %d; this pgseq's is %d.", e.schema, older, latest))
+	require.Contains(t, out.String(), fmt.Sprintf("Plan: schema upgrade from version %d to %d, 0 to add, 0 to change, 0 to destroy.", older, latest))
+	require.NotContains(t, out.String(), "No changes. The database matches the configuration.")
+
+	// A saved plan keeps the upgrade through its file and its checks.
+	var file bytes.Buffer
+	require.NoError(t, p.Write(&file))
+	saved, err := plan.Read(&file)
+	require.NoError(t, err)
+	require.Equal(t, p.SchemaUpgrade, saved.SchemaUpgrade)
+
+	// A plan that does not show the upgrade (another pgseq made it) is
+	// refused: applying it would upgrade the schema unannounced.
+	hidden := *saved
+	hidden.SchemaUpgrade = nil
+	_, err = applier.Apply(e.ctx(), e.pool, &hidden, applier.Options{Client: "test", Version: "test"})
+	require.ErrorIs(t, err, applier.ErrPlanMismatch)
+	require.ErrorContains(t, err, fmt.Sprintf("would also upgrade schema %q from version %d to %d", e.schema, older, latest))
+	require.Equal(t, older, e.version(), "nothing was applied")
+
+	res, err := applier.Apply(e.ctx(), e.pool, saved, applier.Options{Client: "test", Version: "test"})
+	require.NoError(t, err)
+	require.Equal(t, []int{latest}, res.Migrated)
+	require.Equal(t, latest, e.version())
+
+	// Applied: the same plan file is now stale for its upgrade.
+	_, err = applier.Apply(e.ctx(), e.pool, saved, applier.Options{Client: "test", Version: "test"})
+	require.ErrorIs(t, err, applier.ErrPlanMismatch)
+
+	p, err = applier.Plan(e.ctx(), e.pool, e.schema, desired)
+	require.NoError(t, err)
+	require.True(t, p.Empty(), "nothing left to do after the upgrade")
+}
+
+// pgseq apply of an unchanged configuration (no plan file) upgrades too.
+func TestApplyOfAnUnchangedConfigurationUpgrades(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	e.olderSchema()
+	desired := catalog.State{Queues: []catalog.Queue{catalog.DefaultQueue("default")}}
+	res, err := applier.PlanAndApply(e.ctx(), e.pool, e.schema, desired, applier.Options{Client: "test", Version: "test"}, nil)
+	require.NoError(t, err)
+	require.Equal(t, []int{migrations.Latest()}, res.Migrated)
+	require.Equal(t, migrations.Latest(), e.version())
+	require.Equal(t, plan.Summary{}, res.Summary)
+}
+
+func TestPlanValidatesItsSchemaUpgrade(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		name string
+		u    plan.SchemaUpgrade
+		want string
+	}{
+		{"not an upgrade", plan.SchemaUpgrade{From: 5, To: 5}, "is not an upgrade"},
+		{"from nothing", plan.SchemaUpgrade{From: 0, To: 2, Migrations: []string{"001_a", "002_b"}}, "is not an upgrade"},
+		{"too few migrations", plan.SchemaUpgrade{From: 3, To: 5, Migrations: []string{"004_a"}}, "lists 1 migrations, not 2"},
+		{"wrong version", plan.SchemaUpgrade{From: 3, To: 4, Migrations: []string{"005_a"}}, "is not migration 004_"},
+		{"bad name", plan.SchemaUpgrade{From: 3, To: 4, Migrations: []string{"004_DROP TABLE"}}, "is not migration 004_"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			p := plan.Plan{FormatVersion: plan.FormatVersion, Schema: "pgseq", Fingerprint: fmt.Sprintf("%064x", 1), SchemaUpgrade: &tc.u}
+			require.ErrorContains(t, p.Validate(), tc.want)
+		})
+	}
+}
