@@ -232,8 +232,9 @@ var (
 		"resolve_key(text)",
 	}
 	// workTables are what a worker reads itself: its queue's settings and
-	// task types (queue.Worker), and the slot groups its metrics export.
-	workTables = []string{"concurrency_slots", "queues", "task_types"}
+	// task types (queue.Worker), the slot groups its metrics export, and
+	// the schema's version, which it checks against its own at start.
+	workTables = []string{"concurrency_slots", "queues", "schema_migrations", "task_types"}
 	// counterTables: the Go reaper lists pending reservations itself.
 	counterTables = []string{"reservations"}
 	// Tables lists every table of the pgseq schema: what the read level

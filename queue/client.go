@@ -121,7 +121,7 @@ func (c *Client) Enqueue(ctx context.Context, taskType string, payload any, opts
 		return c.db.QueryRow(ctx, c.sql.enqueue, taskType, p, nullString(o.IdempotencyKey), o.Priority, nullTime(o.RunAt)).Scan(&id)
 	})
 	if err != nil {
-		return 0, enqueueError(fmt.Sprintf("enqueueing %q", taskType), err)
+		return 0, enqueueError(fmt.Sprintf("enqueueing %q", taskType), missingFunction(ctx, c.db, c.schema, err))
 	}
 	return id, nil
 }
@@ -185,7 +185,7 @@ func (c *Client) EnqueueBatch(ctx context.Context, tasks []NewTask) ([]int64, er
 		return err
 	})
 	if err != nil {
-		return nil, enqueueError(fmt.Sprintf("enqueueing %d tasks", len(tasks)), err)
+		return nil, enqueueError(fmt.Sprintf("enqueueing %d tasks", len(tasks)), missingFunction(ctx, c.db, c.schema, err))
 	}
 	if len(ids) != len(tasks) {
 		return nil, fmt.Errorf("enqueueing %d tasks: the database returned %d ids", len(tasks), len(ids))

@@ -218,8 +218,11 @@ func (w *Worker) Run(ctx context.Context) error {
 	if !w.running.CompareAndSwap(false, true) {
 		return errors.New("queue: Worker.Run called twice")
 	}
+	if why := schemaMismatch(ctx, w.cfg.Pool, w.schema); why != "" {
+		w.log.Warn("the worker's SQL is written for another schema version: " + why)
+	}
 	if err := w.reload(ctx); err != nil {
-		return err
+		return missingFunction(ctx, w.cfg.Pool, w.schema, err)
 	}
 	var wg sync.WaitGroup
 	lctx, stopListening := context.WithCancel(ctx)
@@ -284,7 +287,7 @@ func (w *Worker) session(ctx context.Context, id string, first bool) (sessionEnd
 			return sessionStopped, nil
 		}
 		if first {
-			return sessionStopped, fmt.Errorf("registering worker %s: %w", id, err)
+			return sessionStopped, fmt.Errorf("registering worker %s: %w", id, missingFunction(ctx, w.cfg.Pool, w.schema, err))
 		}
 		w.log.Warn("registering the worker failed; retrying", "worker", id, "error", err, "retry_in", delay)
 		if !sleep(ctx, delay) {

@@ -1,0 +1,84 @@
+package queue_test
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"log/slog"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/jackc/pgx/v5/pgxpool"
+	"github.com/stretchr/testify/require"
+
+	"github.com/pgseq/pgseq/internal/pgtest"
+	"github.com/pgseq/pgseq/migrations"
+	"github.com/pgseq/pgseq/queue"
+)
+
+// schemaAt makes a schema as the pgseq of migration version left it.
+func schemaAt(t *testing.T, version int) (*pgxpool.Pool, string) {
+	t.Helper()
+	pool, schema := pgtest.Pool(t), pgtest.Schema(t)
+	ctx := context.Background()
+	tx, err := pool.Begin(ctx)
+	require.NoError(t, err)
+	_, err = migrations.UpTo(ctx, tx, schema, version)
+	require.NoError(t, err)
+	require.NoError(t, tx.Commit(ctx))
+	return pool, schema
+}
+
+// lockedBuffer is a log destination safe for the worker's goroutines.
+type lockedBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (l *lockedBuffer) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+func (l *lockedBuffer) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
+}
+
+// A worker started against a schema an older pgseq left says so, once,
+// with what to run.
+func TestWorkerSaysItsSchemaIsOlder(t *testing.T) {
+	t.Parallel()
+	older := migrations.Latest() - 1
+	pool, schema := schemaAt(t, older)
+	_, err := pool.Exec(context.Background(), migrations.Render(`INSERT INTO {{schema}}.queues (name, batch_size, max_retries,
+	    backoff_initial, backoff_max, backoff_factor, backoff_jitter, worker_timeout, leader_lease, retention_completed,
+	    retention_dead_letter) VALUES ('default', 10, 3, '1s', '10m', 2, 0.2, '30s', '15s', '7 days', '30 days')`, schema))
+	require.NoError(t, err)
+
+	var logs lockedBuffer
+	w, err := queue.NewWorker(queue.Config{
+		Pool: pool, Schema: schema, PoolSize: 1, PollInterval: 20 * time.Millisecond,
+		Logger:   slog.New(slog.NewTextHandler(&logs, nil)),
+		Handlers: map[string]queue.Handler{"noop": func(context.Context, *queue.Task) error { return nil }},
+	})
+	require.NoError(t, err)
+	ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
+	defer cancel()
+	_ = w.Run(ctx) // whatever the old schema lets it do; the warning is what counts
+	want := fmt.Sprintf("is at version %d, older than this pgseq's %d: run pgseq apply", older, migrations.Latest())
+	require.Contains(t, logs.String(), want)
+	require.Equal(t, 1, bytes.Count([]byte(logs.String()), []byte("older than this pgseq's")), "said once")
+}
+
+// An enqueue into a schema that lacks the function says why.
+func TestEnqueueIntoAnOldSchemaSaysWhy(t *testing.T) {
+	t.Parallel()
+	pool, schema := schemaAt(t, 1)
+	_, err := queue.NewClient(pool, schema).Enqueue(context.Background(), "noop", nil)
+	require.ErrorContains(t, err, "does not exist")
+	require.ErrorContains(t, err, fmt.Sprintf("schema %q is at version 1, older than this pgseq's %d: run pgseq apply (or pgseq migrate)", schema, migrations.Latest()))
+}
