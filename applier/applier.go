@@ -176,7 +176,7 @@ func run(ctx context.Context, db DB, schema, hash string, opts Options, decide f
 	watch := watchLocks(ctx, db, opts.LockTimeout)
 	defer watch.close()
 	res, err := runWatched(ctx, db, schema, hash, opts, decide, watch)
-	return res, watch.explain(err)
+	return res, explainStatementTimeout(ctx, watch.explain(err), opts.LockTimeout)
 }
 
 // runWatched is run, with the sessions it uses watched for lock waits.

@@ -31,7 +31,8 @@ type Holder struct {
 	Application string
 	Client      string
 	// Since is when its transaction (or session) began, For how long ago
-	// that was, by the server's clock.
+	// that was, by the server's clock. Zero when the server does not show
+	// them: another role's session, to a role without pg_read_all_stats.
 	Since time.Time
 	For   time.Duration
 }
@@ -40,6 +41,10 @@ func (h Holder) String() string {
 	app := h.Application
 	if app == "" {
 		app = "unknown application"
+	}
+	if h.Since.IsZero() {
+		return fmt.Sprintf("pid %d, user %q, %s, from %s, since a time this role may not see (another role's session: pg_read_all_stats shows it)",
+			h.PID, h.User, app, h.Client)
 	}
 	return fmt.Sprintf("pid %d, user %q, %s, from %s, since %s (%s ago)",
 		h.PID, h.User, app, h.Client, h.Since.UTC().Format(time.RFC3339), h.For.Round(time.Second))
@@ -101,9 +106,15 @@ func LockHolders(ctx context.Context, db RowsQuerier, schema string) ([]Holder, 
 	}
 	var out []Holder
 	var h Holder
-	var seconds float64
-	_, err = pgx.ForEachRow(rows, []any{&h.PID, &h.User, &h.Application, &h.Client, &h.Since, &seconds}, func() error {
-		h.For = time.Duration(seconds * float64(time.Second))
+	// Another role's session shows NULL times to a role without
+	// pg_read_all_stats.
+	var since *time.Time
+	var seconds *float64
+	_, err = pgx.ForEachRow(rows, []any{&h.PID, &h.User, &h.Application, &h.Client, &since, &seconds}, func() error {
+		h.Since, h.For = time.Time{}, 0
+		if since != nil && seconds != nil {
+			h.Since, h.For = *since, time.Duration(*seconds*float64(time.Second))
+		}
 		out = append(out, h)
 		return nil
 	})

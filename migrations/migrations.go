@@ -119,8 +119,19 @@ func UpTo(ctx context.Context, tx pgx.Tx, schema string, target int) ([]int, err
 		return nil, nil
 	}
 	if current == 0 {
-		boot := Render(`CREATE SCHEMA IF NOT EXISTS {{schema}};
-CREATE TABLE {{schema}}.schema_migrations (
+		// CREATE SCHEMA only when the schema is missing: IF NOT EXISTS
+		// checks CREATE on the database first, which a role given a
+		// schema made for it (a managed database's usual set-up) lacks.
+		var exists bool
+		if err := tx.QueryRow(ctx, `SELECT to_regnamespace($1::text) IS NOT NULL`, pgx.Identifier{schema}.Sanitize()).Scan(&exists); err != nil {
+			return nil, fmt.Errorf("checking schema %q: %w", schema, err)
+		}
+		if !exists {
+			if _, err := tx.Exec(ctx, Render(`CREATE SCHEMA {{schema}}`, schema)); err != nil {
+				return nil, fmt.Errorf("creating schema %q: %w", schema, err)
+			}
+		}
+		boot := Render(`CREATE TABLE {{schema}}.schema_migrations (
     version    integer PRIMARY KEY,
     name       text NOT NULL,
     applied_at timestamptz NOT NULL DEFAULT now()

@@ -1,0 +1,105 @@
+package applier_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"testing"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
+	"github.com/stretchr/testify/require"
+
+	"github.com/pgseq/pgseq/applier"
+	"github.com/pgseq/pgseq/internal/pgtest"
+	"github.com/pgseq/pgseq/migrations"
+)
+
+// A managed database's usual set-up: a schema made by an administrator and
+// owned by the applying role, which may not CREATE in the database. The
+// first apply creates pgseq's tables in it.
+func TestFirstApplyInASchemaMadeForARoleWithoutDatabaseCreate(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	owner := e.newRole("owner")
+	ctx := context.Background()
+	_, err := e.pool.Exec(ctx, "CREATE SCHEMA "+pgx.Identifier{e.schema}.Sanitize()+" AUTHORIZATION "+pgx.Identifier{owner.Name}.Sanitize())
+	require.NoError(t, err)
+	as := poolAs(t, owner)
+	var canCreate bool
+	require.NoError(t, as.QueryRow(ctx, `SELECT has_database_privilege(current_database(), 'CREATE')`).Scan(&canCreate))
+	require.False(t, canCreate, "the role must not have CREATE on the database for this test")
+
+	res, err := applier.PlanAndApply(ctx, as, e.schema, config(4), applier.Options{Client: "test", Version: "test"}, nil)
+	require.NoError(t, err)
+	require.Len(t, res.Migrated, migrations.Latest())
+	p, err := applier.Plan(ctx, as, e.schema, config(4))
+	require.NoError(t, err)
+	require.True(t, p.Empty())
+}
+
+// holdApplyLock holds schema's apply lock in a transaction of pool until
+// the returned function is called.
+func holdApplyLock(t *testing.T, pool *pgxpool.Pool, schema string) (release func()) {
+	t.Helper()
+	ctx := context.Background()
+	tx, err := pool.Begin(ctx)
+	require.NoError(t, err)
+	_, err = tx.Exec(ctx, `SELECT pg_advisory_xact_lock($1)`, applier.LockKey(schema))
+	require.NoError(t, err)
+	done := false
+	release = func() {
+		if !done {
+			done = true
+			require.NoError(t, tx.Rollback(ctx))
+		}
+	}
+	t.Cleanup(release)
+	return release
+}
+
+// The apply lock held by another role's session, which this role may not
+// see the times of: the holder is still named.
+func TestApplyLockHolderOfAnotherRoleIsNamed(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	e.apply(config(4))
+	holder, applying := e.newRole("holder"), e.newRole("applying")
+	holdApplyLock(t, poolAs(t, holder), e.schema)
+
+	// Any role may wait for the lock: the applying role needs no privilege
+	// on the schema to be told who holds it.
+	_, err := applier.Migrate(context.Background(), poolAs(t, applying), e.schema, 200*time.Millisecond)
+	var lt *applier.LockTimeoutError
+	require.True(t, errors.As(err, &lt), "want a *LockTimeoutError, got %v", err)
+	require.Len(t, lt.Holders, 1)
+	require.Equal(t, holder.Name, lt.Holders[0].User)
+	require.Contains(t, err.Error(), fmt.Sprintf("user %q", holder.Name))
+	require.Contains(t, err.Error(), "since a time this role may not see")
+}
+
+// A role's statement_timeout shorter than pgseq's lock timeout does not cut
+// pgseq's wait for the apply lock short.
+func TestShortStatementTimeoutDoesNotCutTheLockWait(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	e.apply(config(4))
+	cfg, err := pgxpool.ParseConfig(pgtest.ConnString(t))
+	require.NoError(t, err)
+	cfg.ConnConfig.RuntimeParams["statement_timeout"] = "200ms" // as ALTER ROLE … SET statement_timeout would
+	cfg.MaxConns = 4
+	short, err := pgxpool.NewWithConfig(context.Background(), cfg)
+	require.NoError(t, err)
+	t.Cleanup(short.Close)
+
+	release := holdApplyLock(t, e.pool, e.schema)
+	go func() {
+		time.Sleep(700 * time.Millisecond)
+		release()
+	}()
+	start := time.Now()
+	_, err = applier.PlanAndApply(context.Background(), short, e.schema, config(5), applier.Options{Client: "test", Version: "test", LockTimeout: 5 * time.Second}, nil)
+	require.NoError(t, err, "the wait for the apply lock is bounded by the lock timeout, not the role's statement_timeout")
+	require.GreaterOrEqual(t, time.Since(start), 600*time.Millisecond, "it waited for the holder")
+}
