@@ -758,3 +758,57 @@ func TestNothingIsLostWhenConnectionsDie(t *testing.T) {
 	require.Zero(t, used, "every slot released")
 	t.Logf("worker ids used: %s", w.ID())
 }
+
+// A worker that may not LISTEN (PollOnly, as behind a transaction-mode
+// pooler) follows an apply within its SettingsInterval.
+func TestPollOnlyWorkerFollowsAnApplyWithinItsSettingsInterval(t *testing.T) {
+	t.Parallel()
+	q := fastQueue()
+	q.BatchSize = 5
+	cfg := config(q, catalog.TaskType{Name: "a"})
+	e := newEnv(t, cfg)
+
+	obs := &counter{}
+	w, err := queue.NewWorker(queue.Config{
+		Pool: e.pool, Schema: e.schema, Observer: obs, PollInterval: 10 * time.Millisecond,
+		PollOnly: true, SettingsInterval: 100 * time.Millisecond,
+		Handlers: map[string]queue.Handler{"a": func(context.Context, *queue.Task) error { return nil }},
+	})
+	require.NoError(t, err)
+	stop := run(t, w)
+	require.Eventually(t, func() bool { return obs.sawRequest(5) }, 10*time.Second, 5*time.Millisecond)
+	require.False(t, w.Listening(), "PollOnly opens no listening connection")
+
+	cfg.Queues[0].BatchSize = 7
+	e.apply(cfg)
+	require.Eventually(t, func() bool { return w.Settings().BatchSize == 7 }, 5*time.Second, 5*time.Millisecond,
+		"the settings are read again every SettingsInterval")
+	require.Eventually(t, func() bool { return obs.sawRequest(7) }, 10*time.Second, 5*time.Millisecond)
+	require.NoError(t, stop())
+}
+
+// The listening session survives an idle_session_timeout set on the
+// server, role or database: it turns the timeout off for itself.
+func TestListenerSurvivesIdleSessionTimeout(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t, config(fastQueue(), catalog.TaskType{Name: "a"}))
+	pcfg := e.pool.Config()
+	pcfg.ConnConfig.RuntimeParams["idle_session_timeout"] = "200ms" // as ALTER ROLE … SET would
+	pool, err := pgxpool.NewWithConfig(context.Background(), pcfg)
+	require.NoError(t, err)
+	t.Cleanup(pool.Close)
+
+	var logs lockedBuffer
+	w, err := queue.NewWorker(queue.Config{
+		Pool: pool, Schema: e.schema, PollInterval: 10 * time.Millisecond,
+		Logger:   slog.New(slog.NewTextHandler(&logs, nil)),
+		Handlers: map[string]queue.Handler{"a": func(context.Context, *queue.Task) error { return nil }},
+	})
+	require.NoError(t, err)
+	stop := run(t, w)
+	require.Eventually(t, w.Listening, 10*time.Second, 5*time.Millisecond)
+	time.Sleep(time.Second) // five idle timeouts
+	require.True(t, w.Listening())
+	require.NotContains(t, logs.String(), "listening for configuration changes failed")
+	require.NoError(t, stop())
+}

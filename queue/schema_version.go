@@ -45,3 +45,17 @@ func missingFunction(ctx context.Context, db migrations.RowQuerier, schema strin
 	}
 	return fmt.Errorf("%w (the schema %q may be older than this pgseq: run pgseq apply with this pgseq version)", err, schema)
 }
+
+// isolationNote says what happens when the pool's sessions default to an
+// isolation level other than READ COMMITTED: "" when they do not, or when
+// the setting cannot be read.
+func isolationNote(ctx context.Context, db migrations.RowQuerier) string {
+	var level string
+	if err := db.QueryRow(ctx, `SELECT current_setting('default_transaction_isolation')`).Scan(&level); err != nil || level == "read committed" {
+		return ""
+	}
+	return fmt.Sprintf("the pool's sessions default to %s isolation (default_transaction_isolation); pgseq's calls are written for "+
+		"read committed: under %s, concurrent claims and completions fail with serialization errors (40001) and are retried, "+
+		"which costs throughput. Set default_transaction_isolation = 'read committed' for the worker's role "+
+		"(ALTER ROLE … SET default_transaction_isolation = 'read committed')", level, level)
+}

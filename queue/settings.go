@@ -102,9 +102,14 @@ func (w *Worker) reload(ctx context.Context) error {
 func (w *Worker) listen(ctx context.Context) {
 	delay := time.Second
 	for {
-		err := w.listenOnce(ctx)
+		listened, err := w.listenOnce(ctx)
 		if ctx.Err() != nil {
 			return
+		}
+		if listened {
+			// The connection worked until it was lost: a new failure,
+			// retried as soon as the first.
+			delay = time.Second
 		}
 		w.log.Warn("listening for configuration changes failed; retrying", "error", err, "retry_in", delay)
 		if !sleep(ctx, delay) {
@@ -114,15 +119,23 @@ func (w *Worker) listen(ctx context.Context) {
 	}
 }
 
-func (w *Worker) listenOnce(ctx context.Context) error {
+// listenOnce listens until the connection fails; listened reports whether
+// its LISTEN had succeeded.
+func (w *Worker) listenOnce(ctx context.Context) (listened bool, err error) {
 	conn, err := pgx.ConnectConfig(ctx, w.cfg.Pool.Config().ConnConfig)
 	if err != nil {
-		return fmt.Errorf("connecting: %w", err)
+		return false, fmt.Errorf("connecting: %w", err)
 	}
 	defer conn.Close(context.WithoutCancel(ctx)) //nolint:errcheck // closing a listener
+	// The listening session is idle by design: a server's or role's
+	// idle_session_timeout (PostgreSQL 14 and later) must not end it.
+	if _, err := conn.Exec(ctx, `SELECT set_config('idle_session_timeout', '0', false)
+	                             WHERE current_setting('server_version_num')::int >= 140000`); err != nil {
+		return false, fmt.Errorf("turning idle_session_timeout off for the listening session: %w", err)
+	}
 	for _, ch := range []string{ConfigChannel, TasksChannel} {
 		if _, err := conn.Exec(ctx, "LISTEN "+pgx.Identifier{ch}.Sanitize()); err != nil {
-			return fmt.Errorf("LISTEN %s: %w", ch, err)
+			return false, fmt.Errorf("LISTEN %s: %w", ch, err)
 		}
 	}
 	// An apply may have committed before the LISTEN did.
@@ -134,7 +147,7 @@ func (w *Worker) listenOnce(ctx context.Context) error {
 	for {
 		n, err := conn.WaitForNotification(ctx)
 		if err != nil {
-			return fmt.Errorf("waiting for notifications: %w", err)
+			return true, fmt.Errorf("waiting for notifications: %w", err)
 		}
 		if n.Payload != w.schema {
 			continue
@@ -145,6 +158,24 @@ func (w *Worker) listenOnce(ctx context.Context) error {
 		}
 		if err := w.reload(ctx); err != nil {
 			w.log.Warn("reloading queue settings after an apply", "error", err)
+		}
+	}
+}
+
+// pollSettings reloads the queue's settings every SettingsInterval until
+// ctx ends: applies reach the worker even without a notification (a lost
+// listening connection, a pooler, PollOnly).
+func (w *Worker) pollSettings(ctx context.Context) {
+	t := time.NewTicker(w.cfg.SettingsInterval)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+		if err := w.reload(ctx); err != nil && ctx.Err() == nil {
+			w.log.Warn("reading queue settings", "error", err)
 		}
 	}
 }

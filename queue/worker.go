@@ -26,7 +26,10 @@ const (
 	DefaultPollInterval    = 250 * time.Millisecond
 	DefaultFlushInterval   = 2 * time.Millisecond
 	DefaultShutdownTimeout = 10 * time.Second
-	DefaultQueue           = "default"
+	// DefaultSettingsInterval: how often a worker reads its queue's settings
+	// without a notification (Config.SettingsInterval).
+	DefaultSettingsInterval = 10 * time.Second
+	DefaultQueue            = "default"
 )
 
 // callTimeout bounds every database call of the worker loop. The calls do
@@ -69,6 +72,18 @@ type Config struct {
 	// PollInterval is how long the worker waits after a claim found
 	// nothing (default DefaultPollInterval).
 	PollInterval time.Duration
+	// SettingsInterval is how often the worker reads its queue's settings
+	// (batch size, timeouts) whether or not an apply's notification came
+	// (default DefaultSettingsInterval): the notification only makes it
+	// sooner, and a worker that cannot LISTEN still follows every apply
+	// within this interval.
+	SettingsInterval time.Duration
+	// PollOnly keeps the worker from opening its listening connection
+	// (LISTEN): it follows applies every SettingsInterval and looks for
+	// tasks every PollInterval. For a pool behind a pooler in transaction
+	// mode (PgBouncer's pool_mode = transaction), where LISTEN does not
+	// work.
+	PollOnly bool
 	// FlushInterval is the longest a finished task waits to be completed
 	// in a batch (default DefaultFlushInterval).
 	FlushInterval time.Duration
@@ -150,6 +165,9 @@ func NewWorker(cfg Config) (*Worker, error) {
 	if cfg.FlushInterval <= 0 {
 		cfg.FlushInterval = DefaultFlushInterval
 	}
+	if cfg.SettingsInterval <= 0 {
+		cfg.SettingsInterval = DefaultSettingsInterval
+	}
 	if cfg.ShutdownTimeout <= 0 {
 		cfg.ShutdownTimeout = DefaultShutdownTimeout
 	}
@@ -221,12 +239,18 @@ func (w *Worker) Run(ctx context.Context) error {
 	if why := schemaMismatch(ctx, w.cfg.Pool, w.schema); why != "" {
 		w.log.Warn("the worker's SQL is written for another schema version: " + why)
 	}
+	if note := isolationNote(ctx, w.cfg.Pool); note != "" {
+		w.log.Warn(note)
+	}
 	if err := w.reload(ctx); err != nil {
 		return missingFunction(ctx, w.cfg.Pool, w.schema, err)
 	}
 	var wg sync.WaitGroup
 	lctx, stopListening := context.WithCancel(ctx)
-	wg.Go(func() { w.listen(lctx) })
+	if !w.cfg.PollOnly {
+		wg.Go(func() { w.listen(lctx) })
+	}
+	wg.Go(func() { w.pollSettings(lctx) })
 	defer wg.Wait()
 	defer stopListening()
 

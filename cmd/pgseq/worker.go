@@ -30,9 +30,10 @@ func (a *app) workerCommand() *cobra.Command {
 		metricsAddr string
 		sleep       time.Duration
 		execLog     string
+		pollOnly    bool
 	)
 	cmd := &cobra.Command{
-		Use:   "worker [--queue NAME] [--pool-size N] [--batch-size N] [--metrics-addr ADDR] [--handler-sleep D] [--exec-log FILE]",
+		Use:   "worker [--queue NAME] [--pool-size N] [--batch-size N] [--metrics-addr ADDR] [--handler-sleep D] [--exec-log FILE] [--poll-only]",
 		Short: "Run a demo worker with no-op handlers on a queue",
 		Long: `Runs a queue worker whose handlers do nothing, one for every task type
 declared on the queue, and prints a line per second with its throughput.
@@ -117,7 +118,7 @@ from it that no task ran twice at the same time.`,
 			w, err := queue.NewWorker(queue.Config{
 				Pool: pool, Schema: a.schema, Queue: queueName, WorkerID: workerID,
 				PoolSize: poolSize, BatchSize: batchSize, Handlers: handlers,
-				Observer: stats, Version: version(),
+				Observer: stats, Version: version(), PollOnly: pollOnly,
 				Logger: slog.New(slog.NewTextHandler(a.stderr, &slog.HandlerOptions{Level: slog.LevelInfo})),
 			})
 			if err != nil {
@@ -163,6 +164,7 @@ from it that no task ran twice at the same time.`,
 	f.StringVar(&metricsAddr, "metrics-addr", "", "serve Prometheus metrics at http://ADDR/metrics (host:port, e.g. :9090)")
 	f.DurationVar(&sleep, "handler-sleep", 0, "how long each handler takes (simulated work)")
 	f.StringVar(&execLog, "exec-log", "", "append a line per handler start and end to FILE (for crash tests)")
+	f.BoolVar(&pollOnly, "poll-only", false, "open no LISTEN connection: follow applies every 10s and look for tasks every 250ms (behind a pooler in transaction mode)")
 	return cmd
 }
 
