@@ -222,6 +222,7 @@ var (
 		"release(bigint[], text)",
 		"resign_leader(text)",
 		"run_maintenance(text)",
+		"unregister_worker(text)",
 	}
 	counterFunctions = []string{
 		"commit_reservation(bigint, text)",

@@ -14,7 +14,7 @@
 -- default owner privileges. Roles that pgseq apply grants access levels to
 -- are not shown: a freshly migrated schema has none.
 --
--- Version 14.
+-- Version 15.
 
 
 -- Schema
@@ -2073,5 +2073,31 @@ CREATE OR REPLACE FUNCTION {{schema}}.type_draining(task_type text)
 AS $function$
     SELECT EXISTS (SELECT 1 FROM {{schema}}.task_types tt
                    WHERE tt.name = type_draining.task_type AND tt.draining);
+$function$;
+-- privileges: owner
+
+CREATE OR REPLACE FUNCTION {{schema}}.unregister_worker(worker_id text)
+ RETURNS integer
+ LANGUAGE plpgsql
+ SECURITY DEFINER
+ SET search_path TO 'pg_catalog', 'pg_temp'
+AS $function$
+#variable_conflict use_column
+DECLARE
+    v_running bigint[];
+    v_back    integer;
+BEGIN
+    -- 1. Its running tasks go back (read by tasks_held: what it holds).
+    SELECT array_agg(t.id) INTO v_running
+    FROM {{schema}}.tasks t
+    WHERE t.worker_id = unregister_worker.worker_id AND t.status = 'running';
+    v_back := CASE WHEN v_running IS NULL THEN 0
+                   ELSE {{schema}}.release(v_running, unregister_worker.worker_id) END;
+    -- 2. The leader lease, if it holds it.
+    PERFORM {{schema}}.resign_leader(unregister_worker.worker_id);
+    -- 3. Its row.
+    DELETE FROM {{schema}}.workers w WHERE w.id = unregister_worker.worker_id;
+    RETURN v_back;
+END;
 $function$;
 -- privileges: owner

@@ -812,3 +812,24 @@ func TestListenerSurvivesIdleSessionTimeout(t *testing.T) {
 	require.NotContains(t, logs.String(), "listening for configuration changes failed")
 	require.NoError(t, stop())
 }
+
+// A worker that stops unregisters: it is gone from the workers table, not
+// left to be shown dead.
+func TestStoppedWorkerUnregisters(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t, config(fastQueue(), catalog.TaskType{Name: "a"}))
+	w, err := queue.NewWorker(queue.Config{
+		Pool: e.pool, Schema: e.schema, WorkerID: "leaving", PollInterval: 10 * time.Millisecond,
+		Handlers: map[string]queue.Handler{"a": func(context.Context, *queue.Task) error { return nil }},
+	})
+	require.NoError(t, err)
+	stop := run(t, w)
+	var n int
+	require.Eventually(t, func() bool {
+		e.query(`SELECT count(*) FROM {{schema}}.workers WHERE id = 'leaving'`, nil, &n)
+		return n == 1
+	}, 10*time.Second, 5*time.Millisecond)
+	require.NoError(t, stop())
+	e.query(`SELECT count(*) FROM {{schema}}.workers WHERE id = 'leaving'`, nil, &n)
+	require.Zero(t, n)
+}

@@ -332,7 +332,27 @@ func (w *Worker) session(ctx context.Context, id string, first bool) (sessionEnd
 	case restart:
 		return sessionRestart, nil
 	}
+	w.unregister(id)
 	return sessionStopped, nil
+}
+
+// unregister removes a stopped worker's row (unregister_worker), so that
+// it is not shown dead once its heartbeat is old; anything it still ran
+// goes back to the queue. A worker whose session restarts under a new id
+// keeps the old row: the leader recovers what a claim of unknown outcome
+// may have left with it.
+func (w *Worker) unregister(id string) {
+	ctx, cancel := context.WithTimeout(context.Background(), callTimeout)
+	defer cancel()
+	var back int
+	if err := w.cfg.Pool.QueryRow(ctx, w.sql.unregisterWorker, id).Scan(&back); err != nil {
+		w.log.Warn("unregistering the worker failed; it shows as dead once its heartbeat is older than worker_timeout",
+			"worker", id, "error", err)
+		return
+	}
+	if back > 0 {
+		w.log.Warn("unregistering the worker put back tasks it still held", "worker", id, "tasks", back)
+	}
 }
 
 // session holds one registration's pipeline: a fetcher claiming batches

@@ -1,0 +1,1 @@
+SELECT {{schema}}.unregister_worker($1::text)
