@@ -12,9 +12,9 @@
 --   3. its row is deleted.
 -- Each step keeps what its function keeps: release's fence (only this
 -- worker's running tasks, locked) and locking order, resign_leader's
--- "only the holder resigns". A worker that calls anything after it is
--- unknown: heartbeat answers false, claims take nothing useful (a claim
--- registers nobody), complete_and_take hands nothing over.
+-- "only the holder resigns". To the runtime the worker is then unknown:
+-- its heartbeat answers false (as for a worker declared dead), and
+-- complete_and_take hands it nothing.
 
 CREATE OR REPLACE FUNCTION {{schema}}.unregister_worker(worker_id text)
 RETURNS integer
