@@ -3,6 +3,7 @@ package applier
 import (
 	"context"
 	"embed"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"slices"
@@ -511,9 +512,16 @@ func writeHistory(ctx context.Context, tx pgx.Tx, p *plan.Plan, hash string, opt
 	if err != nil {
 		return 0, fmt.Errorf("recording the state the apply leaves: %w", err)
 	}
+	// Every parameter typed and encoded here: the statement then runs in
+	// any of pgx's query modes (a pooler in transaction mode needs exec
+	// or simple_protocol, where pgx cannot ask the server for the types).
+	summary, err := json.Marshal(p.Summary)
+	if err != nil {
+		return 0, fmt.Errorf("recording the plan's summary: %w", err)
+	}
 	var id int64
 	err = tx.QueryRow(ctx, statement("insert_history", p.Schema),
-		opts.Client, opts.Version, hash, p.Fingerprint, p.Summary, changes, string(state)).Scan(&id)
+		opts.Client, opts.Version, hash, p.Fingerprint, string(summary), changes, string(state)).Scan(&id)
 	if err != nil {
 		return 0, fmt.Errorf("writing the apply history: %w", err)
 	}

@@ -1,3 +1,3 @@
 INSERT INTO {{schema}}.applies (client, pgseq_version, plan_hash, state_fingerprint, summary, changes, state)
-VALUES ($1, $2, $3, $4, $5, $6, $7::jsonb)
+VALUES ($1::text, $2::text, $3::text, $4::text, $5::jsonb, $6::text[], $7::jsonb)
 RETURNING id
