@@ -39,7 +39,8 @@ func TestOutcomeUnknown(t *testing.T) {
 	}{
 		{"connect error", connectErr, false},
 		{"pool without a server", fmt.Errorf("claiming up to 20 tasks: %w", poolErr), false},
-		{"server error", &pgconn.PgError{Code: "PS002"}, false},
+		{"server error", &pgconn.PgError{Severity: "ERROR", Code: "PS002"}, false},
+		{"session terminated (the statement may have committed first)", &pgconn.PgError{Severity: "FATAL", Code: "57P01"}, true},
 		{"connection lost after sending", fmt.Errorf("claiming up to 20 tasks: %w", io.ErrUnexpectedEOF), true},
 	} {
 		require.Equal(t, tt.unknown, outcomeUnknown(tt.err), "%s: %v", tt.name, tt.err)

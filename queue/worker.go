@@ -504,10 +504,17 @@ func (s *session) fetch() (ok bool) {
 
 // outcomeUnknown reports whether a failed call may have committed: the
 // request was sent but no answer from the server said it failed.
+//
+// An ERROR from the server means the statement, and its transaction of one
+// statement, rolled back. A FATAL one (the session terminated: an
+// administrator's pg_terminate_backend, a shutdown) does not: it can
+// arrive after the statement committed, while its rows were on the way
+// (with the simple protocol, the rows of a committed claim come before
+// the termination notice).
 func outcomeUnknown(err error) bool {
 	var pgErr *pgconn.PgError
 	if errors.As(err, &pgErr) {
-		return false // the server reported the error: the transaction rolled back
+		return pgErr.Severity == "FATAL" || pgErr.Severity == "PANIC"
 	}
 	var connErr *pgconn.ConnectError
 	if errors.As(err, &connErr) {
