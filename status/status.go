@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
 
 	"github.com/pgseq/pgseq/inspect"
 	"github.com/pgseq/pgseq/migrations"
@@ -351,6 +352,11 @@ func Read(ctx context.Context, db inspect.TxBeginner, schema string, opts Option
 		return err
 	})
 	if err != nil {
+		var pgErr *pgconn.PgError
+		if errors.As(err, &pgErr) && pgErr.Code == "42501" {
+			return nil, fmt.Errorf("%w\npgseq status reads every table of schema %q: it needs the read level for this role "+
+				"(in the configuration: access { read = [\"ROLE\"] }, then pgseq apply), or the schema owner's role", err, schema)
+		}
 		return nil, err
 	}
 	return s, nil
