@@ -12,6 +12,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/pgseq/pgseq/applier"
+	"github.com/pgseq/pgseq/catalog"
 	"github.com/pgseq/pgseq/internal/pgtest"
 	"github.com/pgseq/pgseq/migrations"
 )
@@ -102,4 +103,37 @@ func TestShortStatementTimeoutDoesNotCutTheLockWait(t *testing.T) {
 	_, err = applier.PlanAndApply(context.Background(), short, e.schema, config(5), applier.Options{Client: "test", Version: "test", LockTimeout: 5 * time.Second}, nil)
 	require.NoError(t, err, "the wait for the apply lock is bounded by the lock timeout, not the role's statement_timeout")
 	require.GreaterOrEqual(t, time.Since(start), 600*time.Millisecond, "it waited for the holder")
+}
+
+// A counter on a table another role owns is a plan error naming the grant,
+// not an apply that fails with "must be owner of table".
+func TestPlanRefusesACounterOnATableTheRoleDoesNotOwn(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	owner, applying := e.newRole("tabowner"), e.newRole("applying")
+	ctx := context.Background()
+	app := e.appSchema()
+	table := pgx.Identifier{app, "items"}.Sanitize()
+	e.exec(`CREATE TABLE ` + table + ` (id bigserial PRIMARY KEY, index bigint)`)
+	e.exec(`ALTER TABLE ` + table + ` OWNER TO ` + pgx.Identifier{owner.Name}.Sanitize())
+	e.exec(`GRANT USAGE ON SCHEMA ` + pgx.Identifier{app}.Sanitize() + ` TO ` + pgx.Identifier{applying.Name}.Sanitize())
+	e.exec(`GRANT SELECT ON ` + table + ` TO ` + pgx.Identifier{applying.Name}.Sanitize()) // it may read the table, not change it
+	e.exec(`CREATE SCHEMA ` + pgx.Identifier{e.schema}.Sanitize() + ` AUTHORIZATION ` + pgx.Identifier{applying.Name}.Sanitize())
+	k := catalog.Counter{Name: "item_number", Table: app + ".items", Column: "index",
+		Start: 1, LockTimeout: catalog.DefaultCounterLockTimeout, Strategy: catalog.StrategyCounterTable}
+	as := poolAs(t, applying)
+
+	_, err := applier.Plan(ctx, as, e.schema, withCounters(k))
+	var cpe *applier.CounterProblemsError
+	require.True(t, errors.As(err, &cpe), "want a *CounterProblemsError, got %v", err)
+	require.Len(t, cpe.Problems, 2, "every problem at once")
+	require.Equal(t, "Table owned by another role", cpe.Problems[0].Summary)
+	require.Contains(t, cpe.Problems[0].Detail, fmt.Sprintf("GRANT %q TO %q", owner.Name, applying.Name))
+	require.Equal(t, "No CREATE on the table's schema", cpe.Problems[1].Summary)
+	require.Contains(t, cpe.Problems[1].Detail, fmt.Sprintf("GRANT CREATE ON SCHEMA %s TO %q", app, applying.Name))
+
+	e.exec(`GRANT ` + pgx.Identifier{owner.Name}.Sanitize() + ` TO ` + pgx.Identifier{applying.Name}.Sanitize())
+	e.exec(`GRANT CREATE ON SCHEMA ` + pgx.Identifier{app}.Sanitize() + ` TO ` + pgx.Identifier{applying.Name}.Sanitize())
+	_, err = applier.PlanAndApply(ctx, as, e.schema, withCounters(k), applier.Options{Client: "test", Version: "test"}, nil)
+	require.NoError(t, err, "a member of the owner's role attaches it")
 }

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
 
 	"github.com/pgseq/pgseq/catalog"
@@ -185,7 +186,52 @@ func planConfig(ctx context.Context, q inspect.Querier, schema string, desired c
 	p := withWarning(planner.Plan(desired, actual, opts), warning)
 	p.Database = database
 	p.SchemaUpgrade = schemaUpgrade(version)
+	if err := checkCounterOwners(ctx, q, p); err != nil {
+		return nil, err
+	}
 	return p, nil
+}
+
+// checkCounterOwners refuses, at plan time, a plan that attaches a counter
+// (creates or changes it) to a table the applying role does not own:
+// apply creates a trigger and a unique index on the table and locks it,
+// which only the table's owner (or a member of the owner's role) may do.
+// Without this check apply failed with "must be owner of table".
+func checkCounterOwners(ctx context.Context, q inspect.Querier, p *plan.Plan) error {
+	var problems []inspect.Problem
+	for _, c := range p.Changes {
+		after, _ := c.After.(*catalog.Counter)
+		if c.Kind != plan.KindCounter || after == nil || !after.Attached() {
+			continue
+		}
+		var owns, create bool
+		var owner, me, schema string
+		err := q.QueryRow(ctx, `SELECT pg_has_role(current_user, c.relowner, 'USAGE'), has_schema_privilege(c.relnamespace, 'CREATE'),
+		                               pg_get_userbyid(c.relowner), current_user::text, c.relnamespace::regnamespace::text
+		                        FROM pg_class c WHERE c.oid = to_regclass($1::text)`, quoteTable(after.Table)).Scan(&owns, &create, &owner, &me, &schema)
+		switch {
+		case errors.Is(err, pgx.ErrNoRows):
+			continue // a missing table is CheckCounters' to report
+		case err != nil:
+			return fmt.Errorf("checking the owner of %s: %w", after.Table, err)
+		}
+		if !owns {
+			problems = append(problems, inspect.Problem{Counter: after.Name, Attr: "table", Summary: "Table owned by another role",
+				Detail: fmt.Sprintf("pgseq apply attaches the counter with a trigger and a unique index on %s, which only the table's owner may create: "+
+					"it belongs to %q and pgseq runs as %q. Grant the owner's role to this one (GRANT %s TO %s), change the table's owner "+
+					"(ALTER TABLE %s OWNER TO %s), or run pgseq apply as %q.",
+					after.Table, owner, me, ident(owner), ident(me), quoteTable(after.Table), ident(me), owner)})
+		}
+		if !create {
+			problems = append(problems, inspect.Problem{Counter: after.Name, Attr: "table", Summary: "No CREATE on the table's schema",
+				Detail: fmt.Sprintf("pgseq apply creates the counter's unique index on %s in its schema %s, which needs CREATE on that schema: "+
+					"GRANT CREATE ON SCHEMA %s TO %s.", after.Table, schema, schema, ident(me))})
+		}
+	}
+	if len(problems) > 0 {
+		return &CounterProblemsError{Problems: problems}
+	}
+	return nil
 }
 
 // schemaUpgrade is the upgrade apply makes to a schema at version: nil
