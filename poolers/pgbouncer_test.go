@@ -1,0 +1,242 @@
+// Package poolers_test runs pgseq behind a real PgBouncer (Debian's
+// pgbouncer, started by the test on 127.0.0.1 in front of the test
+// database), in transaction and session pooling: plan, apply, status, the
+// Go client and a worker draining a limited type, and an apply reaching
+// the worker.
+package poolers_test
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"net"
+	"os"
+	"os/exec"
+	"os/user"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
+	"github.com/jackc/pgx/v5/pgxpool"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/pgseq/pgseq/applier"
+	"github.com/pgseq/pgseq/catalog"
+	"github.com/pgseq/pgseq/internal/pgtest"
+	"github.com/pgseq/pgseq/migrations"
+	"github.com/pgseq/pgseq/queue"
+	"github.com/pgseq/pgseq/status"
+)
+
+// pgbouncer starts a PgBouncer on 127.0.0.1 in front of the test database,
+// in mode (transaction or session) with poolSize server connections, and
+// returns a connection string to it. It is stopped when the test ends.
+func pgbouncer(t *testing.T, mode string, poolSize int) string {
+	t.Helper()
+	bin, err := exec.LookPath("pgbouncer")
+	if err != nil {
+		bin = "/usr/sbin/pgbouncer"
+		if _, err := os.Stat(bin); err != nil {
+			t.Fatalf("pgbouncer not found (apt-get install pgbouncer; .ci/run installs it)")
+		}
+	}
+	target, err := pgconn.ParseConfig(pgtest.ConnString(t))
+	require.NoError(t, err)
+	port := freePort(t)
+	dir := t.TempDir()
+	// Only the test database's own user, with its own password (none for
+	// the built-in database's trust authentication).
+	users := fmt.Sprintf("%q %q\n", target.User, target.Password)
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "users.txt"), []byte(users), 0o600))
+	ini := fmt.Sprintf(`[databases]
+%s = host=%s port=%d dbname=%s user=%s
+
+[pgbouncer]
+listen_addr = 127.0.0.1
+listen_port = %d
+unix_socket_dir =
+auth_type = trust
+auth_file = %s
+pool_mode = %s
+default_pool_size = %d
+max_client_conn = 100
+logfile = %s
+pidfile = %s
+`, target.Database, target.Host, target.Port, target.Database, target.User,
+		port, filepath.Join(dir, "users.txt"), mode, poolSize, filepath.Join(dir, "pgbouncer.log"), filepath.Join(dir, "pgbouncer.pid"))
+	if target.Password != "" {
+		ini = strings.Replace(ini, "user="+target.User, "user="+target.User+" password="+target.Password, 1)
+	}
+	cfgPath := filepath.Join(dir, "pgbouncer.ini")
+	require.NoError(t, os.WriteFile(cfgPath, []byte(ini), 0o600))
+
+	cmd := exec.Command(bin, cfgPath)
+	if os.Geteuid() == 0 {
+		// PgBouncer refuses to run as root: as the postgres user (the one
+		// the built-in database runs as), which must read its files.
+		cmd.SysProcAttr = asPostgres(t, dir)
+	}
+	var out strings.Builder
+	cmd.Stdout, cmd.Stderr = &out, &out
+	require.NoError(t, cmd.Start())
+	t.Cleanup(func() {
+		_ = cmd.Process.Signal(syscall.SIGINT)
+		_, _ = cmd.Process.Wait()
+	})
+	addr := net.JoinHostPort("127.0.0.1", strconv.Itoa(port))
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		c, err := net.DialTimeout("tcp", addr, 200*time.Millisecond)
+		if err == nil {
+			c.Close()
+			break
+		}
+		if time.Now().After(deadline) {
+			log, _ := os.ReadFile(filepath.Join(dir, "pgbouncer.log"))
+			t.Fatalf("pgbouncer did not listen on %s: %v\n%s\n%s", addr, err, out.String(), log)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	return fmt.Sprintf("postgres://%s@%s/%s?sslmode=disable", target.User, addr, target.Database)
+}
+
+func freePort(t *testing.T) int {
+	t.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	require.NoError(t, err)
+	defer l.Close()
+	return l.Addr().(*net.TCPAddr).Port
+}
+
+// asPostgres hands dir to the postgres user and returns the attributes
+// that run a process as it.
+func asPostgres(t *testing.T, dir string) *syscall.SysProcAttr {
+	t.Helper()
+	u, err := user.Lookup("postgres")
+	require.NoError(t, err, "running pgbouncer as root needs a postgres user to run it as")
+	uid, _ := strconv.Atoi(u.Uid)
+	gid, _ := strconv.Atoi(u.Gid)
+	require.NoError(t, filepath.Walk(dir, func(p string, _ os.FileInfo, err error) error {
+		if err != nil {
+			return err
+		}
+		return os.Chown(p, uid, gid)
+	}))
+	// The directories above the test's temporary one must let it through.
+	for d := filepath.Dir(dir); d != "/" && d != "."; d = filepath.Dir(d) {
+		if st, err := os.Stat(d); err == nil && st.Mode().Perm()&0o001 == 0 {
+			require.NoError(t, os.Chmod(d, st.Mode().Perm()|0o711))
+		}
+	}
+	return &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: uint32(uid), Gid: uint32(gid)}}
+}
+
+// poolTo connects to url with pgx's query mode mode and at most conns
+// connections.
+func poolTo(t *testing.T, url string, mode pgx.QueryExecMode, conns int32) *pgxpool.Pool {
+	t.Helper()
+	cfg, err := pgxpool.ParseConfig(url)
+	require.NoError(t, err)
+	cfg.ConnConfig.DefaultQueryExecMode = mode
+	cfg.MaxConns = conns
+	pool, err := pgxpool.NewWithConfig(context.Background(), cfg)
+	require.NoError(t, err)
+	t.Cleanup(pool.Close)
+	return pool
+}
+
+func TestBehindPgBouncer(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		mode       string
+		serverSize int
+		exec       pgx.QueryExecMode
+		pollOnly   bool
+	}{
+		// Transaction pooling: no prepared statements kept (PgBouncer
+		// 1.18), no LISTEN: exec mode and a polling worker, as the README
+		// says. 8 client connections share 4 server connections.
+		{"transaction", 4, pgx.QueryExecModeExec, true},
+		// Session pooling: everything as on a direct connection; each
+		// client connection holds a server connection for its life, so
+		// the pooler's pool fits the client pool and the listener.
+		{"session", 10, pgx.QueryExecModeCacheStatement, false},
+	} {
+		t.Run(tc.mode, func(t *testing.T) {
+			t.Parallel()
+			url := pgbouncer(t, tc.mode, tc.serverSize)
+			pool := poolTo(t, url, tc.exec, 8)
+			schema := pgtest.Schema(t)
+			ctx := context.Background()
+			q := catalog.DefaultQueue("default")
+			q.BatchSize = 5
+			cfg := catalog.State{Queues: []catalog.Queue{q},
+				TaskTypes: []catalog.TaskType{{Name: "render", Queue: "default", Concurrency: 3}}}
+			opts := applier.Options{Client: "test", Version: "test"}
+
+			_, err := applier.PlanAndApply(ctx, pool, schema, cfg, opts, nil)
+			require.NoError(t, err, "apply")
+			p, err := applier.Plan(ctx, pool, schema, cfg)
+			require.NoError(t, err, "plan")
+			require.True(t, p.Empty())
+			_, err = status.Read(ctx, pool, schema, status.Options{})
+			require.NoError(t, err, "status")
+
+			const n = 300
+			tasks := make([]queue.NewTask, n)
+			for i := range tasks {
+				tasks[i].Type = "render"
+			}
+			_, err = queue.NewClient(pool, schema).EnqueueBatch(ctx, tasks)
+			require.NoError(t, err, "enqueue")
+
+			w, err := queue.NewWorker(queue.Config{
+				Pool: pool, Schema: schema, PoolSize: 4, PollInterval: 10 * time.Millisecond,
+				PollOnly: tc.pollOnly, SettingsInterval: 200 * time.Millisecond,
+				Logger: slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn})),
+				Handlers: map[string]queue.Handler{"render": func(context.Context, *queue.Task) error {
+					time.Sleep(time.Millisecond)
+					return nil
+				}},
+			})
+			require.NoError(t, err)
+			runCtx, stop := context.WithCancel(ctx)
+			done := make(chan error, 1)
+			go func() { done <- w.Run(runCtx) }()
+			t.Cleanup(stop) // a failed check must not leave it running
+
+			maxRunning := 0
+			count := func(sql string) int {
+				var c int
+				require.NoError(t, pool.QueryRow(ctx, migrations.Render(sql, schema)).Scan(&c))
+				return c
+			}
+			drained := func() bool {
+				maxRunning = max(maxRunning, count(`SELECT count(*) FROM {{schema}}.tasks WHERE status = 'running'`))
+				return count(`SELECT count(*) FROM {{schema}}.tasks WHERE status = 'completed'`) == n
+			}
+			if !assert.Eventually(t, drained, 30*time.Second, 2*time.Millisecond) {
+				t.Fatalf("the worker did not drain the queue: %d completed, %d running, %d pending",
+					count(`SELECT count(*) FROM {{schema}}.tasks WHERE status = 'completed'`),
+					count(`SELECT count(*) FROM {{schema}}.tasks WHERE status = 'running'`),
+					count(`SELECT count(*) FROM {{schema}}.tasks WHERE status = 'pending'`))
+			}
+			require.LessOrEqual(t, maxRunning, 3, "running never above the limit")
+
+			cfg.Queues[0].BatchSize = 7
+			_, err = applier.PlanAndApply(ctx, pool, schema, cfg, opts, nil)
+			require.NoError(t, err)
+			require.Eventually(t, func() bool { return w.Settings().BatchSize == 7 }, 10*time.Second, 10*time.Millisecond,
+				"the apply reaches the worker")
+			stop()
+			require.NoError(t, <-done)
+			require.Zero(t, count(`SELECT count(*) FROM {{schema}}.workers`), "the worker unregistered")
+		})
+	}
+}
