@@ -798,7 +798,7 @@ func TestListenerSurvivesIdleSessionTimeout(t *testing.T) {
 	require.NoError(t, err)
 	t.Cleanup(pool.Close)
 
-	var logs lockedBuffer
+	var logs pgseqtest.Buffer
 	w, err := queue.NewWorker(queue.Config{
 		Pool: pool, Schema: e.schema, PollInterval: 10 * time.Millisecond,
 		Logger:   slog.New(slog.NewTextHandler(&logs, nil)),

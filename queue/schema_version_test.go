@@ -5,13 +5,13 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/stretchr/testify/require"
 
+	"github.com/pgseq/pgseq/internal/pgseqtest"
 	"github.com/pgseq/pgseq/internal/pgtest"
 	"github.com/pgseq/pgseq/migrations"
 	"github.com/pgseq/pgseq/queue"
@@ -30,24 +30,6 @@ func schemaAt(t *testing.T, version int) (*pgxpool.Pool, string) {
 	return pool, schema
 }
 
-// lockedBuffer is a log destination safe for the worker's goroutines.
-type lockedBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (l *lockedBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *lockedBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
-}
-
 // A worker started against a schema an older pgseq left says so, once,
 // with what to run.
 func TestWorkerSaysItsSchemaIsOlder(t *testing.T) {
@@ -59,7 +41,7 @@ func TestWorkerSaysItsSchemaIsOlder(t *testing.T) {
 	    retention_dead_letter) VALUES ('default', 10, 3, '1s', '10m', 2, 0.2, '30s', '15s', '7 days', '30 days')`, schema))
 	require.NoError(t, err)
 
-	var logs lockedBuffer
+	var logs pgseqtest.Buffer
 	w, err := queue.NewWorker(queue.Config{
 		Pool: pool, Schema: schema, PoolSize: 1, PollInterval: 20 * time.Millisecond,
 		Logger:   slog.New(slog.NewTextHandler(&logs, nil)),
