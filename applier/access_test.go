@@ -2,16 +2,12 @@ package applier_test
 
 import (
 	"bytes"
-	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"errors"
 	"flag"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
@@ -25,57 +21,19 @@ import (
 	"github.com/pgseq/pgseq/render"
 )
 
-// testRole is a login role created for one test. Roles are cluster-wide:
-// its name is unique to the test (from the test schema's random suffix),
-// and it is dropped, with every privilege it holds, when the test ends.
-type testRole struct {
-	Name     string
-	Password string
-}
+// testRole is a login role created for one test (pgtest.NewRole).
+type testRole = pgtest.Role
 
 // newRole creates a login role named from the test's schema and suffix.
 func (e *env) newRole(suffix string) testRole {
 	e.t.Helper()
-	return createRole(e.t, e.pool, e.schema, suffix)
+	return pgtest.NewRole(e.t, e.pool, e.schema, suffix)
 }
 
-func createRole(t *testing.T, pool *pgxpool.Pool, schema, suffix string) testRole {
-	t.Helper()
-	random := make([]byte, 12)
-	_, _ = rand.Read(random) // crypto/rand.Read never fails
-	r := testRole{Name: "r" + schema[len(schema)-8:] + "_" + suffix, Password: hex.EncodeToString(random)}
-	ctx := context.Background()
-	// A password literal cannot be a parameter of CREATE ROLE; it is hex.
-	_, err := pool.Exec(ctx, "CREATE ROLE "+pgx.Identifier{r.Name}.Sanitize()+" LOGIN PASSWORD '"+r.Password+"'")
-	require.NoError(t, err, "creating test role %s", r.Name)
-	t.Cleanup(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-		defer cancel()
-		// DROP OWNED revokes what the role was granted in this database.
-		q := pgx.Identifier{r.Name}.Sanitize()
-		if _, err := pool.Exec(ctx, "DROP OWNED BY "+q+"; DROP ROLE "+q); err != nil {
-			t.Errorf("dropping test role %s: %v", r.Name, err)
-		}
-	})
-	return r
-}
-
-// poolAs connects to the test database as role. It is closed when the test
-// ends, before the role is dropped.
+// poolAs connects to the test database as role (pgtest.PoolAs).
 func poolAs(t *testing.T, role testRole) *pgxpool.Pool {
 	t.Helper()
-	cfg, err := pgxpool.ParseConfig(pgtest.ConnString(t))
-	require.NoError(t, err)
-	cfg.ConnConfig.User = role.Name
-	cfg.ConnConfig.Password = role.Password
-	cfg.MaxConns = 8
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
-	pool, err := pgxpool.NewWithConfig(ctx, cfg)
-	require.NoError(t, err)
-	require.NoError(t, pool.Ping(ctx), "connecting as %s", role.Name)
-	t.Cleanup(pool.Close)
-	return pool
+	return pgtest.PoolAs(t, role)
 }
 
 // withAccess returns a configuration of one queue and one task type with
