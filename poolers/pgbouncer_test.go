@@ -12,7 +12,6 @@ import (
 	"net"
 	"os"
 	"os/exec"
-	"os/user"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -28,6 +27,7 @@ import (
 
 	"github.com/pgseq/pgseq/applier"
 	"github.com/pgseq/pgseq/catalog"
+	"github.com/pgseq/pgseq/internal/localdb"
 	"github.com/pgseq/pgseq/internal/pgtest"
 	"github.com/pgseq/pgseq/migrations"
 	"github.com/pgseq/pgseq/queue"
@@ -77,10 +77,11 @@ pidfile = %s
 	require.NoError(t, os.WriteFile(cfgPath, []byte(ini), 0o600))
 
 	cmd := exec.Command(bin, cfgPath)
+	// PgBouncer refuses to run as root: as root, it runs as the built-in
+	// database's server user, which must read its files and reach them.
+	require.NoError(t, localdb.RunAsServerUser(cmd, dir))
 	if os.Geteuid() == 0 {
-		// PgBouncer refuses to run as root: as the postgres user (the one
-		// the built-in database runs as), which must read its files.
-		cmd.SysProcAttr = asPostgres(t, dir)
+		openAncestors(t, dir)
 	}
 	var out strings.Builder
 	cmd.Stdout, cmd.Stderr = &out, &out
@@ -114,27 +115,15 @@ func freePort(t *testing.T) int {
 	return l.Addr().(*net.TCPAddr).Port
 }
 
-// asPostgres hands dir to the postgres user and returns the attributes
-// that run a process as it.
-func asPostgres(t *testing.T, dir string) *syscall.SysProcAttr {
+// openAncestors lets every user through the directories above dir (the
+// test's temporary directory is made 0700 by root).
+func openAncestors(t *testing.T, dir string) {
 	t.Helper()
-	u, err := user.Lookup("postgres")
-	require.NoError(t, err, "running pgbouncer as root needs a postgres user to run it as")
-	uid, _ := strconv.Atoi(u.Uid)
-	gid, _ := strconv.Atoi(u.Gid)
-	require.NoError(t, filepath.Walk(dir, func(p string, _ os.FileInfo, err error) error {
-		if err != nil {
-			return err
-		}
-		return os.Chown(p, uid, gid)
-	}))
-	// The directories above the test's temporary one must let it through.
 	for d := filepath.Dir(dir); d != "/" && d != "."; d = filepath.Dir(d) {
 		if st, err := os.Stat(d); err == nil && st.Mode().Perm()&0o001 == 0 {
 			require.NoError(t, os.Chmod(d, st.Mode().Perm()|0o711))
 		}
 	}
-	return &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: uint32(uid), Gid: uint32(gid)}}
 }
 
 // poolTo connects to url with pgx's query mode mode and at most conns

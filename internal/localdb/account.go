@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"os/exec"
 	"os/user"
 	"path/filepath"
 	"strconv"
@@ -118,4 +119,21 @@ func (a *account) canTraverse(dir string) bool {
 			return true
 		}
 	}
+}
+
+// RunAsServerUser makes cmd run as the user the built-in database's server
+// runs as (postgres, else nobody) when this process is root, and hands the
+// tree at dir to that user; as an ordinary user it changes nothing. For
+// other programs that refuse to run as root, as PostgreSQL does (the tests'
+// PgBouncer). The directories above dir must let that user through.
+func RunAsServerUser(cmd *exec.Cmd, dir string) error {
+	a, err := serverAccount()
+	if err != nil {
+		return err
+	}
+	if err := a.chownTree(dir); err != nil {
+		return err
+	}
+	cmd.SysProcAttr = a.credential()
+	return nil
 }
