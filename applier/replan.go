@@ -244,7 +244,7 @@ func schemaUpgrade(version int) *plan.SchemaUpgrade {
 	}
 	u := &plan.SchemaUpgrade{From: version, To: len(all)}
 	for _, m := range all[version:] {
-		u.Migrations = append(u.Migrations, fmt.Sprintf("%03d_%s", m.Version, m.Name))
+		u.Migrations = append(u.Migrations, m.ID())
 	}
 	return u
 }

@@ -51,7 +51,7 @@ func TestPlanShowsAndApplyMakesAPendingSchemaUpgrade(t *testing.T) {
 	require.NoError(t, err)
 	require.Empty(t, p.Changes, "the configuration matches the database")
 	last := migrations.All()[latest-1]
-	require.Equal(t, &plan.SchemaUpgrade{From: older, To: latest, Migrations: []string{fmt.Sprintf("%03d_%s", last.Version, last.Name)}}, p.SchemaUpgrade)
+	require.Equal(t, &plan.SchemaUpgrade{From: older, To: latest, Migrations: []string{last.ID()}}, p.SchemaUpgrade)
 	require.False(t, p.Empty(), "a pending upgrade is a change: plan --detailed-exitcode exits 2")
 
 	var out bytes.Buffer

@@ -26,6 +26,9 @@ type Migration struct {
 	SQL     string
 }
 
+// ID names the migration as its file does, without .sql: "014_lean_hand_off".
+func (m Migration) ID() string { return fmt.Sprintf("%03d_%s", m.Version, m.Name) }
+
 // All returns every migration in version order.
 func All() []Migration {
 	entries, err := fs.ReadDir(files, "sql")
@@ -143,11 +146,11 @@ func UpTo(ctx context.Context, tx pgx.Tx, schema string, target int) ([]int, err
 	var applied []int
 	for _, m := range all[current:target] {
 		if _, err := tx.Exec(ctx, Render(m.SQL, schema)); err != nil {
-			return nil, fmt.Errorf("applying migration %03d_%s to schema %q: %w", m.Version, m.Name, schema, err)
+			return nil, fmt.Errorf("applying migration %s to schema %q: %w", m.ID(), schema, err)
 		}
 		ins := Render(`INSERT INTO {{schema}}.schema_migrations (version, name) VALUES ($1, $2)`, schema)
 		if _, err := tx.Exec(ctx, ins, m.Version, m.Name); err != nil {
-			return nil, fmt.Errorf("recording migration %03d_%s: %w", m.Version, m.Name, err)
+			return nil, fmt.Errorf("recording migration %s: %w", m.ID(), err)
 		}
 		applied = append(applied, m.Version)
 	}
