@@ -5,8 +5,8 @@ the heartbeat and maintenance cadence, retries, and a clean exit.
 
     PGSEQ_DSN=postgresql://app_worker@localhost/app python3 worker.py --queue default
 
-The handlers below do nothing but sleep (--handler-sleep); put yours in
-HANDLERS. The connection string comes from the environment, never the
+The handler in main() does nothing but sleep (--handler-sleep); put yours
+there (it gets the task's type and payload). The connection string comes from the environment, never the
 command line (where ps shows it).
 """
 
@@ -25,11 +25,15 @@ from psycopg import sql
 RETRYABLE = {"40001", "40P01"}
 
 
+def new_worker_id():
+    return f"{socket.gethostname()}-{os.getpid()}-{uuid.uuid4().hex[:8]}"
+
+
 class Worker:
     def __init__(self, conn, schema, queue, batch, handler):
         self.conn, self.queue, self.batch, self.handler = conn, queue, batch, handler
         self.schema = sql.Identifier(schema)
-        self.id = f"{socket.gethostname()}-{os.getpid()}-{uuid.uuid4().hex[:8]}"
+        self.id = new_worker_id()
         self.stopping = False
 
     def call(self, query, *args):
@@ -75,7 +79,7 @@ class Worker:
                 next_beat = now + worker_timeout / 3
                 (alive,), = self.call("SELECT {s}.heartbeat(%s)", self.id)
                 if not alive:  # declared dead: its tasks were recovered
-                    self.id = f"{socket.gethostname()}-{os.getpid()}-{uuid.uuid4().hex[:8]}"
+                    self.id = new_worker_id()
                     self.register()
                     batch = []
             if now >= next_maintenance:
