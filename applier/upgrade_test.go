@@ -9,6 +9,7 @@ import (
 
 	"github.com/pgseq/pgseq/applier"
 	"github.com/pgseq/pgseq/catalog"
+	"github.com/pgseq/pgseq/internal/pgseqtest"
 	"github.com/pgseq/pgseq/migrations"
 	"github.com/pgseq/pgseq/plan"
 	"github.com/pgseq/pgseq/render"
@@ -19,11 +20,7 @@ import (
 func (e *env) olderSchema() int {
 	e.t.Helper()
 	older := migrations.Latest() - 1
-	tx, err := e.pool.Begin(e.ctx())
-	require.NoError(e.t, err)
-	_, err = migrations.UpTo(e.ctx(), tx, e.schema, older)
-	require.NoError(e.t, err)
-	require.NoError(e.t, tx.Commit(e.ctx()))
+	pgseqtest.MigrateTo(e.t, e.pool, e.schema, older)
 	e.exec(`INSERT INTO {{schema}}.queues (name, batch_size, max_retries, backoff_initial, backoff_max, backoff_factor,
 	            backoff_jitter, worker_timeout, leader_lease, retention_completed, retention_dead_letter)
 	        VALUES ('default', 100, 3, '1s', '10m', 2, 0.2, '30s', '15s', '7 days', '30 days')`)

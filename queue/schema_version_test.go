@@ -21,12 +21,7 @@ import (
 func schemaAt(t *testing.T, version int) (*pgxpool.Pool, string) {
 	t.Helper()
 	pool, schema := pgtest.Pool(t), pgtest.Schema(t)
-	ctx := context.Background()
-	tx, err := pool.Begin(ctx)
-	require.NoError(t, err)
-	_, err = migrations.UpTo(ctx, tx, schema, version)
-	require.NoError(t, err)
-	require.NoError(t, tx.Commit(ctx))
+	pgseqtest.MigrateTo(t, pool, schema, version)
 	return pool, schema
 }
 

@@ -13,6 +13,7 @@ import (
 	"github.com/pgseq/pgseq/applier"
 	"github.com/pgseq/pgseq/catalog"
 	"github.com/pgseq/pgseq/internal/pgtest"
+	"github.com/pgseq/pgseq/migrations"
 	"github.com/pgseq/pgseq/plan"
 )
 
@@ -56,4 +57,23 @@ func addresses(changes []plan.Change) []string {
 		out[i] = c.Address
 	}
 	return out
+}
+
+// MigrateTo brings schema to migration version (at most the latest), as the
+// pgseq of that version left it: for tests of upgrades and of programs
+// meeting an older schema.
+func MigrateTo(t testing.TB, pool *pgxpool.Pool, schema string, version int) {
+	t.Helper()
+	ctx := context.Background()
+	tx, err := pool.Begin(ctx)
+	if err != nil {
+		t.Fatalf("migrating schema %s: %v", schema, err)
+	}
+	defer tx.Rollback(ctx) //nolint:errcheck // no-op after commit
+	if _, err := migrations.UpTo(ctx, tx, schema, version); err != nil {
+		t.Fatalf("migrating schema %s to version %d: %v", schema, version, err)
+	}
+	if err := tx.Commit(ctx); err != nil {
+		t.Fatalf("migrating schema %s: %v", schema, err)
+	}
 }
