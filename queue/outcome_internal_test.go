@@ -11,6 +11,8 @@ import (
 	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/stretchr/testify/require"
+
+	"github.com/pgseq/pgseq/internal/pgtest"
 )
 
 // A call that could not even connect (the server is down or restarting)
@@ -32,6 +34,14 @@ func TestOutcomeUnknown(t *testing.T) {
 	_, poolErr := pool.Query(ctx, "SELECT 1")
 	require.Error(t, poolErr)
 
+	refused, err := pgconn.ParseConfig(pgtest.ConnString(t))
+	require.NoError(t, err)
+	refused.Database = "pgseq_no_such_database"
+	_, refusedErr := pgconn.ConnectConfig(ctx, refused)
+	var fatal *pgconn.PgError
+	require.ErrorAs(t, refusedErr, &fatal)
+	require.Equal(t, "FATAL", fatal.Severity)
+
 	for _, tt := range []struct {
 		name    string
 		err     error
@@ -41,6 +51,10 @@ func TestOutcomeUnknown(t *testing.T) {
 		{"pool without a server", fmt.Errorf("claiming up to 20 tasks: %w", poolErr), false},
 		{"server error", &pgconn.PgError{Severity: "ERROR", Code: "PS002"}, false},
 		{"session terminated (the statement may have committed first)", &pgconn.PgError{Severity: "FATAL", Code: "57P01"}, true},
+		// As while the server starts up (57P03): the server's FATAL
+		// refused the connection, nothing was sent (found by crashtest's
+		// TestPostgresCrash when FATAL errors became unknown outcomes).
+		{"connect refused by the server with a FATAL", fmt.Errorf("claiming up to 1 tasks: %w", refusedErr), false},
 		{"connection lost after sending", fmt.Errorf("claiming up to 20 tasks: %w", io.ErrUnexpectedEOF), true},
 	} {
 		require.Equal(t, tt.unknown, outcomeUnknown(tt.err), "%s: %v", tt.name, tt.err)

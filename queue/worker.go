@@ -511,14 +511,17 @@ func (s *session) fetch() (ok bool) {
 // arrive after the statement committed, while its rows were on the way
 // (with the simple protocol, the rows of a committed claim come before
 // the termination notice).
+//
+// A failed connect comes first: its FATAL (57P03, the server starting up)
+// refused the connection, so nothing was sent.
 func outcomeUnknown(err error) bool {
-	var pgErr *pgconn.PgError
-	if errors.As(err, &pgErr) {
-		return pgErr.Severity == "FATAL" || pgErr.Severity == "PANIC"
-	}
 	var connErr *pgconn.ConnectError
 	if errors.As(err, &connErr) {
 		return false // no connection (server down or restarting): nothing was sent
+	}
+	var pgErr *pgconn.PgError
+	if errors.As(err, &pgErr) {
+		return pgErr.Severity == "FATAL" || pgErr.Severity == "PANIC"
 	}
 	return !pgconn.SafeToRetry(err)
 }
