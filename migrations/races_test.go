@@ -68,6 +68,24 @@ func (s *session) async(sql string, args ...any) <-chan error {
 	return done
 }
 
+// waitBlocked returns once PostgreSQL shows the backend pid waiting for a
+// lock held by blocker, failing the test after 10 s.
+func (r *rt) waitBlocked(pid, blocker uint32) {
+	r.t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		var blocked bool
+		r.scalar(&blocked, `SELECT $2::int = ANY (pg_blocking_pids($1::int))`, int64(pid), int64(blocker))
+		if blocked {
+			return
+		}
+		if time.Now().After(deadline) {
+			r.t.Fatalf("backend %d is not waiting for backend %d after 10 s", pid, blocker)
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+}
+
 // wait returns what an async call returned, failing the test after 10 s.
 func wait(t *testing.T, done <-chan error) error {
 	t.Helper()
@@ -482,5 +500,106 @@ func TestScheduledTasksStayOutOfTheLane(t *testing.T) {
 	// Every read of tasks returns or filters out at most a handful of rows:
 	// the lane probes do not walk past the scheduled tasks.
 	requireBounded(t, plans, 10)
+	r.checkSlotAccounting()
+}
+
+// 12. An enqueuer that holds a unit (taken by a keyless task, in this call
+// or an earlier one of its transaction) never waits for the key of a task
+// a completion is finishing: the completion waits for that unit's slot
+// row once its offer finds no taker, so the two would wait for each other.
+// The completion is held between finishing its task and giving the unit
+// back by a third session holding the type's admission lock, which
+// hand_off takes just before give_back.
+func TestEnqueueHoldingAUnitDoesNotWaitForACompletingKey(t *testing.T) {
+	t.Parallel()
+	for name, enqueue := range map[string][]string{
+		"one enqueue_batch, keyless and keyed": {
+			`SELECT count(*) FROM {{schema}}.enqueue_batch(ARRAY['t', 't'], NULL, ARRAY[NULL, 'k'])`,
+		},
+		"enqueue, then enqueue_batch of the key": {
+			`SELECT {{schema}}.enqueue('t')`,
+			`SELECT count(*) FROM {{schema}}.enqueue_batch(ARRAY['t'], NULL, ARRAY['k'])`,
+		},
+		"enqueue, then enqueue of the key": {
+			`SELECT {{schema}}.enqueue('t')`,
+			`SELECT {{schema}}.enqueue('t', NULL, 'k')`,
+		},
+	} {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			r := newRT(t, state(queueCfg("q"), task("t", 100))) // 50 groups of 2
+			r.register("w")
+			r.exec(`SELECT {{schema}}.enqueue('t', NULL, 'k')`)
+			ids, err := claim(bg, r.pool, r.schema, "q", "w", 1)
+			require.NoError(t, err)
+			require.Len(t, ids, 1)
+			// The key's task holds a unit of group 1, the only group with a
+			// free unit: the enqueue's keyless task takes that one.
+			r.exec(`UPDATE {{schema}}.tasks SET slot_group = 1 WHERE id = $1`, ids[0])
+			r.exec(`UPDATE {{schema}}.concurrency_slots SET used = CASE WHEN slot_group = 1 THEN 1 ELSE capacity END WHERE task_type = 't'`)
+			r.exec(`INSERT INTO {{schema}}.tasks (queue, type, status, worker_id, slot_group, gate)
+			        SELECT 'q', 't', 'running', 'w', s.slot_group, 'open'
+			        FROM {{schema}}.concurrency_slots s, generate_series(1, s.capacity)
+			        WHERE s.task_type = 't' AND s.slot_group > 1`)
+			r.checkSlotAccounting()
+
+			holder := r.session()
+			holder.exec(`BEGIN`)
+			holder.exec(`SELECT {{schema}}.lock_admission(ARRAY['t'])`)
+			completer := r.session()
+			completed := completer.async(`SELECT {{schema}}.complete(ARRAY[$1::bigint], 'w')`, ids[0])
+			r.waitBlocked(completer.pid, holder.pid)
+
+			enq := r.session()
+			enq.exec(`BEGIN`)
+			for i, call := range enqueue {
+				done := enq.async(call)
+				if i < len(enqueue)-1 {
+					requireNoDeadlock(t, wait(t, done), call)
+					continue
+				}
+				select {
+				case err := <-done:
+					requireNoDeadlock(t, err, call)
+				case <-time.After(300 * time.Millisecond):
+					// Waiting for the completion's key: let the completion
+					// go on to the unit's slot row.
+					holder.exec(`COMMIT`)
+					requireNoDeadlock(t, wait(t, done), call)
+				}
+			}
+			holder.exec(`ROLLBACK`)
+			enq.exec(`COMMIT`)
+			requireNoDeadlock(t, wait(t, completed), "complete")
+			r.checkSlotAccounting()
+		})
+	}
+}
+
+// 13. An enqueue_batch that must wait for a key (another transaction is
+// inserting it) waits holding no unit: its keyless task takes its unit
+// after the insert.
+func TestEnqueueBatchWaitsForAKeyHoldingNoUnit(t *testing.T) {
+	t.Parallel()
+	r := newRT(t, state(queueCfg("q"), task("t", 100))) // 50 groups of 2
+	other := r.session()
+	other.exec(`BEGIN`)
+	other.exec(`SELECT {{schema}}.enqueue('t', NULL, 'k')`) // holds one group's row
+
+	enq := r.session()
+	done := enq.async(`SELECT count(*) FROM {{schema}}.enqueue_batch(ARRAY['t', 't'], NULL, ARRAY[NULL, 'k'])`)
+	r.waitBlocked(enq.pid, other.pid)
+	var free int
+	r.scalar(&free, `SELECT count(*) FROM (SELECT 1 FROM {{schema}}.concurrency_slots
+	                 WHERE task_type = 't' FOR UPDATE SKIP LOCKED) s`)
+	require.Equal(t, 49, free, "slot rows not locked while enqueue_batch waits (one is the other enqueue's)")
+	other.exec(`COMMIT`)
+	requireNoDeadlock(t, wait(t, done), "enqueue_batch")
+
+	var open, tasks int
+	r.scalar(&tasks, `SELECT count(*) FROM {{schema}}.tasks`)
+	r.scalar(&open, `SELECT count(*) FROM {{schema}}.tasks WHERE gate = 'open'`)
+	require.Equal(t, 2, tasks, "the key's task once, and the keyless one")
+	require.Equal(t, 2, open, "both admitted")
 	r.checkSlotAccounting()
 }

@@ -14,7 +14,7 @@
 -- default owner privileges. Roles that pgseq apply grants access levels to
 -- are not shown: a freshly migrated schema has none.
 --
--- Version 15.
+-- Version 16.
 
 
 -- Schema
@@ -752,6 +752,7 @@ DECLARE
     u_types   text[] := '{}';
     u_groups  integer[] := '{}';
     v_got     integer[];
+    v_keyed   boolean;
 BEGIN
     -- 0. The arrays: one row per index 1..n.
     IF (array_ndims(types) > 1 OR array_lower(types, 1) <> 1)
@@ -781,12 +782,26 @@ BEGIN
             USING ERRCODE = 'PS001', HINT = 'Declare it in a task block and run pgseq apply.';
     END IF;
 
-    -- 2. Units for the due rows of limited types that have no key, per type.
+    -- 2. A key already used by a task this call sees is not inserted again
+    -- (the task is returned): its insert would wait for whoever is
+    -- finishing that task. Does the call insert any key?
+    SELECT idempotency_keys IS NOT NULL AND EXISTS (
+        SELECT 1 FROM unnest(types, idempotency_keys) AS u(type, key)
+        WHERE u.key IS NOT NULL
+          AND NOT EXISTS (SELECT 1 FROM {{schema}}.tasks e WHERE e.type = u.type AND e.idempotency_key = u.key))
+      INTO v_keyed;
+
+    -- 3. Without a key to insert, the insert never waits: units for the due
+    -- rows of limited types first, per type, and each row is inserted with
+    -- its unit. With one, every unit is taken after the insert (step 5), so
+    -- the call never waits for a key while holding a unit it took: a
+    -- completion finishing the key's task may be waiting for that unit's
+    -- slot row.
     FOR v_type, v_want IN
         SELECT u.type, count(*)::integer
         FROM unnest(types, run_ats, idempotency_keys) AS u(type, at, key)
         JOIN {{schema}}.task_types t ON t.name = u.type AND t.concurrency IS NOT NULL
-        WHERE coalesce(u.at, now()) <= now() AND u.key IS NULL
+        WHERE NOT v_keyed AND coalesce(u.at, now()) <= now() AND u.key IS NULL
         GROUP BY u.type ORDER BY u.type
     LOOP
         v_got := {{schema}}.take_units(v_type, v_want);
@@ -794,7 +809,7 @@ BEGIN
         u_groups := u_groups || v_got;
     END LOOP;
 
-    -- 3. Insert, the k-th keyless due task of a type with the k-th unit of
+    -- 4. Insert, the k-th keyless due task of a type with the k-th unit of
     -- that type. Ids are drawn up front, in input order, so each input row
     -- knows its own and claim order among equal due times follows the
     -- input; rows that hit an idempotency conflict leave their id unused.
@@ -828,12 +843,14 @@ BEGIN
         INSERT INTO {{schema}}.tasks AS t (id, queue, type, payload, priority, idempotency_key, run_at, gate, slot_group)
         OVERRIDING SYSTEM VALUE
         SELECT new_id, queue, type, payload, priority, key, run_at, gate, grp FROM rows
+        WHERE rows.key IS NULL
+           OR NOT EXISTS (SELECT 1 FROM {{schema}}.tasks e WHERE e.type = rows.type AND e.idempotency_key = rows.key)
         ORDER BY key IS NULL, type COLLATE "C", key COLLATE "C", ord
         ON CONFLICT (type, idempotency_key) WHERE idempotency_key IS NOT NULL DO NOTHING
         RETURNING t.id, t.type, t.idempotency_key, t.gate
     ), ids AS (
         SELECT array_agg(coalesce(mine.id, same_batch.id, earlier.id) ORDER BY rows.ord) AS ids,
-               array_agg(mine.id) FILTER (WHERE mine.gate = 'waiting' AND rows.key IS NOT NULL) AS keyed_waiting
+               array_agg(mine.id) FILTER (WHERE mine.gate = 'waiting' AND (v_keyed OR rows.key IS NOT NULL)) AS waiting
         FROM rows
         LEFT JOIN inserted mine ON mine.id = rows.new_id
         LEFT JOIN inserted same_batch ON rows.key IS NOT NULL
@@ -841,9 +858,10 @@ BEGIN
         LEFT JOIN {{schema}}.tasks earlier ON rows.key IS NOT NULL
              AND earlier.type = rows.type AND earlier.idempotency_key = rows.key
     )
-    SELECT ids.ids, ids.keyed_waiting INTO v_ids, v_wait FROM ids;
+    SELECT ids.ids, ids.waiting INTO v_ids, v_wait FROM ids;
 
-    -- 4. New keyed tasks that wait take units now that they are inserted,
+    -- 5. New tasks that wait (keyed ones; every due one of a limited type
+    -- when the call inserted a key) take units now that they are inserted,
     -- per type in claim order.
     IF v_wait IS NOT NULL THEN
         FOR v_type, v_want IN

@@ -1,0 +1,184 @@
+-- pgseq schema, version 16: an enqueue never waits for a key while
+-- holding a unit. {{schema}} is replaced by the quoted schema name.
+--
+-- A deadlock the storm found (crashtest TestStorm, 40P01 in enqueue_batch
+-- "while inserting index tuple"), forced since by
+-- TestEnqueueHoldingAUnitDoesNotWaitForACompletingKey:
+--   - enqueue_batch took units for its keyless rows (locking their slot
+--     rows until commit) and then inserted its keyed rows; a key whose task
+--     a completion was finishing made the insert wait for that completion;
+--   - the completion, its offer taken by nobody, gave its unit back to the
+--     same group, and waited for the enqueuer's slot row lock.
+-- The same happened across calls of one transaction: an enqueue of a
+-- keyless task, then enqueue_batch of a key being completed.
+--
+-- enqueue_batch now keeps the rule enqueue already kept (its step 2):
+--   1. a key used by a task the call sees is not inserted again (its task
+--      is returned, as before); that insert could only have waited;
+--   2. when the call still inserts a key, it takes every unit after the
+--      insert, so it never waits for a key while holding a unit it took.
+-- What is left: a transaction that took units in an earlier call still
+-- waits when it inserts a key another transaction is inserting (which
+-- never waits for a slot row), or a key whose task committed and began
+-- completing in the instant between the look-up and the insert; the
+-- server then reports 40P01 and the caller retries.
+
+-- enqueue_batch: as enqueue, for many tasks in one call. The types' locks
+-- first, all at once in key order. Keyed rows are inserted in (type, key)
+-- order, bytewise (COLLATE "C", an order any client can reproduce), so two
+-- batches that share keys wait for each other in one order, never in a
+-- cycle. Every array must be one-dimensional and start at index 1 (the
+-- rows are matched by index).
+CREATE OR REPLACE FUNCTION {{schema}}.enqueue_batch(types text[], payloads jsonb[] DEFAULT NULL, idempotency_keys text[] DEFAULT NULL,
+                                         priorities integer[] DEFAULT NULL, run_ats timestamptz[] DEFAULT NULL)
+RETURNS SETOF bigint
+LANGUAGE plpgsql
+SECURITY DEFINER SET jit = off SET search_path = pg_catalog, pg_temp
+AS $$
+#variable_conflict use_column
+DECLARE
+    n         integer := coalesce(cardinality(types), 0);
+    v_unknown text;
+    v_ids     bigint[];
+    v_type    text;
+    v_want    integer;
+    v_wait    bigint[];
+    u_types   text[] := '{}';
+    u_groups  integer[] := '{}';
+    v_got     integer[];
+    v_keyed   boolean;
+BEGIN
+    -- 0. The arrays: one row per index 1..n.
+    IF (array_ndims(types) > 1 OR array_lower(types, 1) <> 1)
+       OR (array_ndims(payloads) > 1 OR array_lower(payloads, 1) <> 1)
+       OR (array_ndims(idempotency_keys) > 1 OR array_lower(idempotency_keys, 1) <> 1)
+       OR (array_ndims(priorities) > 1 OR array_lower(priorities, 1) <> 1)
+       OR (array_ndims(run_ats) > 1 OR array_lower(run_ats, 1) <> 1) THEN
+        RAISE EXCEPTION 'enqueue_batch: every array must be one-dimensional and start at index 1'
+            USING ERRCODE = '22023', HINT = 'Pass plain arrays such as ARRAY[''a'', ''b''].';
+    END IF;
+    IF (payloads IS NOT NULL AND cardinality(payloads) <> n)
+       OR (idempotency_keys IS NOT NULL AND cardinality(idempotency_keys) <> n)
+       OR (priorities IS NOT NULL AND cardinality(priorities) <> n)
+       OR (run_ats IS NOT NULL AND cardinality(run_ats) <> n) THEN
+        RAISE EXCEPTION 'enqueue_batch: every array must have as many elements as types (%)', n
+            USING ERRCODE = '22023';
+    END IF;
+
+    -- 1. The types' locks, then the types.
+    PERFORM {{schema}}.lock_types(types);
+    SELECT u.type INTO v_unknown
+    FROM unnest(types) AS u(type)
+    WHERE NOT EXISTS (SELECT 1 FROM {{schema}}.task_types t WHERE t.name = u.type)
+    LIMIT 1;
+    IF FOUND THEN
+        RAISE EXCEPTION 'unknown task type "%"', v_unknown
+            USING ERRCODE = 'PS001', HINT = 'Declare it in a task block and run pgseq apply.';
+    END IF;
+
+    -- 2. A key already used by a task this call sees is not inserted again
+    -- (the task is returned): its insert would wait for whoever is
+    -- finishing that task. Does the call insert any key?
+    SELECT idempotency_keys IS NOT NULL AND EXISTS (
+        SELECT 1 FROM unnest(types, idempotency_keys) AS u(type, key)
+        WHERE u.key IS NOT NULL
+          AND NOT EXISTS (SELECT 1 FROM {{schema}}.tasks e WHERE e.type = u.type AND e.idempotency_key = u.key))
+      INTO v_keyed;
+
+    -- 3. Without a key to insert, the insert never waits: units for the due
+    -- rows of limited types first, per type, and each row is inserted with
+    -- its unit. With one, every unit is taken after the insert (step 5), so
+    -- the call never waits for a key while holding a unit it took: a
+    -- completion finishing the key's task may be waiting for that unit's
+    -- slot row.
+    FOR v_type, v_want IN
+        SELECT u.type, count(*)::integer
+        FROM unnest(types, run_ats, idempotency_keys) AS u(type, at, key)
+        JOIN {{schema}}.task_types t ON t.name = u.type AND t.concurrency IS NOT NULL
+        WHERE NOT v_keyed AND coalesce(u.at, now()) <= now() AND u.key IS NULL
+        GROUP BY u.type ORDER BY u.type
+    LOOP
+        v_got := {{schema}}.take_units(v_type, v_want);
+        u_types := u_types || array_fill(v_type, ARRAY[cardinality(v_got)]);
+        u_groups := u_groups || v_got;
+    END LOOP;
+
+    -- 4. Insert, the k-th keyless due task of a type with the k-th unit of
+    -- that type. Ids are drawn up front, in input order, so each input row
+    -- knows its own and claim order among equal due times follows the
+    -- input; rows that hit an idempotency conflict leave their id unused.
+    WITH input AS (
+        SELECT x.*, nextval('{{schema}}.tasks_id_seq') AS new_id
+        FROM (
+            SELECT i.ord, i.type, payloads[i.ord] AS payload, idempotency_keys[i.ord] AS key,
+                   coalesce(priorities[i.ord], t.priority) AS priority,
+                   coalesce(run_ats[i.ord], now()) AS run_at,
+                   t.queue, t.concurrency IS NOT NULL AS limited
+            FROM unnest(types) WITH ORDINALITY AS i(type, ord)
+            JOIN {{schema}}.task_types t ON t.name = i.type
+            ORDER BY i.ord
+        ) x
+    ), ranked AS (
+        SELECT i.*, CASE WHEN i.limited AND i.run_at <= now() AND i.key IS NULL
+                         THEN row_number() OVER (PARTITION BY i.type, i.limited AND i.run_at <= now() AND i.key IS NULL
+                                                 ORDER BY i.ord)
+                    END AS k
+        FROM input i
+    ), units AS (
+        SELECT u.type, u.grp, row_number() OVER (PARTITION BY u.type ORDER BY u.ord) AS k
+        FROM unnest(u_types, u_groups) WITH ORDINALITY AS u(type, grp, ord)
+    ), rows AS (
+        SELECT r.*, u.grp,
+               CASE WHEN NOT r.limited OR u.grp IS NOT NULL THEN 'open'
+                    WHEN r.run_at <= now() THEN 'waiting'
+                    ELSE 'scheduled' END::{{schema}}.task_gate AS gate
+        FROM ranked r LEFT JOIN units u ON u.type = r.type AND u.k = r.k
+    ), inserted AS (
+        INSERT INTO {{schema}}.tasks AS t (id, queue, type, payload, priority, idempotency_key, run_at, gate, slot_group)
+        OVERRIDING SYSTEM VALUE
+        SELECT new_id, queue, type, payload, priority, key, run_at, gate, grp FROM rows
+        WHERE rows.key IS NULL
+           OR NOT EXISTS (SELECT 1 FROM {{schema}}.tasks e WHERE e.type = rows.type AND e.idempotency_key = rows.key)
+        ORDER BY key IS NULL, type COLLATE "C", key COLLATE "C", ord
+        ON CONFLICT (type, idempotency_key) WHERE idempotency_key IS NOT NULL DO NOTHING
+        RETURNING t.id, t.type, t.idempotency_key, t.gate
+    ), ids AS (
+        SELECT array_agg(coalesce(mine.id, same_batch.id, earlier.id) ORDER BY rows.ord) AS ids,
+               array_agg(mine.id) FILTER (WHERE mine.gate = 'waiting' AND (v_keyed OR rows.key IS NOT NULL)) AS waiting
+        FROM rows
+        LEFT JOIN inserted mine ON mine.id = rows.new_id
+        LEFT JOIN inserted same_batch ON rows.key IS NOT NULL
+             AND same_batch.type = rows.type AND same_batch.idempotency_key = rows.key
+        LEFT JOIN {{schema}}.tasks earlier ON rows.key IS NOT NULL
+             AND earlier.type = rows.type AND earlier.idempotency_key = rows.key
+    )
+    SELECT ids.ids, ids.waiting INTO v_ids, v_wait FROM ids;
+
+    -- 5. New tasks that wait (keyed ones; every due one of a limited type
+    -- when the call inserted a key) take units now that they are inserted,
+    -- per type in claim order.
+    IF v_wait IS NOT NULL THEN
+        FOR v_type, v_want IN
+            SELECT t.type, count(*)::integer FROM {{schema}}.tasks t
+            WHERE t.id = ANY (v_wait) GROUP BY t.type ORDER BY t.type
+        LOOP
+            v_got := {{schema}}.take_units(v_type, v_want);
+            UPDATE {{schema}}.tasks t
+            SET gate = 'open', slot_group = u.grp
+            FROM (SELECT w.id, row_number() OVER (ORDER BY w.priority DESC, w.run_at, w.id) AS k
+                  FROM {{schema}}.tasks w WHERE w.id = ANY (v_wait) AND w.type = v_type) w
+            JOIN unnest(v_got) WITH ORDINALITY AS u(grp, k) ON u.k = w.k
+            WHERE t.id = w.id;
+        END LOOP;
+    END IF;
+
+    -- A key taken by a transaction that committed while this statement ran
+    -- is not in its snapshot: look those up again.
+    IF array_position(v_ids, NULL) IS NOT NULL THEN
+        SELECT array_agg(coalesce(u.id, e.id) ORDER BY u.ord) INTO v_ids
+        FROM unnest(v_ids, types, idempotency_keys) WITH ORDINALITY AS u(id, type, key, ord)
+        LEFT JOIN {{schema}}.tasks e ON u.id IS NULL AND e.type = u.type AND e.idempotency_key = u.key;
+    END IF;
+    RETURN QUERY SELECT unnest(v_ids);
+END;
+$$;
