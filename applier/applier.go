@@ -229,7 +229,7 @@ func runWatched(ctx context.Context, db DB, schema, hash string, opts Options, d
 		return nil, err
 	}
 	if len(p.Changes) > 0 {
-		if err := execute(ctx, tx, p, opts); err != nil {
+		if err := execute(ctx, tx, p, opts, res.Migrated); err != nil {
 			return nil, err
 		}
 	}
@@ -280,10 +280,20 @@ func Migrate(ctx context.Context, db DB, schema string, lockTimeout time.Duratio
 	return applied, nil
 }
 
+// typeLocksBoundedVersion is the schema version whose type locks are one
+// of 1,024 keys per schema (migration 017); the versions before it took one
+// key per type.
+const typeLocksBoundedVersion = 17
+
 // batch collects the plan's changes by kind of statement.
 type batch struct {
-	queues       []*catalog.Queue
-	tasks        []*catalog.TaskType
+	queues []*catalog.Queue
+	tasks  []*catalog.TaskType
+	// Existing task types whose slot groups change: locked against the
+	// runtime, then rebalanced. A type the apply creates is in neither:
+	// no runtime call sees it before the apply commits, and it has no
+	// tasks, so it takes no entry of the server's lock table (20,000 new
+	// types once filled a default server's).
 	lockSlots    []string
 	dropSlots    []string
 	setType      []string
@@ -293,6 +303,9 @@ type batch struct {
 	removeGroup  []int32
 	deleteTasks  []string
 	deleteQueues []string
+	// Task types the apply creates: a type deleted earlier may have left
+	// unfinished tasks of its name (see leftovers).
+	created []*catalog.TaskType
 	// Pending tasks whose lane or queue must follow their type.
 	retargetType    []string
 	retargetQueue   []*string
@@ -306,7 +319,7 @@ func (b *batch) retarget(c plan.Change) {
 	before, _ := c.Before.(*catalog.TaskType)
 	after, _ := c.After.(*catalog.TaskType)
 	switch {
-	case before == nil: // created: no tasks can exist for an undeclared type
+	case before == nil: // created: see leftovers
 	case after == nil:
 		if before.Limited() {
 			b.retargetType = append(b.retargetType, c.Name)
@@ -319,6 +332,45 @@ func (b *batch) retarget(c plan.Change) {
 		b.retargetQueue = append(b.retargetQueue, &q)
 		b.retargetLimited = append(b.retargetLimited, after.Limited())
 	}
+}
+
+// leftovers adds to the batch the task types it creates that have
+// unfinished tasks: a type deleted while it had some left them to claim as
+// unlimited tasks, and declared again they follow it (its lane, its
+// queue), admitted by rebalance_units. Read before the types' locks: no
+// runtime call makes a task of an undeclared type, so the tasks found here
+// only finish, and any of them that goes back to pending is one of those
+// found. Returns the limited ones, to rebalance.
+func (b *batch) leftovers(ctx context.Context, tx pgx.Tx, schema string) ([]string, error) {
+	if len(b.created) == 0 {
+		return nil, nil
+	}
+	names := make([]string, len(b.created))
+	for i, t := range b.created {
+		names[i] = t.Name
+	}
+	rows, err := tx.Query(ctx, statement("leftover_types", schema), names)
+	if err != nil {
+		return nil, fmt.Errorf("reading the unfinished tasks of task types the apply creates: %w", err)
+	}
+	found, err := pgx.CollectRows(rows, pgx.RowTo[string])
+	if err != nil {
+		return nil, fmt.Errorf("reading the unfinished tasks of task types the apply creates: %w", err)
+	}
+	var limited []string
+	for _, t := range b.created {
+		if !slices.Contains(found, t.Name) {
+			continue
+		}
+		q := t.Queue
+		b.retargetType = append(b.retargetType, t.Name)
+		b.retargetQueue = append(b.retargetQueue, &q)
+		b.retargetLimited = append(b.retargetLimited, t.Limited())
+		if t.Limited() {
+			limited = append(limited, t.Name)
+		}
+	}
+	return limited, nil
 }
 
 // lockedTypes returns the task types an apply locks against the runtime:
@@ -356,12 +408,17 @@ func collect(p *plan.Plan) (*batch, error) {
 					return nil, fmt.Errorf("%s: after is not a task type", c.Address)
 				}
 				b.tasks = append(b.tasks, t)
+				if c.Action == plan.Create {
+					b.created = append(b.created, t)
+				}
 			case plan.Delete:
 				b.deleteTasks = append(b.deleteTasks, c.Name)
 			}
 			b.retarget(c)
 			if s := c.Slots; s != nil {
-				b.lockSlots = append(b.lockSlots, c.Name)
+				if c.Action != plan.Create {
+					b.lockSlots = append(b.lockSlots, c.Name)
+				}
 				if s.Drop {
 					b.dropSlots = append(b.dropSlots, c.Name)
 				}
@@ -383,7 +440,11 @@ func collect(p *plan.Plan) (*batch, error) {
 // execute runs one statement per kind of change, in dependency order:
 // queues, task types, slot groups, then deletions, counters and access
 // levels.
-func execute(ctx context.Context, tx pgx.Tx, p *plan.Plan, opts Options) error {
+//
+// migrated are the schema versions this apply migrated to before: when it
+// upgraded the schema past version 16, runtime sessions still run version
+// 16's definitions until it commits, and it takes their type locks too.
+func execute(ctx context.Context, tx pgx.Tx, p *plan.Plan, opts Options, migrated []int) error {
 	b, err := collect(p)
 	if err != nil {
 		return err
@@ -405,6 +466,11 @@ func execute(ctx context.Context, tx pgx.Tx, p *plan.Plan, opts Options) error {
 				ErrDestroyNotAllowed, strings.Join(b.deleteQueues, ", "), n)
 		}
 	}
+	rebalance, err := b.leftovers(ctx, tx, schema)
+	if err != nil {
+		return err
+	}
+	rebalance = append(slices.Clone(b.lockSlots), rebalance...)
 	// The types' locks first, exclusive: a runtime call on these types
 	// either commits before (and its tasks are seen below) or waits for this
 	// apply and then reads the types as it leaves them. Then pending task
@@ -414,6 +480,11 @@ func execute(ctx context.Context, tx pgx.Tx, p *plan.Plan, opts Options) error {
 	if locked := b.lockedTypes(); len(locked) > 0 {
 		if err := run("locking task types against the runtime", "lock_types", locked); err != nil {
 			return err
+		}
+		if slices.Contains(migrated, typeLocksBoundedVersion) {
+			if err := run("locking task types against the runtime of schema version 16", "lock_types_v16", locked); err != nil {
+				return err
+			}
 		}
 	}
 	if len(b.retargetType) > 0 {
@@ -475,8 +546,8 @@ func execute(ctx context.Context, tx pgx.Tx, p *plan.Plan, opts Options) error {
 			return err
 		}
 	}
-	if len(b.lockSlots) > 0 {
-		if err := run("bringing slot units in line with the new limits", "rebalance_units", b.lockSlots); err != nil {
+	if len(rebalance) > 0 {
+		if err := run("bringing slot units in line with the new limits", "rebalance_units", rebalance); err != nil {
 			return err
 		}
 	}

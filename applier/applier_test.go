@@ -273,3 +273,24 @@ func TestOtherSchemasDoNotShareTheLock(t *testing.T) {
 	t.Parallel()
 	require.NotEqual(t, applier.LockKey("pgseq"), applier.LockKey("pgseq_staging"))
 }
+
+// A task type deleted while it still has pending tasks leaves them to claim
+// as unlimited tasks; declared again with a limit, the type takes them back
+// into its lane: the limit holds for them too.
+func TestRecreatedTypeLimitsItsLeftoverTasks(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	thumb := catalog.TaskType{Name: "thumb", Queue: "default", Concurrency: 1}
+	e.apply(config(5, thumb))
+	e.exec(`SELECT {{schema}}.enqueue('thumb') FROM generate_series(1, 4)`)
+
+	p := e.plan(config(5))
+	_, err := applier.Apply(e.ctx(), e.pool, p, applier.Options{Client: "test", Version: "test", AllowDestroy: true})
+	require.NoError(t, err)
+	e.apply(config(5, thumb))
+
+	e.exec(`SELECT {{schema}}.register_worker('w', 'host', 10)`)
+	var claimed int
+	require.NoError(t, e.pool.QueryRow(e.ctx(), migrations.Render(`SELECT count(*) FROM {{schema}}.claim('default', 'w', 10)`, e.schema)).Scan(&claimed))
+	require.Equal(t, 1, claimed, "thumb's limit of 1 holds for the tasks left from before it was deleted")
+}

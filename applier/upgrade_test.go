@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
 
@@ -118,4 +119,38 @@ func TestPlanValidatesItsSchemaUpgrade(t *testing.T) {
 			require.ErrorContains(t, p.Validate(), tc.want)
 		})
 	}
+}
+
+// The apply that upgrades a schema past version 16 commits new type locks
+// (one of 1,024 keys per schema) while runtime sessions still run version
+// 16's, which take one key per type: it takes those too, and waits for a
+// runtime call holding one, as version 16's apply did.
+func TestUpgradingApplyWaitsForRuntimeOnVersion16Keys(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	pgseqtest.MigrateTo(t, e.pool, e.schema, 16)
+	e.exec(`INSERT INTO {{schema}}.queues (name, batch_size, max_retries, backoff_initial, backoff_max, backoff_factor,
+	            backoff_jitter, worker_timeout, leader_lease, retention_completed, retention_dead_letter)
+	        VALUES ('default', 100, 3, '1s', '10m', 2, 0.2, '30s', '15s', '7 days', '30 days')`)
+	e.exec(`INSERT INTO {{schema}}.task_types (name, queue, concurrency) VALUES ('render', 'default', 2)`)
+	e.exec(`INSERT INTO {{schema}}.concurrency_slots (task_type, slot_group, capacity) VALUES ('render', 1, 2)`)
+
+	// A runtime call on version 16 (its enqueue's first statement).
+	runtime, err := e.pool.Begin(e.ctx())
+	require.NoError(t, err)
+	defer runtime.Rollback(e.ctx()) //nolint:errcheck // ends the call
+	_, err = runtime.Exec(e.ctx(), migrations.Render(`SELECT pg_advisory_xact_lock_shared(1885827953, {{schema}}.slot_lock_key('render'))`, e.schema))
+	require.NoError(t, err)
+
+	desired := config(3)
+	_, err = applier.ApplyConfig(e.ctx(), e.pool, e.schema, desired, applier.Options{Client: "test", Version: "test", LockTimeout: 300 * time.Millisecond})
+	require.Error(t, err, "the apply waits for the runtime call on the version 16 key")
+	require.ErrorContains(t, err, "schema version 16")
+	require.Equal(t, 16, e.version(), "nothing was applied")
+
+	require.NoError(t, runtime.Rollback(e.ctx()))
+	res, err := applier.ApplyConfig(e.ctx(), e.pool, e.schema, desired, applier.Options{Client: "test", Version: "test"})
+	require.NoError(t, err)
+	require.Contains(t, res.Migrated, 17)
+	require.Equal(t, 3, capacitySum(e.slotsOf("render")))
 }

@@ -14,7 +14,7 @@
 -- default owner privileges. Roles that pgseq apply grants access levels to
 -- are not shown: a freshly migrated schema has none.
 --
--- Version 16.
+-- Version 17.
 
 
 -- Schema
@@ -679,7 +679,7 @@ DECLARE
     v_id    bigint;
 BEGIN
     -- 1. The type's lock (lock_types' key, shared), then the type.
-    PERFORM pg_advisory_xact_lock_shared(1885827953, {{schema}}.slot_lock_key(v_type));
+    PERFORM pg_advisory_xact_lock_shared(1885827953, {{schema}}.type_lock_key(v_type));
     SELECT t.queue, coalesce(enqueue.priority, t.priority), t.concurrency IS NOT NULL
       INTO v_queue, v_prio, v_lim
       FROM {{schema}}.task_types t WHERE t.name = v_type;
@@ -1207,6 +1207,41 @@ AS $function$
 $function$;
 -- privileges: owner
 
+CREATE OR REPLACE FUNCTION {{schema}}.lock_keys_exclusive(keys integer[])
+ RETURNS void
+ LANGUAGE plpgsql
+AS $function$
+DECLARE
+    v_keys integer[];
+    v_busy integer;
+    k      integer;
+BEGIN
+    SELECT array_agg(DISTINCT u.k ORDER BY u.k) INTO v_keys FROM unnest(keys) AS u(k);
+    IF v_keys IS NULL THEN
+        RETURN;
+    END IF;
+    LOOP
+        BEGIN
+            IF v_busy IS NOT NULL THEN
+                PERFORM pg_advisory_xact_lock(1885827953, v_busy);
+            END IF;
+            v_busy := NULL;
+            FOREACH k IN ARRAY v_keys LOOP
+                IF NOT pg_try_advisory_xact_lock(1885827953, k) THEN
+                    v_busy := k;
+                    -- Internal: rolls the block back, releasing its locks.
+                    RAISE EXCEPTION 'task type lock % is held', k USING ERRCODE = 'PS031';
+                END IF;
+            END LOOP;
+            RETURN; -- every key held: the block's locks pass to the transaction
+        EXCEPTION WHEN SQLSTATE 'PS031' THEN
+            NULL;   -- released: wait for v_busy, holding none of them
+        END;
+    END LOOP;
+END;
+$function$;
+-- privileges: owner
+
 CREATE OR REPLACE FUNCTION {{schema}}.lock_owned(task_ids bigint[], worker_id text, OUT ids bigint[], OUT unit_types text[], OUT unit_groups integer[])
  RETURNS record
  LANGUAGE plpgsql
@@ -1232,41 +1267,22 @@ CREATE OR REPLACE FUNCTION {{schema}}.lock_types(types text[], exclusive boolean
  RETURNS void
  LANGUAGE plpgsql
 AS $function$
-DECLARE
-    v_keys integer[];
-    v_busy integer;
-    k      integer;
 BEGIN
     IF NOT exclusive THEN
         PERFORM count(pg_advisory_xact_lock_shared(1885827953, x.k)::text)
-        FROM (SELECT DISTINCT {{schema}}.slot_lock_key(u.t) AS k FROM unnest(types) AS u(t) ORDER BY 1) x;
+        FROM (SELECT DISTINCT {{schema}}.type_lock_key(u.t) AS k FROM unnest(types) AS u(t) ORDER BY 1) x;
         RETURN;
     END IF;
-    SELECT array_agg(DISTINCT v.k ORDER BY v.k) INTO v_keys
-    FROM unnest(types) AS u(t),
-         LATERAL (VALUES ({{schema}}.slot_lock_key(u.t)), (hashtext(u.t))) AS v(k);
-    IF v_keys IS NULL THEN
-        RETURN;
-    END IF;
-    LOOP
-        BEGIN
-            IF v_busy IS NOT NULL THEN
-                PERFORM pg_advisory_xact_lock(1885827953, v_busy);
-            END IF;
-            v_busy := NULL;
-            FOREACH k IN ARRAY v_keys LOOP
-                IF NOT pg_try_advisory_xact_lock(1885827953, k) THEN
-                    v_busy := k;
-                    -- Internal: rolls the block back, releasing its locks.
-                    RAISE EXCEPTION 'task type lock % is held', k USING ERRCODE = 'PS031';
-                END IF;
-            END LOOP;
-            RETURN; -- every key held: the block's locks pass to the transaction
-        EXCEPTION WHEN SQLSTATE 'PS031' THEN
-            NULL;   -- released: wait for v_busy, holding none of them
-        END;
-    END LOOP;
+    PERFORM {{schema}}.lock_keys_exclusive(ARRAY(SELECT {{schema}}.type_lock_key(u.t) FROM unnest(types) AS u(t)));
 END;
+$function$;
+-- privileges: owner
+
+CREATE OR REPLACE FUNCTION {{schema}}.lock_types_v16(types text[])
+ RETURNS void
+ LANGUAGE sql
+AS $function$
+    SELECT {{schema}}.lock_keys_exclusive(ARRAY(SELECT {{schema}}.slot_lock_key(u.t) FROM unnest(types) AS u(t)));
 $function$;
 -- privileges: owner
 
@@ -1453,6 +1469,8 @@ CREATE OR REPLACE FUNCTION {{schema}}.rebalance_units(types text[])
  RETURNS void
  LANGUAGE plpgsql
 AS $function$
+DECLARE
+    v_type text;
 BEGIN
     -- 1. Over-capacity groups take units back from holders that are pending
     -- and open, locked SKIP LOCKED: a holder a claim is taking right now
@@ -1503,8 +1521,13 @@ BEGIN
                            WHERE s.task_type = tt.name AND s.used > s.capacity)
     WHERE tt.name = ANY (types);
 
-    -- 3. Free units to the lanes.
-    PERFORM {{schema}}.admit_types(types);
+    -- 3. Free units to the lanes. The apply holds these types' locks
+    -- exclusive, and every admission takes its type's lock shared before
+    -- its admission lock: none can run, so none is taken here (one per
+    -- type, they filled the server's lock table at 20,000 types).
+    FOREACH v_type IN ARRAY types LOOP
+        PERFORM {{schema}}.admit_waiting(v_type);
+    END LOOP;
 END;
 $function$;
 -- privileges: owner
@@ -2080,7 +2103,7 @@ CREATE OR REPLACE FUNCTION {{schema}}.try_lock_type(task_type text)
  RETURNS boolean
  LANGUAGE sql
 AS $function$
-    SELECT pg_try_advisory_xact_lock_shared(1885827953, {{schema}}.slot_lock_key(task_type));
+    SELECT pg_try_advisory_xact_lock_shared(1885827953, {{schema}}.type_lock_key(task_type));
 $function$;
 -- privileges: owner
 
@@ -2092,6 +2115,13 @@ AS $function$
     SELECT EXISTS (SELECT 1 FROM {{schema}}.task_types tt
                    WHERE tt.name = type_draining.task_type AND tt.draining);
 $function$;
+-- privileges: owner
+
+CREATE OR REPLACE FUNCTION {{schema}}.type_lock_key(task_type text)
+ RETURNS integer
+ LANGUAGE sql
+ IMMUTABLE
+AS $function$ SELECT hashtext('{{schema}}#' || (hashtext(task_type) & 1023)) $function$;
 -- privileges: owner
 
 CREATE OR REPLACE FUNCTION {{schema}}.unregister_worker(worker_id text)

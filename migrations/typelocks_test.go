@@ -67,15 +67,38 @@ func TestTypeLocksBelongToTheirSchema(t *testing.T) {
 	require.True(t, isLockTimeout(err), "the runtime of schema a waits for its apply: %v", err)
 }
 
-// While an upgrade to version 10 commits, a runtime session may still hold a
-// type's lock under the old key (the name alone): an apply on the new
-// definitions waits for it too.
-func TestApplyExcludesRuntimeOnTheOldKey(t *testing.T) {
+// While the upgrade to version 17 commits, a runtime session may still hold
+// a type's lock under version 16's key (one per type, slot_lock_key): the
+// apply that upgrades takes those keys too (lock_types_v16) and waits for
+// it; the runtime on the new definitions does not.
+func TestUpgradingApplyExcludesRuntimeOnVersion16Keys(t *testing.T) {
 	t.Parallel()
 	r := newRT(t, state(queueCfg("q"), task("render", 2)))
-	holdTypeLocks(t, r, `SELECT pg_advisory_xact_lock_shared(1885827953, hashtext(($1::text[])[1]))`, "render")
-	err := tryTypeLocks(t, r, `SELECT {{schema}}.lock_types($1, true)`, "render")
-	require.True(t, isLockTimeout(err), "the apply waits for the session on the old key: %v", err)
-	// The runtime on the new definitions does not: shared locks, other keys.
+	holdTypeLocks(t, r, `SELECT pg_advisory_xact_lock_shared(1885827953, {{schema}}.slot_lock_key(($1::text[])[1]))`, "render")
+	err := tryTypeLocks(t, r, `SELECT {{schema}}.lock_types_v16($1)`, "render")
+	require.True(t, isLockTimeout(err), "the upgrading apply waits for the session on the version 16 key: %v", err)
+	require.NoError(t, tryTypeLocks(t, r, `SELECT {{schema}}.lock_types($1, true)`, "render"),
+		"version 17's keys are others")
 	require.NoError(t, tryTypeLocks(t, r, `SELECT {{schema}}.lock_types($1)`, "render"))
+}
+
+// An apply's exclusive type locks are at most 1,024 entries of the
+// server's lock table, however many types it changes (version 17): 20,000
+// types filled a default server's table before.
+func TestExclusiveTypeLocksAreBounded(t *testing.T) {
+	t.Parallel()
+	r := newRT(t, state(queueCfg("q"), task("render", 2)))
+	tx, err := r.pool.Begin(bg)
+	require.NoError(t, err)
+	defer tx.Rollback(bg) //nolint:errcheck // read-only use
+	_, err = tx.Exec(bg, migrations.Render(`SELECT {{schema}}.lock_types(ARRAY(SELECT 'type:' || g FROM generate_series(1, 20000) g), true)`, r.schema))
+	require.NoError(t, err)
+	var n int
+	require.NoError(t, tx.QueryRow(bg, `SELECT count(*) FROM pg_locks WHERE pid = pg_backend_pid() AND locktype = 'advisory' AND granted`).Scan(&n))
+	require.LessOrEqual(t, n, 1024)
+	require.Greater(t, n, 1000, "20,000 types fill nearly every one of the 1,024 keys")
+
+	// And they exclude the runtime of those types: any one of them.
+	err = tryTypeLocks(t, r, `SELECT {{schema}}.lock_types($1)`, "type:12345")
+	require.True(t, isLockTimeout(err), "the runtime waits for the apply: %v", err)
 }
