@@ -1,11 +1,13 @@
 package plan
 
 import (
+	"bufio"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"io"
+	"strconv"
 
 	"github.com/pgseq/pgseq/catalog"
 )
@@ -256,27 +258,62 @@ func (p *Plan) Hash() string {
 // types, slot group capacities, counters and the access levels pgseq
 // granted, but not usage, issued values, privileges or other live values,
 // which change all the time without making a plan stale.
+//
+// It is the SHA-256 of one JSON document, written to the hash as it is
+// encoded rather than built in memory first (100,000 task types have
+// 5,000,000 slot groups): the document is the one json.Marshal made of
+//
+//	{"q": queues, "t": task types, "s": [{"t": type, "g": group, "c": capacity}, …],
+//	 "c": counters (omitted when none), "a": grants (omitted when none)}
+//
+// so plans saved by earlier versions keep their fingerprint.
 func Fingerprint(s catalog.State) string {
-	type slot struct {
-		T string `json:"t"`
-		G int    `json:"g"`
-		C int    `json:"c"`
+	c := s.Sorted()
+	h := sha256.New()
+	w := bufio.NewWriterSize(h, 64<<10)
+	// field writes a list; an empty one is null, as the copy json.Marshal
+	// was given made it.
+	field := func(sep, name string, n int, v any) {
+		w.WriteString(sep)
+		w.WriteString(name)
+		if n == 0 {
+			w.WriteString("null")
+			return
+		}
+		b, _ := json.Marshal(v)
+		w.Write(b)
 	}
-	c := s.Clone()
-	c.Sort()
-	slots := make([]slot, len(c.Slots))
+	field("{", `"q":`, len(c.Queues), c.Queues)
+	field(",", `"t":`, len(c.TaskTypes), c.TaskTypes)
+	w.WriteString(`,"s":[`)
+	var typ string
+	var quoted []byte
 	for i, g := range c.Slots {
-		slots[i] = slot{g.TaskType, g.Group, g.Capacity}
+		if i > 0 {
+			w.WriteByte(',')
+		}
+		if quoted == nil || g.TaskType != typ {
+			typ = g.TaskType
+			quoted, _ = json.Marshal(typ)
+		}
+		w.WriteString(`{"t":`)
+		w.Write(quoted)
+		w.WriteString(`,"g":`)
+		w.WriteString(strconv.Itoa(g.Group))
+		w.WriteString(`,"c":`)
+		w.WriteString(strconv.Itoa(g.Capacity))
+		w.WriteByte('}')
 	}
-	b, _ := json.Marshal(struct {
-		Q []catalog.Queue    `json:"q"`
-		T []catalog.TaskType `json:"t"`
-		S []slot             `json:"s"`
-		C []catalog.Counter  `json:"c,omitempty"`
-		A []catalog.Grant    `json:"a,omitempty"`
-	}{c.Queues, c.TaskTypes, slots, c.Counters, c.Access})
-	sum := sha256.Sum256(b)
-	return hex.EncodeToString(sum[:])
+	w.WriteByte(']')
+	if len(c.Counters) > 0 {
+		field(",", `"c":`, len(c.Counters), c.Counters)
+	}
+	if len(c.Access) > 0 {
+		field(",", `"a":`, len(c.Access), c.Access)
+	}
+	w.WriteByte('}')
+	w.Flush()
+	return hex.EncodeToString(h.Sum(nil))
 }
 
 // Write encodes the plan as indented JSON, with its checksum.

@@ -27,10 +27,8 @@ type Options struct {
 // With opts.Applied, the plan also lists the drift: what changed outside
 // pgseq since the last apply. It is for display and changes no change.
 func Plan(desired, actual catalog.State, opts Options) *plan.Plan {
-	desired = desired.Clone()
-	actual = actual.Clone()
-	desired.Sort()
-	actual.Sort()
+	desired = desired.Sorted()
+	actual = actual.Sorted()
 
 	p := &plan.Plan{
 		FormatVersion: plan.FormatVersion,
@@ -80,9 +78,19 @@ func planQueues(desired, actual catalog.State) []plan.Change {
 // Types whose groups still drain after a lower limit, and slot groups of
 // types pgseq does not manage, are warnings.
 func planTasks(desired, actual catalog.State, p *plan.Plan) []plan.Change {
-	slots := make(map[string][]catalog.SlotGroup)
-	for _, g := range actual.Slots {
-		slots[g.TaskType] = append(slots[g.TaskType], g)
+	slots := slotsByType(actual.Slots)
+	layouts := map[int][]int{}
+	layout := func(limit int) []int {
+		l, ok := layouts[limit]
+		if !ok {
+			l = SlotLayout(limit)
+			layouts[limit] = l
+		}
+		return l
+	}
+	declared := make(map[string]bool, len(actual.TaskTypes))
+	for _, t := range actual.TaskTypes {
+		declared[t.Name] = true
 	}
 	var out []plan.Change
 	for _, t := range diff(desired.TaskTypes, actual.TaskTypes) {
@@ -100,9 +108,9 @@ func planTasks(desired, actual catalog.State, p *plan.Plan) []plan.Change {
 			out = append(out, c)
 			continue
 		}
-		sc := planSlots(t.want.Concurrency, slots[c.Name])
+		sc := planSlots(t.want.Concurrency, layout(t.want.Concurrency), slots[c.Name])
 		if same && sc == nil {
-			if d := draining(slots[c.Name], t.want.Concurrency); len(d) > 0 {
+			if d := draining(slots[c.Name], len(layout(t.want.Concurrency))); len(d) > 0 {
 				p.Warnings = append(p.Warnings, fmt.Sprintf("%s: %s still draining (%s running above the limit of %d)",
 					c.Address, textfmt.Plural(len(d), "slot group"), textfmt.Plural(overLimit(slots[c.Name], t.want.Concurrency), "task"), t.want.Concurrency))
 			}
@@ -123,7 +131,7 @@ func planTasks(desired, actual catalog.State, p *plan.Plan) []plan.Change {
 	// Slot rows whose task type is not declared at all (left behind by hand).
 	var orphans []string
 	for name := range slots {
-		if !hasTask(actual.TaskTypes, name) {
+		if !declared[name] {
 			orphans = append(orphans, name)
 		}
 	}
@@ -140,21 +148,13 @@ func planTasks(desired, actual catalog.State, p *plan.Plan) []plan.Change {
 	return out
 }
 
-func hasTask(ts []catalog.TaskType, name string) bool {
-	for _, t := range ts {
-		if t.Name == name {
-			return true
-		}
-	}
-	return false
-}
-
-// planSlots compares the layout for limit with the actual groups. It returns
+// planSlots compares layout, the layout for limit (SlotLayout), with the
+// actual groups, sorted by group. It returns
 // nil when nothing needs to change. Groups outside the layout are removed;
 // the applier deletes those with used = 0 and drains the others (capacity 0).
 // A group already draining (capacity 0, still used) needs nothing until it
 // is empty.
-func planSlots(limit int, actual []catalog.SlotGroup) *plan.SlotChange {
+func planSlots(limit int, layout []int, actual []catalog.SlotGroup) *plan.SlotChange {
 	if limit == 0 {
 		// Groups of a removed limit that tasks still hold drain at capacity 0
 		// until they are empty: nothing to do for them.
@@ -163,7 +163,9 @@ func planSlots(limit int, actual []catalog.SlotGroup) *plan.SlotChange {
 		}
 		return &plan.SlotChange{LimitBefore: liveCapacity(actual), Used: sumUsed(actual), Drop: true}
 	}
-	layout := SlotLayout(limit)
+	if sameLayout(layout, actual) {
+		return nil
+	}
 	byGroup := make(map[int]catalog.SlotGroup, len(actual))
 	for _, g := range actual {
 		byGroup[g.Group] = g
@@ -194,6 +196,20 @@ func planSlots(limit int, actual []catalog.SlotGroup) *plan.SlotChange {
 	return sc
 }
 
+// sameLayout reports whether actual, sorted by group, is exactly layout:
+// groups 1..n with its capacities (the common case, decided without a map).
+func sameLayout(layout []int, actual []catalog.SlotGroup) bool {
+	if len(actual) != len(layout) {
+		return false
+	}
+	for i, g := range actual {
+		if g.Group != i+1 || g.Capacity != layout[i] {
+			return false
+		}
+	}
+	return true
+}
+
 // onlyDraining reports whether every group is at capacity 0 and still in
 // use: the groups of a removed limit (or deleted type) draining until
 // their tasks end.
@@ -201,12 +217,12 @@ func onlyDraining(gs []catalog.SlotGroup) bool {
 	return liveCapacity(gs) == 0 && len(draining(gs, 0)) == len(gs)
 }
 
-// draining returns the groups outside limit's layout that are still in use.
-func draining(actual []catalog.SlotGroup, limit int) []int {
-	n := len(SlotLayout(limit))
+// draining returns the groups beyond the first groups (the layout's
+// number of groups: len(SlotLayout(limit))) that are still in use.
+func draining(actual []catalog.SlotGroup, groups int) []int {
 	var out []int
 	for _, g := range actual {
-		if g.Group > n && g.Used > 0 {
+		if g.Group > groups && g.Used > 0 {
 			out = append(out, g.Group)
 		}
 	}
