@@ -765,8 +765,17 @@ func (d *drainer) sampleRunning(ctx context.Context, schema string, slow bool) *
 	}
 	q := migrations.Render(`SELECT coalesce(max(n), 0) FROM (SELECT count(*) AS n FROM {{schema}}.tasks
 		WHERE status = 'running' GROUP BY type) x`, schema)
+	sample := func() {
+		var n int
+		if err := d.admin.QueryRow(ctx, q).Scan(&n); err == nil {
+			s.max, s.sum, s.n = max(s.max, n), s.sum+n, s.n+1
+		}
+	}
 	go func() {
 		defer close(s.done)
+		// A first sample at once: a drain shorter than one interval (600
+		// tasks take under 50 ms) still has one, and its running_max.
+		sample()
 		tick := time.NewTicker(every)
 		defer tick.Stop()
 		for {
@@ -774,10 +783,7 @@ func (d *drainer) sampleRunning(ctx context.Context, schema string, slow bool) *
 			case <-ctx.Done():
 				return
 			case <-tick.C:
-				var n int
-				if err := d.admin.QueryRow(ctx, q).Scan(&n); err == nil {
-					s.max, s.sum, s.n = max(s.max, n), s.sum+n, s.n+1
-				}
+				sample()
 			}
 		}
 	}()
