@@ -19,8 +19,26 @@ import (
 //
 // When the plan has drift, a section saying which objects changed outside
 // pgseq since the last apply, and how, comes first (see writeDrift), apart
-// from the actions.
+// from the actions. A plan of more than SummaryFirst changes says its
+// summary before them too: a reader of 100,000 blocks, or of a CI log cut
+// after its first lines, sees the counts first.
 func Plan(w io.Writer, p *plan.Plan) error {
+	return writePlan(w, p, false)
+}
+
+// PlanCompact writes the human view of p as Plan does, with one line per
+// change (its address, its changed attributes, its context) instead of a
+// block: for CI logs and plans of thousands of changes. A destructive
+// change keeps its reasons, each on a line of its own.
+func PlanCompact(w io.Writer, p *plan.Plan) error {
+	return writePlan(w, p, true)
+}
+
+// SummaryFirst is the number of changes above which the human view says
+// the plan's summary before the changes as well as after them.
+const SummaryFirst = 50
+
+func writePlan(w io.Writer, p *plan.Plan, compact bool) error {
 	var b strings.Builder
 	writeDrift(&b, p)
 	writeUpgrade(&b, p.Schema, p.SchemaUpgrade)
@@ -35,21 +53,31 @@ func Plan(w io.Writer, p *plan.Plan) error {
 		_, err := io.WriteString(w, Sanitize(b.String()))
 		return err
 	}
-	if len(p.Changes) == 0 {
-		b.WriteString("No changes to the configuration's objects: the database matches the\nconfiguration once the schema is upgraded.\n")
-	} else {
-		b.WriteString("pgseq will perform the following actions:\n")
-	}
-	for _, c := range p.Changes {
-		b.WriteString("\n")
-		writeChange(&b, c)
-	}
-	writeWarnings(&b, p.Warnings)
 	summary := SummaryLine(p.Summary)
 	if u := p.SchemaUpgrade; u != nil {
 		summary = fmt.Sprintf("Plan: schema upgrade from version %d to %d, %d to add, %d to change, %d to destroy.",
 			u.From, u.To, p.Summary.Add, p.Summary.Change, p.Summary.Destroy)
 	}
+	if len(p.Changes) > SummaryFirst {
+		fmt.Fprintf(&b, "%s\n%s\n\n", summary, kindCounts(p.Changes))
+	}
+	if len(p.Changes) == 0 {
+		b.WriteString("No changes to the configuration's objects: the database matches the\nconfiguration once the schema is upgraded.\n")
+	} else {
+		b.WriteString("pgseq will perform the following actions:\n")
+	}
+	if compact && len(p.Changes) > 0 {
+		b.WriteString("\n")
+	}
+	for _, c := range p.Changes {
+		if compact {
+			writeCompactChange(&b, c)
+			continue
+		}
+		b.WriteString("\n")
+		writeChange(&b, c)
+	}
+	writeWarnings(&b, p.Warnings)
 	fmt.Fprintf(&b, "\n%s\n", summary)
 	_, err := io.WriteString(w, Sanitize(b.String()))
 	return err
@@ -139,6 +167,72 @@ func writeChange(b *strings.Builder, c plan.Change) {
 		fmt.Fprintf(b, "      # (%s hidden)\n", textfmt.Plural(hidden, "unchanged attribute"))
 	}
 	b.WriteString("    }\n")
+}
+
+// writeCompactChange writes c on one line: its symbol and address, the
+// attributes an update changes (before -> after), and its context; a
+// destructive change is marked and keeps its reasons, one per line.
+func writeCompactChange(b *strings.Builder, c plan.Change) {
+	fmt.Fprintf(b, "  %s %s", c.Action.Symbol(), c.Address)
+	if c.Action == plan.Update {
+		before := catalog.AttributesOf(c.Before)
+		after := catalog.AttributesOf(c.After)
+		var changed []string
+		for i := range before {
+			if before[i].Value != after[i].Value {
+				changed = append(changed, after[i].Name+" "+before[i].Value+" -> "+after[i].Value)
+			}
+		}
+		if len(changed) > 0 {
+			fmt.Fprintf(b, ": %s", strings.Join(changed, ", "))
+		}
+	}
+	if ctx := contextNote(c); ctx != "" {
+		fmt.Fprintf(b, " (%s)", ctx)
+	}
+	b.WriteString("\n")
+	if c.Destructive {
+		b.WriteString("      # DESTRUCTIVE: needs --allow-destroy\n")
+		for _, r := range c.Reasons {
+			fmt.Fprintf(b, "      # %s\n", r)
+		}
+	}
+}
+
+// kindCounts says how many changes there are of each kind of object and
+// action: "Changes by kind: 100000 task types to add, 1 queue to add."
+func kindCounts(cs []plan.Change) string {
+	type key struct {
+		kind   string
+		action plan.Action
+	}
+	counts := map[key]int{}
+	var order []key
+	for _, c := range cs {
+		k := key{c.Kind, c.Action}
+		if counts[k] == 0 {
+			order = append(order, k)
+		}
+		counts[k]++
+	}
+	verbs := map[plan.Action]string{plan.Create: "to add", plan.Update: "to change", plan.Delete: "to destroy"}
+	parts := make([]string, len(order))
+	for i, k := range order {
+		parts[i] = textfmt.Plural(counts[k], kindNoun(k.kind)) + " " + verbs[k.action]
+	}
+	return "Changes by kind: " + strings.Join(parts, ", ") + "."
+}
+
+// kindNoun names a kind of object in a count.
+func kindNoun(kind string) string {
+	switch kind {
+	case plan.KindTask:
+		return "task type"
+	case plan.KindAccess:
+		return "access level"
+	default:
+		return kind
+	}
 }
 
 type line struct {

@@ -13,12 +13,12 @@ import (
 
 	"github.com/pgseq/pgseq/applier"
 	"github.com/pgseq/pgseq/plan"
-	"github.com/pgseq/pgseq/render"
 )
 
 func (a *app) applyCommand() *cobra.Command {
 	var (
 		autoApprove  bool
+		compact      bool
 		allowDestroy bool
 		lockTimeout  time.Duration
 	)
@@ -73,7 +73,7 @@ created or upgraded first when needed.`,
 			// The plan is shown before it is applied: on a terminal, made
 			// without the lock and then approved; with --auto-approve, made
 			// under the apply lock.
-			opts.Review = func(p *plan.Plan) error { return render.Plan(a.stdout, p) }
+			opts.Review = func(p *plan.Plan) error { return renderPlan(a.stdout, p, compact) }
 			var approve applier.Approve
 			if interactive {
 				approve = func(*plan.Plan) (bool, error) { return a.confirm() }
@@ -95,6 +95,7 @@ created or upgraded first when needed.`,
 		},
 	}
 	cmd.Flags().BoolVar(&autoApprove, "auto-approve", false, "apply without asking for confirmation")
+	compactFlag(cmd, &compact)
 	cmd.Flags().BoolVar(&allowDestroy, "allow-destroy", false, "allow destructive changes (deleting a queue with unfinished tasks, deleting or moving a counter), also those of a PLANFILE")
 	lockTimeoutFlag(cmd, &lockTimeout, "how long to wait for any lock (the apply lock, slot rows, a counter's table)")
 	return cmd

@@ -19,6 +19,7 @@ func (a *app) planCommand() *cobra.Command {
 		out              string
 		asJSON           bool
 		detailedExitCode bool
+		compact          bool
 		lockTimeout      time.Duration
 	)
 	cmd := &cobra.Command{
@@ -39,6 +40,9 @@ configuration all the same. Nothing is written to the database.
   --json                print the plan as a JSON document (see README)
   --detailed-exitcode   exit 0 when there are no changes, 2 when there are,
                         1 on error
+  --compact             one line per change instead of a block (CI logs,
+                        plans of thousands of changes); a plan of more than
+                        50 changes says its summary first either way
   --lock-timeout 5s     how long to wait for a lock another session holds
                         on a table plan reads (a counter's table locked by a
                         migration); on timeout plan fails and names who
@@ -67,7 +71,7 @@ configuration all the same. Nothing is written to the database.
 				if err := p.Write(a.stdout); err != nil {
 					return err
 				}
-			} else if err := render.Plan(a.stdout, p); err != nil {
+			} else if err := renderPlan(a.stdout, p, compact); err != nil {
 				return err
 			}
 			if out != "" {
@@ -87,6 +91,7 @@ configuration all the same. Nothing is written to the database.
 	cmd.Flags().StringVar(&out, "out", "", "write the plan to FILE for a later pgseq apply FILE")
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print the plan as JSON")
 	cmd.Flags().BoolVar(&detailedExitCode, "detailed-exitcode", false, "exit 2 when the plan has changes, 0 when it has none")
+	compactFlag(cmd, &compact)
 	lockTimeoutFlag(cmd, &lockTimeout, "how long to wait for a lock on a table plan reads (a counter's table)")
 	return cmd
 }
@@ -119,4 +124,18 @@ func writePlanFile(path string, p interface{ Write(w io.Writer) error }) error {
 		return fmt.Errorf("saving the plan: %w", err)
 	}
 	return nil
+}
+
+// compactFlag adds --compact to a command that shows a plan.
+func compactFlag(cmd *cobra.Command, compact *bool) {
+	cmd.Flags().BoolVar(compact, "compact", false, "show one line per change instead of a block (CI logs, plans of thousands of changes)")
+}
+
+// renderPlan writes the human view of p: one block per change, or one line
+// with compact.
+func renderPlan(w io.Writer, p *plan.Plan, compact bool) error {
+	if compact {
+		return render.PlanCompact(w, p)
+	}
+	return render.Plan(w, p)
 }

@@ -8,11 +8,10 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/pgseq/pgseq/plan"
-	"github.com/pgseq/pgseq/render"
 )
 
 func (a *app) showCommand() *cobra.Command {
-	var asJSON bool
+	var asJSON, compact bool
 	cmd := &cobra.Command{
 		Use:   "show [--json] PLANFILE",
 		Short: "Show a plan saved by pgseq plan --out, without a database",
@@ -44,7 +43,7 @@ error (exit 1).`,
 			var b strings.Builder
 			b.WriteString(savedPlanHeader(path, p))
 			b.WriteString("\n")
-			if err := render.Plan(&b, p); err != nil {
+			if err := renderPlan(&b, p, compact); err != nil {
 				return err
 			}
 			fmt.Fprintf(&b, "\n%s\n", showApplyHint(path, p))
@@ -53,6 +52,7 @@ error (exit 1).`,
 		},
 	}
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print the plan document (as pgseq plan --json prints it)")
+	compactFlag(cmd, &compact)
 	return cmd
 }
 
