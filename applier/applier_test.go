@@ -66,7 +66,7 @@ func (e *env) exec(sql string, args ...any) {
 // slotsOf returns group → (capacity, used) for a task type.
 func (e *env) slotsOf(taskType string) map[int][2]int {
 	out := map[int][2]int{}
-	for _, g := range e.state().Slots {
+	for _, g := range catalog.Groups(e.state().Slots) {
 		if g.TaskType == taskType {
 			out[g.Group] = [2]int{g.Capacity, g.Used}
 		}

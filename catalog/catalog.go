@@ -1,6 +1,7 @@
 package catalog
 
 import (
+	"slices"
 	"sort"
 )
 
@@ -89,8 +90,9 @@ type State struct {
 	// the access block; actual: what pgseq granted, recorded in the grants
 	// table), sorted by SortGrants.
 	Access []Grant `json:"access,omitempty"`
-	// Slots are the concurrency slot rows, actual state only.
-	Slots []SlotGroup `json:"slots,omitempty"`
+	// Slots are the concurrency slot rows, actual state only, as runs of
+	// consecutive groups alike (Runs, Groups).
+	Slots []SlotRun `json:"slots,omitempty"`
 	// Live holds runtime context, actual state only.
 	Live Live `json:"live"`
 }
@@ -122,12 +124,7 @@ func (s *State) Sort() {
 	sort.Slice(s.TaskTypes, func(i, j int) bool { return s.TaskTypes[i].Name < s.TaskTypes[j].Name })
 	sortCounters(s.Counters)
 	SortGrants(s.Access)
-	sort.Slice(s.Slots, func(i, j int) bool {
-		if s.Slots[i].TaskType != s.Slots[j].TaskType {
-			return s.Slots[i].TaskType < s.Slots[j].TaskType
-		}
-		return s.Slots[i].Group < s.Slots[j].Group
-	})
+	slices.SortFunc(s.Slots, compareSlotRuns)
 }
 
 // Queue returns the queue with the given name.

@@ -286,7 +286,7 @@ func (s *State) Add(o Object) {
 
 // Sorted returns s with every list in Sort's order, without changing s: a
 // list already in order is shared, not copied (the slot groups of 100,000
-// task types, read in order, are 5,000,000 of them), and one out of order
+// task types, read in order, are 100,000 runs or more), and one out of order
 // is copied and sorted. The result's lists must not be changed in place.
 func (s State) Sorted() State {
 	c := s
@@ -306,19 +306,20 @@ func (s State) Sorted() State {
 		c.Access = slices.Clone(c.Access)
 		SortGrants(c.Access)
 	}
-	if !slices.IsSortedFunc(c.Slots, compareSlotGroups) {
+	if !slices.IsSortedFunc(c.Slots, compareSlotRuns) {
 		c.Slots = slices.Clone(c.Slots)
-		slices.SortFunc(c.Slots, compareSlotGroups)
+		slices.SortFunc(c.Slots, compareSlotRuns)
 	}
 	return c
 }
 
-// compareSlotGroups orders slot groups by task type, then group: Sort's order.
-func compareSlotGroups(a, b SlotGroup) int {
+// compareSlotRuns orders slot runs by task type, then first group: Sort's
+// order.
+func compareSlotRuns(a, b SlotRun) int {
 	if c := strings.Compare(a.TaskType, b.TaskType); c != 0 {
 		return c
 	}
-	return a.Group - b.Group
+	return a.First - b.First
 }
 
 // Clone returns a copy of s whose lists can be sorted and appended to
@@ -327,7 +328,7 @@ func (s State) Clone() State {
 	c := s
 	c.Queues = append([]Queue(nil), s.Queues...)
 	c.TaskTypes = append([]TaskType(nil), s.TaskTypes...)
-	c.Slots = append([]SlotGroup(nil), s.Slots...)
+	c.Slots = append([]SlotRun(nil), s.Slots...)
 	c.Counters = append([]Counter(nil), s.Counters...)
 	c.Access = append([]Grant(nil), s.Access...)
 	return c

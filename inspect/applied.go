@@ -65,24 +65,9 @@ type appliedHealth struct {
 // EncodeApplied returns the applies.state document of s, the managed state
 // an apply left (ReadManaged): everything drift compares, nothing live.
 func EncodeApplied(s catalog.State) ([]byte, error) {
-	// Sorted copies of the lists; the slots, hundreds of thousands at
-	// most, are copied only when they are not in order (ReadManaged reads
-	// them in order).
-	slots := s.Slots
-	less := func(a, b catalog.SlotGroup) bool {
-		if a.TaskType != b.TaskType {
-			return a.TaskType < b.TaskType
-		}
-		return a.Group < b.Group
-	}
-	if !sort.SliceIsSorted(slots, func(i, j int) bool { return less(slots[i], slots[j]) }) {
-		slots = append([]catalog.SlotGroup(nil), slots...)
-		sort.Slice(slots, func(i, j int) bool { return less(slots[i], slots[j]) })
-	}
-	s.Slots = nil
-	s = s.Clone()
-	s.Sort()
-	s.Slots = slots
+	// The lists in order, copied only when they are not (ReadManaged
+	// reads them in order).
+	s = s.Sorted()
 	doc := appliedDoc{
 		Format:    appliedFormat,
 		Queues:    s.Queues,
@@ -100,13 +85,13 @@ func EncodeApplied(s catalog.State) ([]byte, error) {
 	if doc.Counters == nil {
 		doc.Counters = []catalog.Counter{}
 	}
-	for _, g := range s.Slots { // sorted by task type, then group
-		runs := doc.Slots[g.TaskType]
-		if n := len(runs); n > 0 && runs[n-1][1] == g.Group-1 && runs[n-1][2] == g.Capacity {
-			runs[n-1][1] = g.Group
+	for _, r := range s.Slots { // sorted by task type, then group; use is not recorded
+		runs := doc.Slots[r.TaskType]
+		if n := len(runs); n > 0 && runs[n-1][1] == r.First-1 && runs[n-1][2] == r.Capacity {
+			runs[n-1][1] = r.Last
 			continue
 		}
-		doc.Slots[g.TaskType] = append(runs, slotRun{g.Group, g.Group, g.Capacity})
+		doc.Slots[r.TaskType] = append(runs, slotRun{r.First, r.Last, r.Capacity})
 	}
 	for _, c := range s.Counters {
 		if c.Attached() {
@@ -142,7 +127,7 @@ func decodeApplied(b []byte) (catalog.State, error) {
 		return catalog.State{}, fmt.Errorf("%d slot groups: more than the %d a state can hold", n, maxAppliedSlots)
 	}
 	sort.Strings(types)
-	s.Slots = make([]catalog.SlotGroup, 0, n)
+	s.Slots = make([]catalog.SlotRun, 0, len(doc.Slots))
 	for _, taskType := range types {
 		last := 0
 		for _, r := range doc.Slots[taskType] {
@@ -153,9 +138,7 @@ func decodeApplied(b []byte) (catalog.State, error) {
 			if r[0] < 1 || r[1] < r[0] || r[1]-r[0] >= catalog.MaxConcurrency || r[2] < 0 {
 				return catalog.State{}, fmt.Errorf("slots of %q: %v is not a run of slot groups [first, last, capacity]", taskType, r)
 			}
-			for g := r[0]; g <= r[1]; g++ {
-				s.Slots = append(s.Slots, catalog.SlotGroup{TaskType: taskType, Group: g, Capacity: r[2]})
-			}
+			s.Slots = append(s.Slots, catalog.SlotRun{TaskType: taskType, First: r[0], Last: r[1], Capacity: r[2]})
 		}
 	}
 	s.Live.Counters = make(map[string]catalog.CounterLive, len(doc.Counters))

@@ -28,10 +28,12 @@ func TestAppliedStateRoundTrip(t *testing.T) {
 			Counters: map[string]catalog.CounterLive{"n": {Scopes: 5, MaxValue: 99, TriggerOK: false, IndexOK: true}, "inv": {TriggerOK: true, IndexOK: true}},
 		},
 	}
+	var groups []catalog.SlotGroup
 	for i, c := range catalog.SlotLayout(101) {
-		s.Slots = append(s.Slots, catalog.SlotGroup{TaskType: "b", Group: i + 1, Capacity: c, Used: i % 3})
+		groups = append(groups, catalog.SlotGroup{TaskType: "b", Group: i + 1, Capacity: c, Used: i % 3})
 	}
-	s.Slots = append(s.Slots, catalog.SlotGroup{TaskType: "b", Group: 40, Capacity: 0, Used: 2}, catalog.SlotGroup{TaskType: "b", Group: 41, Capacity: 0, Used: 1})
+	groups = append(groups, catalog.SlotGroup{TaskType: "b", Group: 40, Capacity: 0, Used: 2}, catalog.SlotGroup{TaskType: "b", Group: 41, Capacity: 0, Used: 1})
+	s.Slots = catalog.Runs(groups)
 
 	b, err := EncodeApplied(s)
 	require.NoError(t, err)
@@ -42,11 +44,15 @@ func TestAppliedStateRoundTrip(t *testing.T) {
 
 	back, err := decodeApplied(b)
 	require.NoError(t, err)
+	// The groups as they were, without their use (not recorded), as
+	// maximal runs of equal capacity.
+	for i := range groups {
+		groups[i].Used = 0
+	}
+	require.Equal(t, catalog.Runs(groups), back.Slots)
 	want := s.Clone()
 	want.Sort()
-	for i := range want.Slots {
-		want.Slots[i].Used = 0
-	}
+	want.Slots = back.Slots
 	want.Live = catalog.Live{Counters: map[string]catalog.CounterLive{"n": {IndexOK: true}, "inv": {TriggerOK: true, IndexOK: true}}}
 	require.Equal(t, want, back)
 
@@ -69,7 +75,7 @@ func BenchmarkAppliedState(b *testing.B) {
 		name := fmt.Sprintf("type:%05d", i)
 		s.TaskTypes = append(s.TaskTypes, catalog.TaskType{Name: name, Queue: "default", Concurrency: 1000})
 		for g, c := range catalog.SlotLayout(1000) {
-			s.Slots = append(s.Slots, catalog.SlotGroup{TaskType: name, Group: g + 1, Capacity: c})
+			s.Slots = append(s.Slots, catalog.SlotRun{TaskType: name, First: g + 1, Last: g + 1, Capacity: c})
 		}
 	}
 	doc, err := EncodeApplied(s)

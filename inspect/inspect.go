@@ -4,8 +4,8 @@ import (
 	"context"
 	"embed"
 	"encoding/json"
-	"errors"
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -235,41 +235,58 @@ func readTaskTypes(ctx context.Context, db Querier, schema string) ([]catalog.Ta
 	return out, err
 }
 
-func readSlots(ctx context.Context, db Querier, schema string) ([]catalog.SlotGroup, error) {
-	var estimate int64
-	if err := db.QueryRow(ctx, query("slots_estimate", schema)).Scan(&estimate); err != nil {
-		return nil, fmt.Errorf("estimating the number of slot groups: %w", err)
-	}
+// readSlots reads the slot groups as runs (catalog.SlotRun): one row per
+// task type from the server, made into runs here.
+func readSlots(ctx context.Context, db Querier, schema string) ([]catalog.SlotRun, error) {
 	rows, err := db.Query(ctx, query("slots", schema))
 	if err != nil {
 		return nil, err
 	}
-	out := make([]catalog.SlotGroup, 0, min(estimate+estimate/8, 1<<23))
-	var g catalog.SlotGroup
-	var name internedName
-	_, err = pgx.ForEachRow(rows, []any{&name, &g.Group, &g.Capacity, &g.Used}, func() error {
-		g.TaskType = name.s
-		out = append(out, g)
-		return nil
+	var out []catalog.SlotRun
+	var name string
+	var groups, capacities, used []int32
+	_, err = pgx.ForEachRow(rows, []any{&name, &groups, &capacities, &used}, func() error {
+		var err error
+		out, err = appendRuns(out, name, groups, capacities, used)
+		return err
 	})
 	return out, err
 }
 
-// internedName scans a text column into a string, keeping the previous
-// row's string when the text is the same: the slot groups come in task
-// type order, so the 5,000,000 groups of 100,000 types share 100,000
-// strings rather than each having its own.
-type internedName struct{ s string }
+// appendRuns appends to out the runs of one task type's groups, given as
+// parallel arrays (in group order, or sorted here).
+func appendRuns(out []catalog.SlotRun, name string, groups, capacities, used []int32) ([]catalog.SlotRun, error) {
+	if len(capacities) != len(groups) || len(used) != len(groups) {
+		return out, fmt.Errorf("slot groups of %q: %d groups, %d capacities, %d uses", name, len(groups), len(capacities), len(used))
+	}
+	if !slices.IsSorted(groups) {
+		order := make([]int, len(groups))
+		for i := range order {
+			order[i] = i
+		}
+		slices.SortFunc(order, func(a, b int) int { return int(groups[a] - groups[b]) })
+		groups, capacities, used = permute(groups, order), permute(capacities, order), permute(used, order)
+	}
+	for i, g := range groups {
+		if n := len(out); n > 0 {
+			r := &out[n-1]
+			if r.TaskType == name && r.Last == int(g)-1 && r.Capacity == int(capacities[i]) && r.Used == int(used[i]) {
+				r.Last = int(g)
+				continue
+			}
+		}
+		out = append(out, catalog.SlotRun{TaskType: name, First: int(g), Last: int(g), Capacity: int(capacities[i]), Used: int(used[i])})
+	}
+	return out, nil
+}
 
-// ScanBytes implements pgtype.BytesScanner.
-func (n *internedName) ScanBytes(b []byte) error {
-	if b == nil {
-		return errors.New("a task type name is NULL")
+// permute returns xs in the order of the indexes in order.
+func permute(xs []int32, order []int) []int32 {
+	out := make([]int32, len(xs))
+	for i, j := range order {
+		out[i] = xs[j]
 	}
-	if string(b) != n.s {
-		n.s = string(b)
-	}
-	return nil
+	return out
 }
 
 func readRunning(ctx context.Context, db Querier, schema string) (map[string]int, error) {

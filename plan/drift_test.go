@@ -21,15 +21,16 @@ func driftPlan(t *testing.T) *plan.Plan {
 	def := catalog.DefaultQueue("default")
 	render := catalog.TaskType{Name: "render", Queue: "default", Concurrency: 10}
 	applied := catalog.State{Queues: []catalog.Queue{def}, TaskTypes: []catalog.TaskType{render}}
+	var groups []catalog.SlotGroup
 	for i, c := range catalog.SlotLayout(10) {
-		applied.Slots = append(applied.Slots, catalog.SlotGroup{TaskType: "render", Group: i + 1, Capacity: c})
+		groups = append(groups, catalog.SlotGroup{TaskType: "render", Group: i + 1, Capacity: c})
 	}
+	applied.Slots = catalog.Runs(groups)
 	actual := applied
 	actual.Queues = []catalog.Queue{def, catalog.DefaultQueue("manual")}
 	actual.Queues[0].BatchSize = 7
-	actual.Slots = append([]catalog.SlotGroup(nil), applied.Slots...)
-	actual.Slots[1].Capacity = 4
-	actual.Slots = append(actual.Slots[:2], actual.Slots[3:]...)
+	groups[1].Capacity = 4
+	actual.Slots = catalog.Runs(append(groups[:2], groups[3:]...))
 	p := planner.Plan(applied, actual, planner.Options{Schema: "pgseq", Applied: &applied})
 	require.Len(t, p.Drift, 3)
 	return p

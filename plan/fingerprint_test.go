@@ -22,8 +22,9 @@ func marshalFingerprint(s catalog.State) string {
 	}
 	c := s.Clone()
 	c.Sort()
-	slots := make([]slot, len(c.Slots))
-	for i, g := range c.Slots {
+	groups := catalog.Groups(c.Slots)
+	slots := make([]slot, len(groups))
+	for i, g := range groups {
 		slots[i] = slot{g.TaskType, g.Group, g.Capacity}
 	}
 	b, _ := json.Marshal(struct {
@@ -49,18 +50,18 @@ func TestFingerprintIsTheMarshalledOne(t *testing.T) {
 			{Name: "a\"quote\\", Queue: "a<b>&c"},
 			{Name: "render", Queue: "z", Concurrency: 101},
 		},
-		Slots: []catalog.SlotGroup{
-			{TaskType: "render", Group: 2, Capacity: 3, Used: 1},
-			{TaskType: "render", Group: 1, Capacity: 3},
-			{TaskType: "émoji ✓", Group: 1, Capacity: 1},
-			{TaskType: "a\"quote\\", Group: 7, Capacity: 0, Used: 2},
+		Slots: []catalog.SlotRun{
+			{TaskType: "render", First: 2, Last: 4, Capacity: 3, Used: 1},
+			{TaskType: "render", First: 1, Last: 1, Capacity: 3},
+			{TaskType: "émoji ✓", First: 1, Last: 1, Capacity: 1},
+			{TaskType: "a\"quote\\", First: 7, Last: 8, Capacity: 0, Used: 2},
 		},
 		Counters: []catalog.Counter{{Name: "invoice", Start: 1}},
 		Access:   []catalog.Grant{{Level: "work", Role: "App<Worker>"}},
 	}
 	for name, s := range map[string]catalog.State{
 		"empty":          {},
-		"empty lists":    {Queues: []catalog.Queue{}, TaskTypes: []catalog.TaskType{}, Slots: []catalog.SlotGroup{}, Counters: []catalog.Counter{}, Access: []catalog.Grant{}},
+		"empty lists":    {Queues: []catalog.Queue{}, TaskTypes: []catalog.TaskType{}, Slots: []catalog.SlotRun{}, Counters: []catalog.Counter{}, Access: []catalog.Grant{}},
 		"full, unsorted": full,
 		"full, sorted":   func() catalog.State { c := full.Clone(); c.Sort(); return c }(),
 		"no slots":       {Queues: full.Queues, TaskTypes: full.TaskTypes},

@@ -288,21 +288,26 @@ func Fingerprint(s catalog.State) string {
 	w.WriteString(`,"s":[`)
 	var typ string
 	var quoted []byte
-	for i, g := range c.Slots {
-		if i > 0 {
-			w.WriteByte(',')
-		}
-		if quoted == nil || g.TaskType != typ {
-			typ = g.TaskType
+	first := true
+	for _, r := range c.Slots {
+		if quoted == nil || r.TaskType != typ {
+			typ = r.TaskType
 			quoted, _ = json.Marshal(typ)
 		}
-		w.WriteString(`{"t":`)
-		w.Write(quoted)
-		w.WriteString(`,"g":`)
-		w.WriteString(strconv.Itoa(g.Group))
-		w.WriteString(`,"c":`)
-		w.WriteString(strconv.Itoa(g.Capacity))
-		w.WriteByte('}')
+		capacity := strconv.Itoa(r.Capacity)
+		for g := r.First; g <= r.Last; g++ {
+			if !first {
+				w.WriteByte(',')
+			}
+			first = false
+			w.WriteString(`{"t":`)
+			w.Write(quoted)
+			w.WriteString(`,"g":`)
+			w.WriteString(strconv.Itoa(g))
+			w.WriteString(`,"c":`)
+			w.WriteString(capacity)
+			w.WriteByte('}')
+		}
 	}
 	w.WriteByte(']')
 	if len(c.Counters) > 0 {

@@ -30,7 +30,7 @@ func basePlan(t testing.TB) *plan.Plan {
 		Live:      catalog.Live{Running: map[string]int{"render": 1}},
 	}
 	for i, c := range catalog.SlotLayout(10) {
-		actual.Slots = append(actual.Slots, catalog.SlotGroup{TaskType: "render", Group: i + 1, Capacity: c})
+		actual.Slots = append(actual.Slots, catalog.SlotRun{TaskType: "render", First: i + 1, Last: i + 1, Capacity: c})
 	}
 	def2 := def
 	def2.BatchSize = 200

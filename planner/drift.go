@@ -22,8 +22,13 @@ func Drift(applied, actual catalog.State) []plan.Drift {
 	var out []plan.Drift
 	out = append(out, driftObjects(plan.KindQueue, objects(applied.Queues), objects(actual.Queues), nil)...)
 	before, after := slotsByType(applied.Slots), slotsByType(actual.Slots)
+	// One type's groups at a time, in buffers used again.
+	var b, a []catalog.SlotGroup
 	out = append(out, driftObjects(plan.KindTask, objects(applied.TaskTypes), objects(actual.TaskTypes),
-		func(name string) []plan.SlotDrift { return slotDrift(before[name], after[name]) })...)
+		func(name string) []plan.SlotDrift {
+			b, a = catalog.AppendGroups(b[:0], before[name]), catalog.AppendGroups(a[:0], after[name])
+			return slotDrift(b, a)
+		})...)
 	out = append(out, driftObjects(plan.KindCounter, counterObjects(applied), counterObjects(actual), nil)...)
 	return out
 }
@@ -168,28 +173,18 @@ func containsName(attrs []catalog.Attr, name string) bool {
 
 func hasValue(a catalog.Attr) bool { return a.Value != "null" && a.Value != "[]" }
 
-// slotsByType splits slot groups by task type, each type's by group. The
-// state has hundreds of thousands of them at most (10,000 types with 50
-// groups): they are sorted only when they are not already, as inspect and
-// the recorded state give them.
-func slotsByType(gs []catalog.SlotGroup) map[string][]catalog.SlotGroup {
-	less := func(a, b catalog.SlotGroup) bool {
-		if a.TaskType != b.TaskType {
-			return a.TaskType < b.TaskType
-		}
-		return a.Group < b.Group
-	}
-	if !sort.SliceIsSorted(gs, func(i, j int) bool { return less(gs[i], gs[j]) }) {
-		gs = append([]catalog.SlotGroup(nil), gs...)
-		sort.Slice(gs, func(i, j int) bool { return less(gs[i], gs[j]) })
-	}
-	out := map[string][]catalog.SlotGroup{}
-	for i := 0; i < len(gs); {
+// slotsByType splits slot runs by task type, each type's in group order.
+// They are sorted only when they are not already, as inspect and the
+// recorded state give them; the runs of a type share the list's array.
+func slotsByType(runs []catalog.SlotRun) map[string][]catalog.SlotRun {
+	runs = catalog.State{Slots: runs}.Sorted().Slots
+	out := map[string][]catalog.SlotRun{}
+	for i := 0; i < len(runs); {
 		j := i
-		for j < len(gs) && gs[j].TaskType == gs[i].TaskType {
+		for j < len(runs) && runs[j].TaskType == runs[i].TaskType {
 			j++
 		}
-		out[gs[i].TaskType] = gs[i:j:j]
+		out[runs[i].TaskType] = runs[i:j:j]
 		i = j
 	}
 	return out

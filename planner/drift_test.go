@@ -45,7 +45,7 @@ func TestPlanDrift(t *testing.T) {
 			name:    "drift_slot_groups_edited_by_hand",
 			applied: catalog.State{Queues: []catalog.Queue{media}, TaskTypes: []catalog.TaskType{render4}, Slots: slots("render", 4)},
 			actual: catalog.State{Queues: []catalog.Queue{media}, TaskTypes: []catalog.TaskType{render4},
-				Slots: []catalog.SlotGroup{{TaskType: "render", Group: 1, Capacity: 1, Used: 1}, {TaskType: "render", Group: 2, Capacity: 9, Used: 3}, {TaskType: "render", Group: 4, Capacity: 1}},
+				Slots: groups([]catalog.SlotGroup{{TaskType: "render", Group: 1, Capacity: 1, Used: 1}, {TaskType: "render", Group: 2, Capacity: 9, Used: 3}, {TaskType: "render", Group: 4, Capacity: 1}}...),
 				Live:  catalog.Live{Running: map[string]int{"render": 4}}},
 			desired:     catalog.State{Queues: []catalog.Queue{media}, TaskTypes: []catalog.TaskType{render4}},
 			wantSummary: plan.Summary{Change: 1},
@@ -84,7 +84,7 @@ func TestPlanDrift(t *testing.T) {
 			// empty are not drift.
 			name: "no_drift_from_usage_or_drained_groups",
 			applied: catalog.State{Queues: []catalog.Queue{media}, TaskTypes: []catalog.TaskType{render4},
-				Slots: append(slots("render", 4, 1, 1, 1, 1), catalog.SlotGroup{TaskType: "render", Group: 21, Capacity: 0, Used: 2})},
+				Slots: append(slots("render", 4, 1, 1, 1, 1), groups(catalog.SlotGroup{TaskType: "render", Group: 21, Capacity: 0, Used: 2})...)},
 			actual:  catalog.State{Queues: []catalog.Queue{media}, TaskTypes: []catalog.TaskType{render4}, Slots: slots("render", 4, 0, 1, 0, 0)},
 			desired: catalog.State{Queues: []catalog.Queue{media}, TaskTypes: []catalog.TaskType{render4}},
 		},
@@ -124,12 +124,12 @@ func TestDriftSlotGroups(t *testing.T) {
 	q := catalog.DefaultQueue("q")
 	r := catalog.TaskType{Name: "r", Queue: "q", Concurrency: 4}
 	applied := catalog.State{Queues: []catalog.Queue{q}, TaskTypes: []catalog.TaskType{r}, Slots: slots("r", 4)}
-	actual := catalog.State{Queues: []catalog.Queue{q}, TaskTypes: []catalog.TaskType{r}, Slots: []catalog.SlotGroup{
+	actual := catalog.State{Queues: []catalog.Queue{q}, TaskTypes: []catalog.TaskType{r}, Slots: groups([]catalog.SlotGroup{
 		{TaskType: "r", Group: 1, Capacity: 1, Used: 1},
 		{TaskType: "r", Group: 2, Capacity: 0, Used: 1}, // drained by hand
 		{TaskType: "r", Group: 4, Capacity: 1},          // group 3 deleted
 		{TaskType: "r", Group: 7, Capacity: 5},          // added
-	}}
+	}...)}
 	d := Drift(applied, actual)
 	require.Len(t, d, 1)
 	require.Equal(t, plan.Update, d[0].Action)

@@ -92,6 +92,13 @@ func planTasks(desired, actual catalog.State, p *plan.Plan) []plan.Change {
 	for _, t := range actual.TaskTypes {
 		declared[t.Name] = true
 	}
+	// buf holds one type's groups at a time (catalog.AppendGroups): the
+	// runs of 100,000 types are never all expanded at once.
+	var buf []catalog.SlotGroup
+	groupsOf := func(name string) []catalog.SlotGroup {
+		buf = catalog.AppendGroups(buf[:0], slots[name])
+		return buf
+	}
 	var out []plan.Change
 	for _, t := range diff(desired.TaskTypes, actual.TaskTypes) {
 		c, same := t.change()
@@ -99,7 +106,7 @@ func planTasks(desired, actual catalog.State, p *plan.Plan) []plan.Change {
 		switch {
 		case t.want == nil: // deleted
 			c.Context = &plan.Context{Running: &running}
-			if gs := slots[c.Name]; len(gs) > 0 {
+			if gs := groupsOf(c.Name); len(gs) > 0 {
 				c.Slots = &plan.SlotChange{LimitBefore: t.have.Concurrency, Used: sumUsed(gs), Drop: true}
 			}
 			if running > 0 {
@@ -108,11 +115,15 @@ func planTasks(desired, actual catalog.State, p *plan.Plan) []plan.Change {
 			out = append(out, c)
 			continue
 		}
-		sc := planSlots(t.want.Concurrency, layout(t.want.Concurrency), slots[c.Name])
+		if same && sameLayout(layout(t.want.Concurrency), slots[c.Name]) {
+			continue // the common case, decided on the runs
+		}
+		gs := groupsOf(c.Name)
+		sc := planSlots(t.want.Concurrency, layout(t.want.Concurrency), gs)
 		if same && sc == nil {
-			if d := draining(slots[c.Name], len(layout(t.want.Concurrency))); len(d) > 0 {
+			if d := draining(gs, len(layout(t.want.Concurrency))); len(d) > 0 {
 				p.Warnings = append(p.Warnings, fmt.Sprintf("%s: %s still draining (%s running above the limit of %d)",
-					c.Address, textfmt.Plural(len(d), "slot group"), textfmt.Plural(overLimit(slots[c.Name], t.want.Concurrency), "task"), t.want.Concurrency))
+					c.Address, textfmt.Plural(len(d), "slot group"), textfmt.Plural(overLimit(gs, t.want.Concurrency), "task"), t.want.Concurrency))
 			}
 			continue
 		}
@@ -137,7 +148,7 @@ func planTasks(desired, actual catalog.State, p *plan.Plan) []plan.Change {
 	}
 	sort.Strings(orphans)
 	for _, name := range orphans {
-		gs := slots[name]
+		gs := groupsOf(name)
 		if onlyDraining(gs) {
 			p.Warnings = append(p.Warnings, fmt.Sprintf("task %q was deleted: %s still draining (%s held by tasks that run on); deleted once empty",
 				name, textfmt.Plural(len(gs), "slot group"), textfmt.Plural(sumUsed(gs), "unit")))
@@ -162,9 +173,6 @@ func planSlots(limit int, layout []int, actual []catalog.SlotGroup) *plan.SlotCh
 			return nil
 		}
 		return &plan.SlotChange{LimitBefore: liveCapacity(actual), Used: sumUsed(actual), Drop: true}
-	}
-	if sameLayout(layout, actual) {
-		return nil
 	}
 	byGroup := make(map[int]catalog.SlotGroup, len(actual))
 	for _, g := range actual {
@@ -196,18 +204,22 @@ func planSlots(limit int, layout []int, actual []catalog.SlotGroup) *plan.SlotCh
 	return sc
 }
 
-// sameLayout reports whether actual, sorted by group, is exactly layout:
-// groups 1..n with its capacities (the common case, decided without a map).
-func sameLayout(layout []int, actual []catalog.SlotGroup) bool {
-	if len(actual) != len(layout) {
-		return false
-	}
-	for i, g := range actual {
-		if g.Group != i+1 || g.Capacity != layout[i] {
+// sameLayout reports whether runs, one type's in group order, are exactly
+// layout: groups 1..n with its capacities, whatever their use.
+func sameLayout(layout []int, runs []catalog.SlotRun) bool {
+	next := 1
+	for _, r := range runs {
+		if r.First != next || r.Last > len(layout) {
 			return false
 		}
+		for g := r.First; g <= r.Last; g++ {
+			if layout[g-1] != r.Capacity {
+				return false
+			}
+		}
+		next = r.Last + 1
 	}
-	return true
+	return next == len(layout)+1
 }
 
 // onlyDraining reports whether every group is at capacity 0 and still in

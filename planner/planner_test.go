@@ -20,7 +20,7 @@ func intp(v int) *int { return &v }
 
 // slots returns the slot rows of a type laid out for limit, with used[i]
 // tasks holding group i+1.
-func slots(taskType string, limit int, used ...int) []catalog.SlotGroup {
+func slots(taskType string, limit int, used ...int) []catalog.SlotRun {
 	var out []catalog.SlotGroup
 	for i, c := range SlotLayout(limit) {
 		g := catalog.SlotGroup{TaskType: taskType, Group: i + 1, Capacity: c}
@@ -29,8 +29,11 @@ func slots(taskType string, limit int, used ...int) []catalog.SlotGroup {
 		}
 		out = append(out, g)
 	}
-	return out
+	return catalog.Runs(out)
 }
+
+// groups returns gs as runs.
+func groups(gs ...catalog.SlotGroup) []catalog.SlotRun { return catalog.Runs(gs) }
 
 func sumInts(xs ...int) int {
 	n := 0
@@ -89,14 +92,14 @@ func TestPlan(t *testing.T) {
 			name:    "still_draining_is_not_a_change",
 			desired: catalog.State{Queues: []catalog.Queue{media}, TaskTypes: []catalog.TaskType{render4}},
 			actual: catalog.State{Queues: []catalog.Queue{media}, TaskTypes: []catalog.TaskType{render4},
-				Slots: append(slots("render", 4, 1, 1, 1, 1), catalog.SlotGroup{TaskType: "render", Group: 21, Capacity: 0, Used: 2})},
+				Slots: append(slots("render", 4, 1, 1, 1, 1), groups(catalog.SlotGroup{TaskType: "render", Group: 21, Capacity: 0, Used: 2})...)},
 		},
 		{
 			name:    "trim_drained_groups",
 			desired: catalog.State{Queues: []catalog.Queue{media}, TaskTypes: []catalog.TaskType{render4}},
 			actual: catalog.State{Queues: []catalog.Queue{media}, TaskTypes: []catalog.TaskType{render4},
-				Slots: append(slots("render", 4), catalog.SlotGroup{TaskType: "render", Group: 21, Capacity: 0, Used: 0},
-					catalog.SlotGroup{TaskType: "render", Group: 50, Capacity: 0, Used: 1})},
+				Slots: append(slots("render", 4), groups(catalog.SlotGroup{TaskType: "render", Group: 21, Capacity: 0, Used: 0},
+					catalog.SlotGroup{TaskType: "render", Group: 50, Capacity: 0, Used: 1})...)},
 			wantSummary: plan.Summary{Change: 1},
 		},
 		{
@@ -132,7 +135,7 @@ func TestPlan(t *testing.T) {
 		{
 			name:        "repair_tampered_slot_capacity",
 			desired:     catalog.State{Queues: []catalog.Queue{media}, TaskTypes: []catalog.TaskType{render4}},
-			actual:      catalog.State{Queues: []catalog.Queue{media}, TaskTypes: []catalog.TaskType{render4}, Slots: []catalog.SlotGroup{{TaskType: "render", Group: 1, Capacity: 1}, {TaskType: "render", Group: 2, Capacity: 7}, {TaskType: "render", Group: 4, Capacity: 1}}},
+			actual:      catalog.State{Queues: []catalog.Queue{media}, TaskTypes: []catalog.TaskType{render4}, Slots: groups([]catalog.SlotGroup{{TaskType: "render", Group: 1, Capacity: 1}, {TaskType: "render", Group: 2, Capacity: 7}, {TaskType: "render", Group: 4, Capacity: 1}}...)},
 			wantSummary: plan.Summary{Change: 1},
 		},
 		{
@@ -249,7 +252,7 @@ func TestPlanConvergesAfterSimulatedApply(t *testing.T) {
 	for _, tt := range desired.TaskTypes {
 		actual.TaskTypes = append(actual.TaskTypes, tt)
 		for i, c := range SlotLayout(tt.Concurrency) {
-			actual.Slots = append(actual.Slots, catalog.SlotGroup{TaskType: tt.Name, Group: i + 1, Capacity: c})
+			actual.Slots = append(actual.Slots, catalog.SlotRun{TaskType: tt.Name, First: i + 1, Last: i + 1, Capacity: c})
 		}
 	}
 	actual.Queues = desired.Queues

@@ -105,7 +105,7 @@ func TestWriteHCL(t *testing.T) {
 			{Name: "media:render.4k", Queue: "media", Concurrency: 4, Priority: -10},
 			{Name: "email:send", Queue: "default", MaxRetries: intPtr(5)},
 		},
-		Slots: []catalog.SlotGroup{{TaskType: "media:render.4k", Group: 1, Capacity: 4, Used: 2}},
+		Slots: []catalog.SlotRun{{TaskType: "media:render.4k", First: 1, Last: 1, Capacity: 4, Used: 2}},
 	}
 	s.Queues[1].Backoff.Factor = 1.1
 	want := `queue "default" {
