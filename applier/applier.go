@@ -294,10 +294,14 @@ type batch struct {
 	// no runtime call sees it before the apply commits, and it has no
 	// tasks, so it takes no entry of the server's lock table (20,000 new
 	// types once filled a default server's).
-	lockSlots    []string
-	dropSlots    []string
+	lockSlots []string
+	dropSlots []string
+	// Slot groups to create or resize, as runs of consecutive groups of
+	// one capacity (first, last): 100,000 new types are some 100,000 runs,
+	// not 5,000,000 rows to send.
 	setType      []string
-	setGroup     []int32
+	setFirst     []int32
+	setLast      []int32
 	setCap       []int32
 	removeType   []string
 	removeGroup  []int32
@@ -423,8 +427,13 @@ func collect(p *plan.Plan) (*batch, error) {
 					b.dropSlots = append(b.dropSlots, c.Name)
 				}
 				for _, g := range s.Set {
+					if n := len(b.setType); n > 0 && b.setType[n-1] == c.Name && b.setLast[n-1] == int32(g.Group)-1 && b.setCap[n-1] == int32(g.Capacity) {
+						b.setLast[n-1]++
+						continue
+					}
 					b.setType = append(b.setType, c.Name)
-					b.setGroup = append(b.setGroup, int32(g.Group))
+					b.setFirst = append(b.setFirst, int32(g.Group))
+					b.setLast = append(b.setLast, int32(g.Group))
 					b.setCap = append(b.setCap, int32(g.Capacity))
 				}
 				for _, g := range s.Remove {
@@ -537,7 +546,7 @@ func execute(ctx context.Context, tx pgx.Tx, p *plan.Plan, opts Options, migrate
 		}
 	}
 	if len(b.setType) > 0 {
-		if err := run("writing slot groups", "set_slots", b.setType, b.setGroup, b.setCap); err != nil {
+		if err := run("writing slot groups", "set_slots", b.setType, b.setFirst, b.setLast, b.setCap); err != nil {
 			return err
 		}
 	}

@@ -4,6 +4,9 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"math"
+	"os"
+	"path/filepath"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -68,4 +71,37 @@ func TestFingerprintIsTheMarshalledOne(t *testing.T) {
 	} {
 		require.Equal(t, marshalFingerprint(s), plan.Fingerprint(s), name)
 	}
+}
+
+// The streamed hash is the one of the whole document json.Marshal made, on
+// every golden plan of the planner's tests, with no changes at all, and
+// for a plan JSON cannot hold.
+func TestHashIsTheMarshalledOne(t *testing.T) {
+	t.Parallel()
+	marshalHash := func(p *plan.Plan) string {
+		c := *p
+		c.Checksum = ""
+		b, err := json.Marshal(&c)
+		if err != nil {
+			b = []byte(err.Error())
+		}
+		sum := sha256.Sum256(b)
+		return hex.EncodeToString(sum[:])
+	}
+	files, err := filepath.Glob("../planner/testdata/golden/*.json")
+	require.NoError(t, err)
+	require.NotEmpty(t, files)
+	for _, f := range files {
+		b, err := os.ReadFile(f)
+		require.NoError(t, err)
+		var p plan.Plan
+		require.NoError(t, json.Unmarshal(b, &p), f)
+		require.Equal(t, marshalHash(&p), p.Hash(), f)
+		p.Changes = nil
+		require.Equal(t, marshalHash(&p), p.Hash(), f+", changes nil")
+		p.Changes = []plan.Change{}
+		require.Equal(t, marshalHash(&p), p.Hash(), f+", no changes")
+	}
+	nan := &plan.Plan{Changes: []plan.Change{{Kind: plan.KindQueue, After: &catalog.Queue{Name: "q", Backoff: catalog.Backoff{Factor: math.NaN()}}}}}
+	require.Equal(t, marshalHash(nan), nan.Hash())
 }
