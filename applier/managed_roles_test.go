@@ -136,4 +136,14 @@ func TestPlanRefusesACounterOnATableTheRoleDoesNotOwn(t *testing.T) {
 	e.exec(`GRANT CREATE ON SCHEMA ` + pgx.Identifier{app}.Sanitize() + ` TO ` + pgx.Identifier{applying.Name}.Sanitize())
 	_, err = applier.PlanAndApply(ctx, as, e.schema, withCounters(k), applier.Options{Client: "test", Version: "test"}, nil)
 	require.NoError(t, err, "a member of the owner's role attaches it")
+
+	// Detaching it (deleting the counter) drops its trigger and index: the
+	// owner's again, checked at plan time too.
+	e.exec(`REVOKE ` + pgx.Identifier{owner.Name}.Sanitize() + ` FROM ` + pgx.Identifier{applying.Name}.Sanitize())
+	_, err = applier.Plan(ctx, as, e.schema, withCounters())
+	require.True(t, errors.As(err, &cpe), "want a *CounterProblemsError, got %v", err)
+	require.Len(t, cpe.Problems, 1)
+	require.Equal(t, "Table owned by another role", cpe.Problems[0].Summary)
+	require.Contains(t, cpe.Problems[0].Detail, `pgseq apply detaches counter "item_number" from `+app+`.items`)
+	require.Contains(t, cpe.Problems[0].Detail, fmt.Sprintf("GRANT %q TO %q", owner.Name, applying.Name))
 }

@@ -192,46 +192,81 @@ func planConfig(ctx context.Context, q inspect.Querier, schema string, desired c
 	return p, nil
 }
 
-// checkCounterOwners refuses, at plan time, a plan that attaches a counter
-// (creates or changes it) to a table the applying role does not own:
-// apply creates a trigger and a unique index on the table and locks it,
-// which only the table's owner (or a member of the owner's role) may do.
-// Without this check apply failed with "must be owner of table".
+// checkCounterOwners reports, before apply, the counters whose tables the
+// applying role may not change as apply would: attaching a counter creates
+// a trigger and a unique index on its table (the table's owner only, and
+// CREATE on its schema); detaching one (deleting it, or moving it to
+// another table or to none) drops them (the owner only). Each problem says
+// which grant is missing.
 func checkCounterOwners(ctx context.Context, q inspect.Querier, p *plan.Plan) error {
 	var problems []inspect.Problem
 	for _, c := range p.Changes {
-		after, _ := c.After.(*catalog.Counter)
-		if c.Kind != plan.KindCounter || after == nil || !after.Attached() {
+		if c.Kind != plan.KindCounter {
 			continue
 		}
-		var owns, create bool
-		var owner, me, schema string
-		err := q.QueryRow(ctx, `SELECT pg_has_role(current_user, c.relowner, 'USAGE'), has_schema_privilege(c.relnamespace, 'CREATE'),
-		                               pg_get_userbyid(c.relowner), current_user::text, c.relnamespace::regnamespace::text
-		                        FROM pg_class c WHERE c.oid = to_regclass($1::text)`, quoteTable(after.Table)).Scan(&owns, &create, &owner, &me, &schema)
-		switch {
-		case errors.Is(err, pgx.ErrNoRows):
-			continue // a missing table is CheckCounters' to report
-		case err != nil:
-			return fmt.Errorf("checking the owner of %s: %w", after.Table, err)
+		before, _ := c.Before.(*catalog.Counter)
+		after, _ := c.After.(*catalog.Counter)
+		if after != nil && after.Attached() {
+			t, err := readTableAccess(ctx, q, after.Table)
+			if err != nil {
+				return err
+			}
+			if t != nil && !t.owns {
+				problems = append(problems, inspect.Problem{Counter: after.Name, Attr: "table", Summary: "Table owned by another role",
+					Detail: fmt.Sprintf("pgseq apply attaches the counter with a trigger and a unique index on %s, which only the table's owner may create: "+
+						"it belongs to %q and pgseq runs as %q. %s", after.Table, t.owner, t.me, t.remedy(after.Table))})
+			}
+			if t != nil && !t.create {
+				problems = append(problems, inspect.Problem{Counter: after.Name, Attr: "table", Summary: "No CREATE on the table's schema",
+					Detail: fmt.Sprintf("pgseq apply creates the counter's unique index on %s in its schema %s, which needs CREATE on that schema: "+
+						"GRANT CREATE ON SCHEMA %s TO %s.", after.Table, t.schema, t.schema, ident(t.me))})
+			}
 		}
-		if !owns {
-			problems = append(problems, inspect.Problem{Counter: after.Name, Attr: "table", Summary: "Table owned by another role",
-				Detail: fmt.Sprintf("pgseq apply attaches the counter with a trigger and a unique index on %s, which only the table's owner may create: "+
-					"it belongs to %q and pgseq runs as %q. Grant the owner's role to this one (GRANT %s TO %s), change the table's owner "+
-					"(ALTER TABLE %s OWNER TO %s), or run pgseq apply as %q.",
-					after.Table, owner, me, ident(owner), ident(me), quoteTable(after.Table), ident(me), owner)})
-		}
-		if !create {
-			problems = append(problems, inspect.Problem{Counter: after.Name, Attr: "table", Summary: "No CREATE on the table's schema",
-				Detail: fmt.Sprintf("pgseq apply creates the counter's unique index on %s in its schema %s, which needs CREATE on that schema: "+
-					"GRANT CREATE ON SCHEMA %s TO %s.", after.Table, schema, schema, ident(me))})
+		if before != nil && before.Attached() && (after == nil || after.Table != before.Table) {
+			t, err := readTableAccess(ctx, q, before.Table)
+			if err != nil {
+				return err
+			}
+			if t != nil && !t.owns {
+				name := before.Name
+				problems = append(problems, inspect.Problem{Counter: name, Attr: "table", Summary: "Table owned by another role",
+					Detail: fmt.Sprintf("pgseq apply detaches counter %q from %s (it is deleted, or moved to another table), dropping its trigger and unique index there, which only the table's owner may do: "+
+						"it belongs to %q and pgseq runs as %q. %s", name, before.Table, t.owner, t.me, t.remedy(before.Table))})
+			}
 		}
 	}
 	if len(problems) > 0 {
 		return &CounterProblemsError{Problems: problems}
 	}
 	return nil
+}
+
+// tableAccess is what the applying role may do to a counter's table.
+type tableAccess struct {
+	owns, create      bool   // a member of its owner's role; CREATE on its schema
+	owner, me, schema string // its owner, the applying role, its schema
+}
+
+// remedy says how the applying role may come to change table as its owner.
+func (t *tableAccess) remedy(table string) string {
+	return fmt.Sprintf("Grant the owner's role to this one (GRANT %s TO %s), change the table's owner (ALTER TABLE %s OWNER TO %s), or run pgseq apply as %q.",
+		ident(t.owner), ident(t.me), quoteTable(table), ident(t.me), t.owner)
+}
+
+// readTableAccess reads what the applying role may do to table; nil when
+// the table does not exist (CheckCounters reports that).
+func readTableAccess(ctx context.Context, q inspect.Querier, table string) (*tableAccess, error) {
+	var t tableAccess
+	err := q.QueryRow(ctx, `SELECT pg_has_role(current_user, c.relowner, 'USAGE'), has_schema_privilege(c.relnamespace, 'CREATE'),
+	                               pg_get_userbyid(c.relowner), current_user::text, c.relnamespace::regnamespace::text
+	                        FROM pg_class c WHERE c.oid = to_regclass($1::text)`, quoteTable(table)).Scan(&t.owns, &t.create, &t.owner, &t.me, &t.schema)
+	switch {
+	case errors.Is(err, pgx.ErrNoRows):
+		return nil, nil
+	case err != nil:
+		return nil, fmt.Errorf("checking the owner of %s: %w", table, err)
+	}
+	return &t, nil
 }
 
 // schemaUpgrade is the upgrade apply makes to a schema at version: nil
