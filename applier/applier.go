@@ -200,7 +200,7 @@ func runWatched(ctx context.Context, db DB, schema, hash string, opts Options, d
 	}
 
 	var p *plan.Plan
-	if err := inspect.InSnapshot(ctx, db, func(q inspect.Querier) error {
+	if err := secondSnapshot(ctx, db, opts.LockTimeout, func(q inspect.Querier) error {
 		// The snapshot is taken here, after the apply lock was granted.
 		watch.add(q)
 		if err := setLockTimeout(ctx, q, opts.LockTimeout); err != nil {
@@ -248,6 +248,29 @@ func runWatched(ctx context.Context, db DB, schema, hash string, opts Options, d
 		return nil, fmt.Errorf("committing the apply: %w", err)
 	}
 	return res, nil
+}
+
+// ErrNoSecondConnection means an apply, holding the apply lock on one
+// connection, could not begin the snapshot it reads the state in on a
+// second within the lock timeout: behind a connection pooler whose pool
+// has one server connection, that second connection waits for the first,
+// which waits for it.
+var ErrNoSecondConnection = errors.New("an apply holds the apply lock on one connection and reads the state on a second, " +
+	"which got no server connection: behind a connection pooler (PgBouncer in transaction mode), " +
+	"the pool needs at least 2 server connections for an apply (default_pool_size or pool_size ≥ 2; " +
+	"README, \"Behind a connection pooler\")")
+
+// secondSnapshot is inspect.InSnapshot on db while the caller holds a
+// transaction on another of its connections, with the snapshot's BEGIN
+// bounded by timeout: a pooler with one server connection would keep it
+// waiting for the caller's transaction (until its query_wait_timeout, two
+// minutes by default), never answering.
+func secondSnapshot(ctx context.Context, db DB, timeout time.Duration, fn func(q inspect.Querier) error) error {
+	err := inspect.InSnapshotWithin(ctx, db, timeout, fn)
+	if errors.Is(err, inspect.ErrBeginTimeout) {
+		return fmt.Errorf("%w (waited %s)", ErrNoSecondConnection, timeout)
+	}
+	return err
 }
 
 // Migrate brings the schema to the latest version under the apply lock, on

@@ -4,6 +4,7 @@ import (
 	"context"
 	"embed"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"slices"
 	"time"
@@ -54,8 +55,29 @@ var SnapshotOptions = pgx.TxOptions{IsoLevel: pgx.RepeatableRead, AccessMode: pg
 // and the live values beside them. The snapshot is taken by fn's first
 // query; the transaction ends when fn returns.
 func InSnapshot(ctx context.Context, db TxBeginner, fn func(q Querier) error) error {
-	tx, err := db.BeginTx(ctx, SnapshotOptions)
-	if err != nil {
+	return InSnapshotWithin(ctx, db, 0, fn)
+}
+
+// ErrBeginTimeout means the snapshot's transaction could not begin within
+// the time InSnapshotWithin was given: no connection answered.
+var ErrBeginTimeout = errors.New("no connection began the read-only snapshot in time")
+
+// InSnapshotWithin is InSnapshot with the transaction's BEGIN bounded by
+// beginTimeout (0: unbounded), failing with ErrBeginTimeout: a caller that
+// holds a transaction on another connection of db (behind a pooler with
+// one server connection, the BEGIN waits for it) does not wait forever.
+func InSnapshotWithin(ctx context.Context, db TxBeginner, beginTimeout time.Duration, fn func(q Querier) error) error {
+	beginCtx := ctx
+	if beginTimeout > 0 {
+		var cancel context.CancelFunc
+		beginCtx, cancel = context.WithTimeout(ctx, beginTimeout)
+		defer cancel()
+	}
+	tx, err := db.BeginTx(beginCtx, SnapshotOptions)
+	switch {
+	case err != nil && beginCtx.Err() != nil && ctx.Err() == nil:
+		return fmt.Errorf("%w (%s)", ErrBeginTimeout, beginTimeout)
+	case err != nil:
 		return fmt.Errorf("beginning a read-only snapshot: %w", err)
 	}
 	defer tx.Rollback(context.WithoutCancel(ctx)) //nolint:errcheck // no-op after commit

@@ -229,3 +229,64 @@ func TestBehindPgBouncer(t *testing.T) {
 		})
 	}
 }
+
+// Transaction pooling with one server connection: the Go client, a worker,
+// plan and status work (one transaction at a time), and an apply, which holds the
+// apply lock on one connection while it reads on a second, fails within
+// its lock timeout saying what the pool needs, instead of waiting for
+// PgBouncer's query_wait_timeout (two minutes). Nothing is applied.
+func TestBehindPgBouncerWithOneServerConnection(t *testing.T) {
+	t.Parallel()
+	url := pgbouncer(t, "transaction", 1)
+	pool := poolTo(t, url, pgx.QueryExecModeExec, 4)
+	schema := pgtest.Schema(t)
+	ctx := context.Background()
+	q := catalog.DefaultQueue("default")
+	cfg := catalog.State{Queues: []catalog.Queue{q},
+		TaskTypes: []catalog.TaskType{{Name: "render", Queue: "default", Concurrency: 2}}}
+	opts := applier.Options{Client: "test", Version: "test"}
+	// The schema made on a direct connection.
+	_, err := applier.PlanAndApply(ctx, pgtest.Pool(t), schema, cfg, opts, nil)
+	require.NoError(t, err)
+
+	p, err := applier.Plan(ctx, pool, schema, cfg)
+	require.NoError(t, err, "plan")
+	require.True(t, p.Empty())
+	_, err = status.Read(ctx, pool, schema, status.Options{})
+	require.NoError(t, err, "status")
+	ids, err := queue.NewClient(pool, schema).EnqueueBatch(ctx, []queue.NewTask{{Type: "render"}, {Type: "render"}, {Type: "render"}})
+	require.NoError(t, err, "enqueue")
+	require.Len(t, ids, 3)
+
+	// A worker drains them, its calls one at a time on the one server
+	// connection.
+	w, err := queue.NewWorker(queue.Config{
+		Pool: pool, Schema: schema, PoolSize: 2, PollInterval: 10 * time.Millisecond, PollOnly: true,
+		Logger:   slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn})),
+		Handlers: map[string]queue.Handler{"render": func(context.Context, *queue.Task) error { return nil }},
+	})
+	require.NoError(t, err)
+	runCtx, stop := context.WithCancel(ctx)
+	done := make(chan error, 1)
+	go func() { done <- w.Run(runCtx) }()
+	t.Cleanup(stop)
+	completed := func() bool {
+		var n int
+		require.NoError(t, pool.QueryRow(ctx, migrations.Render(`SELECT count(*) FROM {{schema}}.tasks WHERE status = 'completed'`, schema)).Scan(&n))
+		return n == 3
+	}
+	require.Eventually(t, completed, 30*time.Second, 10*time.Millisecond, "the worker drains the queue")
+	stop()
+	require.NoError(t, <-done)
+
+	cfg.TaskTypes[0].Concurrency = 5
+	opts.LockTimeout = time.Second
+	start := time.Now()
+	_, err = applier.PlanAndApply(ctx, pool, schema, cfg, opts, nil)
+	require.ErrorIs(t, err, applier.ErrNoSecondConnection)
+	require.ErrorContains(t, err, "the pool needs at least 2 server connections for an apply")
+	require.Less(t, time.Since(start), 30*time.Second, "it fails within about its lock timeout")
+	p, err = applier.Plan(ctx, pool, schema, cfg)
+	require.NoError(t, err)
+	require.Equal(t, 1, p.Summary.Change, "nothing was applied")
+}
