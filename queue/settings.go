@@ -52,7 +52,7 @@ var ErrUnknownQueue = errors.New("unknown queue")
 func (w *Worker) loadSettings(ctx context.Context) (Settings, error) {
 	s := Settings{Queue: w.cfg.Queue}
 	var timeoutUS, leaseUS int64
-	err := w.cfg.Pool.QueryRow(ctx, w.sql.queueSettings, w.cfg.Queue).Scan(&s.QueueBatchSize, &timeoutUS, &leaseUS)
+	err := w.db.QueryRow(ctx, w.sql.queueSettings, w.cfg.Queue).Scan(&s.QueueBatchSize, &timeoutUS, &leaseUS)
 	if errors.Is(err, pgx.ErrNoRows) {
 		return s, fmt.Errorf("reading the settings of queue %q: %w: it is not declared in schema %q (declare it in a queue block and apply)",
 			w.cfg.Queue, ErrUnknownQueue, w.schema)

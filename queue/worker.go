@@ -108,8 +108,11 @@ type Worker struct {
 	cfg    Config
 	schema string
 	sql    *statements
-	obs    Observer
-	log    *slog.Logger
+	// db runs the worker's calls: cfg.Pool, or readCommitted when the
+	// pool's sessions default to another isolation level (set by Run).
+	db  querier
+	obs Observer
+	log *slog.Logger
 
 	handlers  atomic.Pointer[map[string]Handler]
 	handleMu  sync.Mutex // serialises Handle's copy-on-write
@@ -174,7 +177,7 @@ func NewWorker(cfg Config) (*Worker, error) {
 	if cfg.WorkerID == "" {
 		cfg.WorkerID = defaultWorkerID()
 	}
-	w := &Worker{cfg: cfg, schema: cfg.Schema, sql: newStatements(cfg.Schema), obs: cfg.Observer, log: cfg.Logger,
+	w := &Worker{cfg: cfg, schema: cfg.Schema, sql: newStatements(cfg.Schema), db: cfg.Pool, obs: cfg.Observer, log: cfg.Logger,
 		wake: make(chan struct{}, 1)}
 	if w.obs == nil {
 		w.obs = NopObserver{}
@@ -239,8 +242,9 @@ func (w *Worker) Run(ctx context.Context) error {
 	if why := schemaMismatch(ctx, w.cfg.Pool, w.schema); why != "" {
 		w.log.Warn("the worker's SQL is written for another schema version: " + why)
 	}
-	if note := isolationNote(ctx, w.cfg.Pool); note != "" {
-		w.log.Warn(note)
+	if level := defaultIsolation(ctx, w.cfg.Pool); level != "" && level != "read committed" {
+		w.db = readCommitted{pool: w.cfg.Pool}
+		w.log.Warn(isolationNote(level))
 	}
 	if err := w.reload(ctx); err != nil {
 		return missingFunction(ctx, w.cfg.Pool, w.schema, err)
@@ -302,7 +306,7 @@ func (w *Worker) session(ctx context.Context, id string, first bool) (sessionEnd
 	}
 	delay := w.cfg.PollInterval
 	for {
-		_, err := w.cfg.Pool.Exec(ctx, w.sql.registerWorker, id, host, w.cfg.PoolSize, version)
+		_, err := w.db.Exec(ctx, w.sql.registerWorker, id, host, w.cfg.PoolSize, version)
 		w.noteContact(err)
 		if err == nil {
 			break
@@ -345,7 +349,7 @@ func (w *Worker) unregister(id string) {
 	ctx, cancel := context.WithTimeout(context.Background(), callTimeout)
 	defer cancel()
 	var back int
-	if err := w.cfg.Pool.QueryRow(ctx, w.sql.unregisterWorker, id).Scan(&back); err != nil {
+	if err := w.db.QueryRow(ctx, w.sql.unregisterWorker, id).Scan(&back); err != nil {
 		w.log.Warn("unregistering the worker failed; it shows as dead once its heartbeat is older than worker_timeout",
 			"worker", id, "error", err)
 		return
@@ -555,7 +559,7 @@ func (s *session) claim(batch int) ([]*Task, error) {
 	ctx, cancel := s.call()
 	defer cancel()
 	start := time.Now()
-	rows, err := s.w.cfg.Pool.Query(ctx, s.w.sql.claim, s.w.cfg.Queue, s.id, batch, s.limitedCap(batch))
+	rows, err := s.w.db.Query(ctx, s.w.sql.claim, s.w.cfg.Queue, s.id, batch, s.limitedCap(batch))
 	var tasks []*Task
 	if err == nil {
 		tasks = make([]*Task, 0, batch)
@@ -691,7 +695,7 @@ func (s *session) fail(t *Task, cause error, took time.Duration) {
 	defer cancel()
 	start := time.Now()
 	var status *string
-	err := s.w.cfg.Pool.QueryRow(ctx, s.w.sql.fail, t.ID, s.id, msg, retry).Scan(&status)
+	err := s.w.db.QueryRow(ctx, s.w.sql.fail, t.ID, s.id, msg, retry).Scan(&status)
 	latency := time.Since(start)
 	got := ""
 	if status != nil {
@@ -903,10 +907,10 @@ func (s *session) completeCall(ctx context.Context, ids []int64) (accepted int, 
 	closing := s.closing
 	s.mu.Unlock()
 	if closing || !holders {
-		err = s.w.cfg.Pool.QueryRow(ctx, s.w.sql.complete, ids, s.id).Scan(&accepted)
+		err = s.w.db.QueryRow(ctx, s.w.sql.complete, ids, s.id).Scan(&accepted)
 		return accepted, nil, false, err
 	}
-	rows, err := s.w.cfg.Pool.Query(ctx, s.w.sql.completeAndTake, ids, s.id, s.limitedCap(len(ids)))
+	rows, err := s.w.db.Query(ctx, s.w.sql.completeAndTake, ids, s.id, s.limitedCap(len(ids)))
 	if err != nil {
 		return 0, nil, true, err
 	}
@@ -1016,7 +1020,7 @@ func (s *session) heartbeat() {
 		}
 		ctx, cancel := s.call()
 		var alive bool
-		err := s.w.cfg.Pool.QueryRow(ctx, s.w.sql.heartbeat, s.id).Scan(&alive)
+		err := s.w.db.QueryRow(ctx, s.w.sql.heartbeat, s.id).Scan(&alive)
 		cancel()
 		s.w.noteContact(err)
 		if err != nil {
@@ -1054,7 +1058,7 @@ func (s *session) lead() {
 	for {
 		ctx, cancel := s.call()
 		var elected bool
-		err := s.w.cfg.Pool.QueryRow(ctx, s.w.sql.electLeader, s.id).Scan(&elected)
+		err := s.w.db.QueryRow(ctx, s.w.sql.electLeader, s.id).Scan(&elected)
 		cancel()
 		s.w.noteContact(err)
 		switch {
@@ -1087,7 +1091,7 @@ func (s *session) maintain() {
 	ctx, cancel := s.call()
 	defer cancel()
 	var report []byte
-	err := s.w.cfg.Pool.QueryRow(ctx, s.w.sql.runMaintenance, s.id).Scan(&report)
+	err := s.w.db.QueryRow(ctx, s.w.sql.runMaintenance, s.id).Scan(&report)
 	switch {
 	case isCode(err, CodeNotLeader):
 		s.leader.Store(false)
@@ -1162,7 +1166,7 @@ drain:
 		ctx, cancel := s.call()
 		start := time.Now()
 		var n int
-		err := w.cfg.Pool.QueryRow(ctx, w.sql.release, release, s.id).Scan(&n)
+		err := w.db.QueryRow(ctx, w.sql.release, release, s.id).Scan(&n)
 		cancel()
 		w.obs.Released(len(release), time.Since(start), err)
 		if err != nil {
@@ -1172,7 +1176,7 @@ drain:
 	}
 	if s.leader.Load() {
 		ctx, cancel := s.call()
-		if _, err := w.cfg.Pool.Exec(ctx, w.sql.resignLeader, s.id); err != nil {
+		if _, err := w.db.Exec(ctx, w.sql.resignLeader, s.id); err != nil {
 			w.log.Warn("resigning the leadership failed", "worker", s.id, "error", err)
 		}
 		cancel()
