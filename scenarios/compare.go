@@ -269,6 +269,8 @@ func cmpSizeDiff(o, n Size) string {
 	field("pool_size", o.PoolSize, n.PoolSize)
 	field("batch_size", o.BatchSize, n.BatchSize)
 	field("clients", o.Clients, n.Clients)
+	field("task_types", o.TaskTypes, n.TaskTypes)
+	field("limit", o.Limit, n.Limit)
 	if o.Duration != n.Duration {
 		d = append(d, fmt.Sprintf("duration %s old, %s new", o.Duration, n.Duration))
 	}

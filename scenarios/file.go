@@ -11,7 +11,7 @@
 //
 //	scenario "enabled" {
 //	  description   = "100 task types, each limited to 10"
-//	  workload      = "drain"      # what it measures: drain, explain, counters or soak
+//	  workload      = "drain"      # what it measures: drain, explain, counters, soak or scale
 //	  against       = "baseline"   # the reference it runs interleaved with
 //	  handler_delay = "20ms"       # drain only: how long each handler sleeps
 //
@@ -70,13 +70,17 @@
 //     rate while in-process workers drain and the leader's maintenance
 //     purges finished tasks past retention; claim latency, dead tuples and
 //     table size are sampled over time (see # soak below).
+//   - "scale" times the reconciler on a large generated configuration:
+//     the first apply of many limited task types, no-op plans of it and
+//     the apply of a change to 1% of them (see # scale below).
 //
 // # Groups: against
 //
 // against names another scenario of the same workload, its reference: the
 // two run interleaved, round after round, and ratio metrics
 // (throughput_ratio) divide this scenario's figure by the reference's of
-// the same round. A soak scenario runs on its own and takes no against.
+// the same round. A soak or scale scenario runs on its own and takes no
+// against.
 // Groups are stars: many members may name one reference,
 // but a reference names none itself, and no scenario names itself. A
 // member runs in its reference's rounds: its rounds may be left out (the
@@ -92,15 +96,17 @@
 // workload's default when the scenario runs (the parser leaves it zero).
 // Each workload takes its own arguments:
 //
-//	tasks       drain, explain            tasks seeded (explain: pending when the plans are taken), ≤ 100000000
-//	rounds      drain, explain, counters  measured rounds, ≤ 1000
-//	warmup      drain                     tasks of an unreported warm-up run, ≤ 100000000
-//	workers     drain, soak               workers draining at once, ≤ 1000
-//	pool_size   drain, soak               handler goroutines per worker, ≤ 10000
-//	batch_size  drain, explain, soak      the queue's batch_size, ≤ 10000 (generated types only)
-//	clients     counters                  concurrent clients, ≤ 1000
-//	duration    counters, soak            how long each counters run inserts, how long a soak is measured: "1s", "30m"
-//	rate        soak                      tasks enqueued per second, ≤ 1000000
+//	tasks       drain, explain                   tasks seeded (explain: pending when the plans are taken), ≤ 100000000
+//	rounds      drain, explain, counters, scale  measured rounds (scale: no-op plans), ≤ 1000
+//	warmup      drain                            tasks of an unreported warm-up run, ≤ 100000000
+//	workers     drain, soak                      workers draining at once, ≤ 1000
+//	pool_size   drain, soak                      handler goroutines per worker, ≤ 10000
+//	batch_size  drain, explain, soak             the queue's batch_size, ≤ 10000 (generated types only)
+//	clients     counters                         concurrent clients, ≤ 1000
+//	duration    counters, soak                   how long each counters run inserts, how long a soak is measured: "1s", "30m"
+//	rate        soak                             tasks enqueued per second, ≤ 1000000
+//	task_types  scale                            limited task types declared, ≤ 1000000
+//	limit       scale                            the concurrency of each, ≤ 1000000
 //
 // Durations here and in handler_delay are Go durations: a sequence of
 // numbers with units ns, us, ms, s, m and h ("20ms", "1.5s", "1m30s").
@@ -108,9 +114,10 @@
 //
 // # Configuration: types or queue and task blocks
 //
-// A drain or explain scenario runs against a pgseq configuration with at
-// least one queue and one task type, given in one of two ways, never both.
-// The counters workload takes none.
+// A drain, explain or soak scenario runs against a pgseq configuration
+// with at least one queue and one task type, given in one of two ways,
+// never both. The counters workload takes none, nor does the scale
+// workload, which generates its own from its size.
 //
 // types generates it:
 //
@@ -207,6 +214,41 @@
 // autovacuum_vacuum_cost_limit (1..10000). hold_snapshot and storage are
 // for soak scenarios only.
 //
+// # scale
+//
+// A scale scenario runs once, on a configuration it generates:
+// size.task_types task types named t000001, t000002, … on one queue
+// "default", each with concurrency = size.limit, written as HCL files of
+// at most 10,000 task blocks each into a temporary directory. In a fresh
+// schema it times three steps, each loading the files with spec.Load as
+// the CLI does:
+//
+//   - first_apply: load, plan and apply, as pgseq apply --auto-approve
+//     (the plan rendered, to nowhere, as it would be shown);
+//   - noop_plan, size.rounds times: load and plan as pgseq plan, which
+//     must find nothing to change;
+//   - change_1pct: the files rewritten with the first 1% of the types (at
+//     least one) at half the limit (2 when the limit is 1), then load,
+//     plan and apply; the plan must change exactly those types.
+//
+// peak_heap is the most Go heap in use sampled every 10 ms over the three
+// steps, above the heap in use before them (after a garbage collection):
+// the heap, not the process's resident size. Defaults: task_types =
+// 10000, limit = 1000, rounds = 3. A scale scenario takes no against,
+// types, queue, task, explain or counter.
+//
+//	scenario "scale-100k" {
+//	  workload = "scale"
+//	  size {
+//	    task_types = 100000
+//	    limit      = 1000
+//	    rounds     = 3
+//	  }
+//	  quick { task_types = 10000 }
+//	  threshold "first_apply" { max = "60s" }
+//	  threshold "peak_heap" { max = 500000000 }
+//	}
+//
 // # Thresholds
 //
 // Each threshold block is an acceptance criterion of the scenario, labelled
@@ -226,12 +268,15 @@
 //	soak      throughput, claim_p50_first, claim_p50_last, claim_p50_growth,
 //	          claim_p99_first, claim_p99_last, claim_p99_growth,
 //	          dead_tuples_max, table_size_last, tasks_purged
+//	scale     first_apply, noop_plan, change_1pct, peak_heap
 //
 // A ratio metric (throughput_ratio) needs against. Bounds are numbers in
 // the metric's unit, never negative, and min is at most max. A metric in
-// seconds (the latencies, slot_release, claim_time) takes a duration
-// string such as "1ms" or "250us" as well as a bare number of seconds;
-// both are stored in seconds (Threshold).
+// seconds (the latencies, slot_release, claim_time, the scale workload's
+// steps) takes a duration string such as "1ms" or "250us" as well as a
+// bare number of seconds; both are stored in seconds (Threshold). A metric
+// in bytes (table_size_last, peak_heap) takes a number of bytes:
+// 500000000.
 package scenarios
 
 import (
@@ -442,6 +487,8 @@ func (d *fileDecoder) scenario(b *hclsyntax.Block, name string, nameRange hcl.Ra
 	}
 	if a := attrs["against"]; attrSet(a) && w == WorkloadSoak {
 		d.notForWorkload(a.NameRange, "against", w, "A soak scenario runs on its own, for its whole duration; it has no ratio to a reference.")
+	} else if attrSet(a) && w == WorkloadScale {
+		d.notForWorkload(a.NameRange, "against", w, "A scale scenario runs on its own, once; it has no ratio to a reference.")
 	} else if attrSet(a) {
 		if v, ok := d.str(a, "against"); ok {
 			switch v {
@@ -543,7 +590,7 @@ var sizeArgs = []struct {
 	max       int64
 }{
 	{"tasks", []Workload{WorkloadDrain, WorkloadExplain}, 100_000_000},
-	{"rounds", []Workload{WorkloadDrain, WorkloadExplain, WorkloadCounters}, 1000},
+	{"rounds", []Workload{WorkloadDrain, WorkloadExplain, WorkloadCounters, WorkloadScale}, 1000},
 	{"warmup", []Workload{WorkloadDrain}, 100_000_000},
 	{"workers", []Workload{WorkloadDrain, WorkloadSoak}, 1000},
 	{"pool_size", []Workload{WorkloadDrain, WorkloadSoak}, 10_000},
@@ -551,6 +598,8 @@ var sizeArgs = []struct {
 	{"clients", []Workload{WorkloadCounters}, 1000},
 	{"duration", []Workload{WorkloadCounters, WorkloadSoak}, 0},
 	{"rate", []Workload{WorkloadSoak}, 1_000_000},
+	{"task_types", []Workload{WorkloadScale}, MaxScaleTypes},
+	{"limit", []Workload{WorkloadScale}, catalog.ConcurrencyRange.Max},
 }
 
 // sizeArgNames returns the size arguments a workload uses (every one for
@@ -573,6 +622,7 @@ func (d *fileDecoder) size(b *hclsyntax.Block, which string, w Workload) (Size, 
 	ints := map[string]*int{
 		"tasks": &s.Tasks, "rounds": &s.Rounds, "warmup": &s.Warmup, "workers": &s.Workers,
 		"pool_size": &s.PoolSize, "batch_size": &s.BatchSize, "clients": &s.Clients, "rate": &s.Rate,
+		"task_types": &s.TaskTypes, "limit": &s.Limit,
 	}
 	for _, arg := range sizeArgs {
 		a := attrs[arg.name]
@@ -611,12 +661,12 @@ func (d *fileDecoder) config(b *hclsyntax.Block, s *Scenario, types *hclsyntax.B
 		}
 	}
 	w := s.Workload
-	if w == WorkloadCounters {
+	if why, ok := noConfigWorkloads[w]; ok {
 		if types != nil {
-			d.notForWorkload(types.TypeRange, "types", w, "The counters workload inserts into tables of its own and takes no queue configuration.")
+			d.notForWorkload(types.TypeRange, "types", w, why)
 		}
 		for _, lb := range inline {
-			d.notForWorkload(lb.TypeRange, lb.Type+" "+spec.Quote(blockLabel(lb)), w, "The counters workload inserts into tables of its own and takes no queue configuration.")
+			d.notForWorkload(lb.TypeRange, lb.Type+" "+spec.Quote(blockLabel(lb)), w, why)
 		}
 		return false
 	}
@@ -655,6 +705,13 @@ func (d *fileDecoder) config(b *hclsyntax.Block, s *Scenario, types *hclsyntax.B
 		return false
 	}
 	return len(d.diags) == before
+}
+
+// noConfigWorkloads are the workloads that take no configuration (types,
+// queue and task blocks), each with why.
+var noConfigWorkloads = map[Workload]string{
+	WorkloadCounters: "The counters workload inserts into tables of its own and takes no queue configuration.",
+	WorkloadScale:    "The scale workload generates its configuration from size.task_types and size.limit and takes no other.",
 }
 
 // blockLabel returns a block's first label, or "".

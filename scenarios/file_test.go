@@ -293,6 +293,22 @@ func TestScenarioFilesGood(t *testing.T) {
 				},
 			},
 		},
+		{
+			path: "testdata/scenario-files/good/scale.hcl",
+			want: []Scenario{
+				{
+					Name: "scale-100k", Description: "100,000 limited task types", Workload: WorkloadScale,
+					Size:  Size{TaskTypes: 100_000, Limit: 1000, Rounds: 3},
+					Quick: Size{TaskTypes: 10_000},
+					Thresholds: []Threshold{
+						{Metric: "first_apply", Max: thresholdValue(60)},
+						{Metric: "noop_plan", Max: thresholdValue(5)},
+						{Metric: "peak_heap", Max: thresholdValue(500_000_000)},
+					},
+				},
+				{Name: "defaults", Workload: WorkloadScale},
+			},
+		},
 	}
 	for _, c := range cases {
 		t.Run(filepath.Base(c.path), func(t *testing.T) {
@@ -311,7 +327,7 @@ func TestShippedScenarioFiles(t *testing.T) {
 	t.Parallel()
 	shipped, err := filepath.Glob("*.hcl")
 	require.NoError(t, err)
-	require.ElementsMatch(t, []string{"counters.hcl", "drain.hcl", "explain.hcl", "soak.hcl"}, shipped)
+	require.ElementsMatch(t, []string{"counters.hcl", "drain.hcl", "explain.hcl", "scale.hcl", "soak.hcl"}, shipped)
 	for _, f := range shipped {
 		_, diags := LoadScenarios(f)
 		require.Empty(t, diags, "%s: %s", f, diags)
@@ -334,6 +350,7 @@ func TestShippedScenarioFiles(t *testing.T) {
 		"rows-optimistic-1k", "rows-optimistic-100k",
 		"baseline", "enabled", "mixed", "many", "high-baseline", "high", "binding",
 		"explain-no-limit", "explain-one-limited", "explain-all-limited", "explain-saturated",
+		"scale-100k",
 		"soak-retention", "soak-held-snapshot",
 	}, names)
 
@@ -367,6 +384,9 @@ func TestShippedScenarioFiles(t *testing.T) {
 	for _, sc := range byName {
 		if sc.Workload == WorkloadExplain || sc.Workload == WorkloadSoak {
 			continue // measured once: no rounds
+		}
+		if sc.Workload == WorkloadScale {
+			continue // applies once; its 3 no-op plans are a budget (checked below), not compared
 		}
 		for _, quick := range []bool{false, true} {
 			require.GreaterOrEqual(t, EffectiveSize(sc, quick).Rounds, 5, "%s (quick %v)", sc.Name, quick)
@@ -473,6 +493,17 @@ func TestShippedScenarioFiles(t *testing.T) {
 	require.Equal(t, 3.0, *hi)
 	for _, th := range held.Thresholds {
 		require.NotContains(t, th.Metric, "growth", "a held snapshot is shown, not judged")
+	}
+
+	// Scale: the 100,000 types limited to 1,000 (10,000 quick),
+	// and its targets.
+	scale := byName["scale-100k"]
+	require.Equal(t, Size{TaskTypes: 100_000, Limit: 1000, Rounds: 3}, scale.Size)
+	require.Equal(t, Size{TaskTypes: 10_000}, scale.Quick)
+	require.Equal(t, Size{TaskTypes: 10_000, Limit: 1000, Rounds: 3}, EffectiveSize(scale, true))
+	for metric, want := range map[string]float64{"first_apply": 60, "noop_plan": 5, "change_1pct": 10, "peak_heap": 500_000_000} {
+		_, hi := bound("scale-100k", metric)
+		require.Equal(t, want, *hi, metric)
 	}
 }
 
@@ -630,12 +661,16 @@ func FuzzParseScenarios(f *testing.F) {
 					require.Positive(t, size.Rate, s.Name)
 					require.Positive(t, size.Workers, s.Name)
 				}
+				if s.Workload == WorkloadScale {
+					require.Positive(t, size.TaskTypes, s.Name)
+					require.Positive(t, size.Limit, s.Name)
+				}
 			}
 			require.True(t, scenarioNameRE.MatchString(s.Name), s.Name)
 			require.False(t, names[s.Name], s.Name)
 			names[s.Name] = true
 			require.Contains(t, Workloads, s.Workload)
-			if s.Workload != WorkloadCounters {
+			if s.Workload != WorkloadCounters && s.Workload != WorkloadScale {
 				require.NotEmpty(t, s.Config.Queues, s.Name)
 				require.NotEmpty(t, s.Config.TaskTypes, s.Name)
 			}

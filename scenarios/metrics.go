@@ -93,6 +93,15 @@ var Metrics = []Metric{
 		"total size of tasks and concurrency_slots, indexes and TOAST included, at the last sample"},
 	{"tasks_purged", WorkloadSoak, UnitTuples, true, false, false,
 		"finished tasks the leader's maintenance deleted past retention during the run (0: maintenance did not purge)"},
+
+	{"first_apply", WorkloadScale, UnitSeconds, false, false, false,
+		"loading the generated configuration's files, planning and applying it to a fresh schema, as pgseq apply --auto-approve does"},
+	{"noop_plan", WorkloadScale, UnitSeconds, false, false, true,
+		"loading the same files again and planning them against the applied schema, as pgseq plan does: a plan without changes"},
+	{"change_1pct", WorkloadScale, UnitSeconds, false, false, false,
+		"loading the files with 1% of the types at half the limit, planning and applying that change"},
+	{"peak_heap", WorkloadScale, UnitBytes, false, false, false,
+		"the most Go heap in use (live and not yet swept objects) sampled every 10 ms over the three steps, above the heap in use before them"},
 }
 
 // LookupMetric returns the metric named name of a workload.

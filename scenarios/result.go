@@ -8,8 +8,9 @@ import (
 // ResultFormatVersion is the version of the suite result document
 // (SuiteResult). The major number changes when a field changes meaning or
 // goes away; readers refuse a major they do not know. 1.1 added the soak
-// workload's series (ScenarioResult.Soak).
-const ResultFormatVersion = "1.1"
+// workload's series (ScenarioResult.Soak), 1.2 the scale workload's run
+// (ScenarioResult.Scale) and its sizes (Size.TaskTypes, Size.Limit).
+const ResultFormatVersion = "1.2"
 
 // SuiteResult is one `pgseq bench run`: every scenario it ran, with every
 // round's samples, and the verdict. It is written as JSON (run.json) and
@@ -71,6 +72,9 @@ type ScenarioResult struct {
 	// Soak is the soak workload's run: its settings and the series sampled
 	// over time.
 	Soak *SoakRun `json:"soak,omitempty"`
+	// Scale is the scale workload's run: its generated configuration and
+	// each step's times.
+	Scale *ScaleRun `json:"scale,omitempty"`
 }
 
 // Metric returns the scenario's metric named name, or nil.

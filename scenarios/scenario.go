@@ -28,10 +28,15 @@ const (
 	// leader's maintenance purges finished tasks past retention, and the
 	// claim latency, dead tuples and table size are sampled over time.
 	WorkloadSoak Workload = "soak"
+	// WorkloadScale times the reconciler on a large generated
+	// configuration: the first apply of many limited task types, no-op
+	// plans of it, and the apply of a change to 1% of them, loaded from
+	// HCL files each time, with the Go heap they took (RunScale).
+	WorkloadScale Workload = "scale"
 )
 
 // Workloads lists every workload, in documentation order.
-var Workloads = []Workload{WorkloadDrain, WorkloadExplain, WorkloadCounters, WorkloadSoak}
+var Workloads = []Workload{WorkloadDrain, WorkloadExplain, WorkloadCounters, WorkloadSoak, WorkloadScale}
 
 // Scenario is one benchmark scenario as a scenario file declares it (the
 // package documentation describes the format; LoadScenarios reads it):
@@ -70,7 +75,8 @@ type Scenario struct {
 	Quick Size
 	// Config is the pgseq configuration the scenario runs against: the
 	// inline queue/task blocks, or the generated types. The drain, explain
-	// and soak workloads use its first queue.
+	// and soak workloads use its first queue; the counters and scale
+	// workloads take none (scale generates its own from its Size).
 	Config catalog.State
 	// HandlerDelay is how long each task's handler sleeps (drain, soak).
 	HandlerDelay time.Duration
@@ -94,7 +100,7 @@ type Size struct {
 	// explain: pending when the plans are taken).
 	Tasks int `json:"tasks,omitempty"`
 	// Rounds is the number of measured rounds (interleaved with the
-	// scenario's Against).
+	// scenario's Against; scale: its no-op plans).
 	Rounds int `json:"rounds,omitempty"`
 	// Warmup is the number of tasks of an unreported warm-up run (drain).
 	Warmup int `json:"warmup,omitempty"`
@@ -110,6 +116,10 @@ type Size struct {
 	Duration time.Duration `json:"duration_ns,omitempty"`
 	// Rate is the soak's steady enqueue rate, in tasks per second.
 	Rate int `json:"rate,omitempty"`
+	// TaskTypes is how many limited task types the scale workload
+	// declares, Limit the concurrency of each.
+	TaskTypes int `json:"task_types,omitempty"`
+	Limit     int `json:"limit,omitempty"`
 }
 
 // Merge returns s with the non-zero fields of o.
@@ -127,6 +137,8 @@ func (s Size) Merge(o Size) Size {
 	set(&s.BatchSize, o.BatchSize)
 	set(&s.Clients, o.Clients)
 	set(&s.Rate, o.Rate)
+	set(&s.TaskTypes, o.TaskTypes)
+	set(&s.Limit, o.Limit)
 	if o.Duration != 0 {
 		s.Duration = o.Duration
 	}

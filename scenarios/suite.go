@@ -69,6 +69,8 @@ var (
 	countersDefaults = Size{Rounds: 6, Clients: 8, Duration: time.Second}
 	// A soak runs once; its batch_size defaults to its queue's (RunSoak).
 	soakDefaults = Size{Rounds: 1, Workers: 1, PoolSize: 4, Duration: 10 * time.Minute, Rate: 500}
+	// A scale run applies once; its rounds are no-op plans.
+	scaleDefaults = Size{Rounds: 3, TaskTypes: 10_000, Limit: 1000}
 )
 
 // EffectiveSize is the size sc runs at: the workload's defaults, the
@@ -84,6 +86,8 @@ func EffectiveSize(sc Scenario, quick bool) Size {
 		s = countersDefaults
 	case WorkloadSoak:
 		s = soakDefaults
+	case WorkloadScale:
+		s = scaleDefaults
 	}
 	s = s.Merge(sc.Size)
 	if quick {
@@ -98,7 +102,8 @@ func EffectiveSize(sc Scenario, quick bool) Size {
 // RunSuite runs the scenarios — drain scenarios in groups (a reference and
 // the scenarios measured against it, interleaved round after round), then
 // the explain scenarios, then the counters scenarios interleaved, then the
-// soak scenarios one by one — and judges every threshold.
+// soak scenarios one by one, then the scale scenarios one by one — and
+// judges every threshold.
 func RunSuite(ctx context.Context, opts SuiteOptions) (*SuiteResult, error) {
 	if opts.Pool == nil || len(opts.Scenarios) == 0 {
 		return nil, errors.New("scenarios: SuiteOptions needs a Pool and Scenarios")
@@ -200,6 +205,24 @@ func RunSuite(ctx context.Context, opts SuiteOptions) (*SuiteResult, error) {
 		step(fmt.Sprintf("soak: %s (%s at %s tasks/s)", sc.Name, size.Duration, textfmt.Thousands(size.Rate)))
 		r, err := RunSoak(ctx, SoakOptions{
 			Pool: opts.Pool, Scenario: sc, Size: size, SchemaPrefix: opts.SchemaPrefix, Progress: opts.Soak,
+		})
+		if err != nil {
+			return nil, fmt.Errorf("scenario %q: %w", sc.Name, err)
+		}
+		results[sc.Name] = *r
+	}
+
+	// Scale scenarios, one by one: each applies its generated
+	// configuration to a schema of its own.
+	for _, sc := range opts.Scenarios {
+		if sc.Workload != WorkloadScale {
+			continue
+		}
+		size := EffectiveSize(sc, opts.Quick)
+		step(fmt.Sprintf("scale: %s (%s)", sc.Name, sizeLine(WorkloadScale, size)))
+		r, err := RunScale(ctx, ScaleOptions{
+			Pool: opts.Pool, Scenario: sc, Size: size, SchemaPrefix: opts.SchemaPrefix,
+			Step: func(s string) { step(fmt.Sprintf("scale: %s: %s", sc.Name, s)) },
 		})
 		if err != nil {
 			return nil, fmt.Errorf("scenario %q: %w", sc.Name, err)

@@ -134,6 +134,9 @@ func (r *SuiteResult) WriteMarkdown(w io.Writer, charts []string) error {
 		if s.Soak != nil {
 			writeSoakMarkdown(&b, s.Soak)
 		}
+		if s.Scale != nil {
+			writeScaleMarkdown(&b, s.Scale)
+		}
 		if len(s.Plans) > 0 {
 			b.WriteString("| function | statement | indexes | seq scans of tasks | rows examined | buffers | ms | plan |\n|---|---|---|---:|---:|---:|---:|---|\n")
 			for _, p := range s.Plans {
@@ -160,6 +163,8 @@ func sizeLine(w Workload, s Size) string {
 		return fmt.Sprintf("%s, %s, %s per run", textfmt.Plural(s.Clients, "client"), textfmt.Plural(s.Rounds, "round"), s.Duration)
 	case WorkloadSoak:
 		return soakSizeLine(s)
+	case WorkloadScale:
+		return scaleSizeLine(s)
 	}
 	return ""
 }

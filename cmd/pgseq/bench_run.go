@@ -41,7 +41,9 @@ Drain scenarios run in groups: a scenario and those declared "against" it
 run interleaved, round after round, so their ratios compare runs made one
 after the other on the same machine. Explain scenarios record the plans of
 every statement of claim and complete; counters scenarios run interleaved;
-soak scenarios run one by one for their duration, sampled over time.
+soak scenarios run one by one for their duration, sampled over time; scale
+scenarios apply a generated configuration of many task types, then time
+no-op plans of it and a change to 1% of its types.
 
 Writes to --out: run.json (the versioned result, every round's samples),
 run.md (a report for a pull request), run.bench.txt (Go benchmark format,
