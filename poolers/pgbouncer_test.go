@@ -48,13 +48,25 @@ func pgbouncer(t *testing.T, mode string, poolSize int) string {
 	}
 	target, err := pgconn.ParseConfig(pgtest.ConnString(t))
 	require.NoError(t, err)
-	port := freePort(t)
 	dir := t.TempDir()
 	// Only the test database's own user, with its own password (none for
 	// the built-in database's trust authentication).
 	users := fmt.Sprintf("%q %q\n", target.User, target.Password)
 	require.NoError(t, os.WriteFile(filepath.Join(dir, "users.txt"), []byte(users), 0o600))
-	ini := fmt.Sprintf(`[databases]
+	// PgBouncer refuses to run as root: as root, it runs as the built-in
+	// database's server user, which must read its files and reach them.
+	if os.Geteuid() == 0 {
+		openAncestors(t, dir)
+	}
+	// A port found free may be taken before PgBouncer binds it (by another
+	// test's PgBouncer, or any connection's local port): PgBouncer then
+	// exits, and a dial to the port would reach whoever holds it. So it is
+	// ready when its own log says it listens there, and started again on
+	// another port when it exited.
+	for attempt := 1; ; attempt++ {
+		port := freePort(t)
+		logPath := filepath.Join(dir, fmt.Sprintf("pgbouncer-%d.log", attempt))
+		ini := fmt.Sprintf(`[databases]
 %s = host=%s port=%d dbname=%s user=%s
 
 [pgbouncer]
@@ -69,42 +81,50 @@ max_client_conn = 100
 logfile = %s
 pidfile = %s
 `, target.Database, target.Host, target.Port, target.Database, target.User,
-		port, filepath.Join(dir, "users.txt"), mode, poolSize, filepath.Join(dir, "pgbouncer.log"), filepath.Join(dir, "pgbouncer.pid"))
-	if target.Password != "" {
-		ini = strings.Replace(ini, "user="+target.User, "user="+target.User+" password="+target.Password, 1)
-	}
-	cfgPath := filepath.Join(dir, "pgbouncer.ini")
-	require.NoError(t, os.WriteFile(cfgPath, []byte(ini), 0o600))
+			port, filepath.Join(dir, "users.txt"), mode, poolSize, logPath, filepath.Join(dir, fmt.Sprintf("pgbouncer-%d.pid", attempt)))
+		if target.Password != "" {
+			ini = strings.Replace(ini, "user="+target.User, "user="+target.User+" password="+target.Password, 1)
+		}
+		cfgPath := filepath.Join(dir, fmt.Sprintf("pgbouncer-%d.ini", attempt))
+		require.NoError(t, os.WriteFile(cfgPath, []byte(ini), 0o600))
 
-	cmd := exec.Command(bin, cfgPath)
-	// PgBouncer refuses to run as root: as root, it runs as the built-in
-	// database's server user, which must read its files and reach them.
-	require.NoError(t, localdb.RunAsServerUser(cmd, dir))
-	if os.Geteuid() == 0 {
-		openAncestors(t, dir)
-	}
-	var out strings.Builder
-	cmd.Stdout, cmd.Stderr = &out, &out
-	require.NoError(t, cmd.Start())
-	t.Cleanup(func() {
-		_ = cmd.Process.Signal(syscall.SIGINT)
-		_, _ = cmd.Process.Wait()
-	})
-	addr := net.JoinHostPort("127.0.0.1", strconv.Itoa(port))
-	deadline := time.Now().Add(10 * time.Second)
-	for {
-		c, err := net.DialTimeout("tcp", addr, 200*time.Millisecond)
-		if err == nil {
-			c.Close()
-			break
+		cmd := exec.Command(bin, cfgPath)
+		require.NoError(t, localdb.RunAsServerUser(cmd, dir))
+		var out strings.Builder
+		cmd.Stdout, cmd.Stderr = &out, &out
+		require.NoError(t, cmd.Start())
+		exited := make(chan struct{})
+		go func() {
+			_ = cmd.Wait()
+			close(exited)
+		}()
+		t.Cleanup(func() {
+			_ = cmd.Process.Signal(syscall.SIGINT)
+			<-exited
+		})
+		listening := fmt.Sprintf("listening on 127.0.0.1:%d", port)
+		deadline := time.Now().Add(10 * time.Second)
+	wait:
+		for {
+			log, _ := os.ReadFile(logPath)
+			select {
+			case <-exited:
+				if attempt == 5 {
+					t.Fatalf("pgbouncer exited 5 times without listening; the last time:\n%s\n%s", out.String(), log)
+				}
+				break wait // the port was taken: another one
+			default:
+			}
+			if strings.Contains(string(log), listening) {
+				addr := net.JoinHostPort("127.0.0.1", strconv.Itoa(port))
+				return fmt.Sprintf("postgres://%s@%s/%s?sslmode=disable", target.User, addr, target.Database)
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("pgbouncer did not listen on 127.0.0.1:%d within 10 s:\n%s\n%s", port, out.String(), log)
+			}
+			time.Sleep(20 * time.Millisecond)
 		}
-		if time.Now().After(deadline) {
-			log, _ := os.ReadFile(filepath.Join(dir, "pgbouncer.log"))
-			t.Fatalf("pgbouncer did not listen on %s: %v\n%s\n%s", addr, err, out.String(), log)
-		}
-		time.Sleep(20 * time.Millisecond)
 	}
-	return fmt.Sprintf("postgres://%s@%s/%s?sslmode=disable", target.User, addr, target.Database)
 }
 
 func freePort(t *testing.T) int {
