@@ -147,3 +147,28 @@ func TestPlanRefusesACounterOnATableTheRoleDoesNotOwn(t *testing.T) {
 	require.Contains(t, cpe.Problems[0].Detail, `pgseq apply detaches counter "item_number" from `+app+`.items`)
 	require.Contains(t, cpe.Problems[0].Detail, fmt.Sprintf("GRANT %q TO %q", owner.Name, applying.Name))
 }
+
+// pgseq plan needs no more than the read level: a role given it plans an
+// unchanged configuration (empty) and a change (shown), and cannot apply it.
+func TestPlanRunsAsTheReadLevel(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	reader := e.newRole("reader")
+	desired := withAccess(catalog.Grant{Level: catalog.LevelRead, Role: reader.Name})
+	e.apply(desired)
+	as := poolAs(t, reader)
+	ctx := context.Background()
+
+	p, err := applier.Plan(ctx, as, e.schema, desired)
+	require.NoError(t, err, "plan as the read level")
+	require.True(t, p.Empty(), "%+v", p.Changes)
+	changed := desired
+	changed.TaskTypes = append([]catalog.TaskType(nil), desired.TaskTypes...)
+	changed.TaskTypes[0].Concurrency++
+	p, err = applier.Plan(ctx, as, e.schema, changed)
+	require.NoError(t, err)
+	require.Equal(t, 1, p.Summary.Change)
+
+	_, err = applier.PlanAndApply(ctx, as, e.schema, changed, applier.Options{Client: "test", Version: "test", LockTimeout: time.Second}, nil)
+	require.Error(t, err, "the read level cannot apply")
+}
