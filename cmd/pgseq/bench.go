@@ -114,7 +114,7 @@ synchronous_commit. It creates and drops schemas named <schema>_bench_*.`,
 			if opts.BatchSize < 1 || opts.BatchSize > 10000 {
 				return fmt.Errorf("--batch-size must be from 1 to 10000, got %d", opts.BatchSize)
 			}
-			pool, err := a.connect(ctx, "pgseq bench")
+			pool, err := a.connectAsWorkers(ctx, "pgseq bench")
 			if err != nil {
 				return err
 			}

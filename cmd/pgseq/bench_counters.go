@@ -42,7 +42,7 @@ The same scenario runs as go test -run '^$' -bench Counters ./counter.`,
 			if opts.Rounds < 1 || opts.Duration <= 0 {
 				return fmt.Errorf("--rounds must be at least 1 and --duration positive")
 			}
-			pool, err := a.connect(ctx, "pgseq bench")
+			pool, err := a.connectAsWorkers(ctx, "pgseq bench")
 			if err != nil {
 				return err
 			}

@@ -80,7 +80,7 @@ Exit codes: 0 every threshold met; 4 a threshold missed or inconclusive
 				}
 				picked = withRounds(picked, rounds)
 			}
-			pool, err := a.connect(ctx, "pgseq bench")
+			pool, err := a.connectAsWorkers(ctx, "pgseq bench")
 			if err != nil {
 				return err
 			}

@@ -272,20 +272,43 @@ func client() string {
 }
 
 // connect resolves the connection (starting the built-in local database
-// when nothing is configured) and returns a pool. paths are the
-// configuration or plan file given, whose directories are searched for the
-// project's local database after the working directory's (localLocation).
+// when nothing is configured) and returns a pool that works behind a
+// connection pooler in transaction mode (dbconn.ConnectSourcePoolerSafe:
+// no prepared statements unless the connection string asks for them).
+// paths are the configuration or plan file given, whose directories are
+// searched for the project's local database after the working directory's
+// (localLocation).
 func (a *app) connect(ctx context.Context, appName string, paths ...string) (*pgxpool.Pool, error) {
-	src, err := dbconn.Resolve(a.databaseURL, os.Getenv)
+	src, err := a.source(ctx, paths)
 	if err != nil {
 		return nil, err
 	}
-	if src.Local {
-		if src.ConnString, err = a.startLocal(ctx, paths); err != nil {
-			return nil, err
-		}
+	return dbconn.ConnectSourcePoolerSafe(ctx, src, appName)
+}
+
+// connectAsWorkers is connect with pgx's own default query mode (prepared
+// statements, cached): what the benchmarks measure, as workers run.
+func (a *app) connectAsWorkers(ctx context.Context, appName string) (*pgxpool.Pool, error) {
+	src, err := a.source(ctx, nil)
+	if err != nil {
+		return nil, err
 	}
 	return dbconn.ConnectSource(ctx, src, appName)
+}
+
+// source resolves the connection, starting the built-in local database
+// when nothing is configured.
+func (a *app) source(ctx context.Context, paths []string) (dbconn.Source, error) {
+	src, err := dbconn.Resolve(a.databaseURL, os.Getenv)
+	if err != nil {
+		return src, err
+	}
+	if src.Local {
+		if src.ConnString, err = a.startLocal(ctx, paths); err != nil {
+			return src, err
+		}
+	}
+	return src, nil
 }
 
 // startLocal starts the project's built-in local database (localLocation)

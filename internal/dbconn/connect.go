@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgxpool"
 )
@@ -42,6 +43,25 @@ func Connect(ctx context.Context, connString, appName string) (*pgxpool.Pool, er
 // postgres://u:***@h/db (from DATABASE_URL): …".
 func ConnectSource(ctx context.Context, src Source, appName string) (*pgxpool.Pool, error) {
 	return connect(ctx, src.ConnString, src.From, appName)
+}
+
+// ConnectSourcePoolerSafe is ConnectSource with pgx's query mode exec
+// (pgx.QueryExecModeExec) unless the connection string names one
+// (default_query_exec_mode): it prepares no statement, so it works behind a
+// connection pooler in transaction mode (PgBouncer before 1.21 keeps no
+// prepared statement, and one prepared on a server connection another
+// client gets next fails with 42P05). Every parameter pgseq sends is
+// typed, so nothing depends on a Describe. For the commands, whose few
+// dozen statements a prepare would not speed up.
+func ConnectSourcePoolerSafe(ctx context.Context, src Source, appName string) (*pgxpool.Pool, error) {
+	cfg, err := parseConfig(src.ConnString, src.From, appName)
+	if err != nil {
+		return nil, err
+	}
+	if !strings.Contains(src.ConnString, "default_query_exec_mode") {
+		cfg.ConnConfig.DefaultQueryExecMode = pgx.QueryExecModeExec
+	}
+	return connectConfig(ctx, cfg, src.From)
 }
 
 func connect(ctx context.Context, connString, from, appName string) (*pgxpool.Pool, error) {
