@@ -62,7 +62,7 @@ func BenchmarkScale(b *testing.B) {
 			_, err := applier.Apply(ctx, pool, p, applier.Options{Client: "bench"})
 			require.NoError(b, err)
 		}
-		b.ReportMetric(float64(scaleTypes*planner.MaxSlotGroups), "slot_rows")
+		b.ReportMetric(float64(scaleTypes*catalog.MaxSlotGroups), "slot_rows")
 	})
 
 	schema := pgtest.Schema(b)

@@ -83,7 +83,7 @@ func planTasks(desired, actual catalog.State, p *plan.Plan) []plan.Change {
 	layout := func(limit int) []int {
 		l, ok := layouts[limit]
 		if !ok {
-			l = SlotLayout(limit)
+			l = catalog.SlotLayout(limit)
 			layouts[limit] = l
 		}
 		return l
@@ -230,7 +230,7 @@ func onlyDraining(gs []catalog.SlotGroup) bool {
 }
 
 // draining returns the groups beyond the first groups (the layout's
-// number of groups: len(SlotLayout(limit))) that are still in use.
+// number of groups: len(catalog.SlotLayout(limit))) that are still in use.
 func draining(actual []catalog.SlotGroup, groups int) []int {
 	var out []int
 	for _, g := range actual {
@@ -276,7 +276,7 @@ func slotReasons(sc *plan.SlotChange, running, limit int) []string {
 	if sc.Drop {
 		return append(r, "limit removed: empty slot groups are deleted, those in use drain (capacity 0) until their tasks finish")
 	}
-	r = append(r, fmt.Sprintf("slot groups: %s", describeLayout(SlotLayout(limit))))
+	r = append(r, fmt.Sprintf("slot groups: %s", describeLayout(catalog.SlotLayout(limit))))
 	if n := len(sc.Remove) - len(sc.Draining); n > 0 {
 		r = append(r, fmt.Sprintf("%s deleted", textfmt.Plural(n, "empty slot group")))
 	}

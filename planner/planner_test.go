@@ -22,7 +22,7 @@ func intp(v int) *int { return &v }
 // tasks holding group i+1.
 func slots(taskType string, limit int, used ...int) []catalog.SlotRun {
 	var out []catalog.SlotGroup
-	for i, c := range SlotLayout(limit) {
+	for i, c := range catalog.SlotLayout(limit) {
 		g := catalog.SlotGroup{TaskType: taskType, Group: i + 1, Capacity: c}
 		if i < len(used) {
 			g.Used = used[i]
@@ -251,7 +251,7 @@ func TestPlanConvergesAfterSimulatedApply(t *testing.T) {
 	actual := catalog.State{}
 	for _, tt := range desired.TaskTypes {
 		actual.TaskTypes = append(actual.TaskTypes, tt)
-		for i, c := range SlotLayout(tt.Concurrency) {
+		for i, c := range catalog.SlotLayout(tt.Concurrency) {
 			actual.Slots = append(actual.Slots, catalog.SlotRun{TaskType: tt.Name, First: i + 1, Last: i + 1, Capacity: c})
 		}
 	}

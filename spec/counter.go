@@ -111,7 +111,7 @@ type numberedColumn struct {
 
 // counter decodes a counter block.
 func (d *decoder) counter(b *hclsyntax.Block, name string, nameRange hcl.Range) {
-	valid := ValidCounterName(name)
+	valid := catalog.ValidCounterName(name)
 	if !valid {
 		d.errorf(nameRange, "Invalid counter name", "%s", invalidCounterNameDetail(name))
 	}
@@ -161,7 +161,7 @@ func (d *decoder) counter(b *hclsyntax.Block, name string, nameRange hcl.Range) 
 
 	prefixA, prefixFrom := attrs["prefix"], blocks["prefix_from"]
 	if v, ok := d.str(prefixA, "prefix"); ok {
-		if ValidPrefix(v) {
+		if catalog.ValidPrefix(v) {
 			c.Prefix = strings.ToUpper(v)
 		} else {
 			d.errorf(prefixA.Expr.Range(), "Invalid prefix", "%s", invalidPrefixDetail(v))
@@ -279,7 +279,7 @@ func (d *decoder) scope(a *hclsyntax.Attribute, c *catalog.Counter, rs *CounterR
 			continue
 		}
 		col := ev.AsString()
-		if !ValidIdentifier(col) {
+		if !catalog.ValidIdentifier(col) {
 			d.errorf(e.Range(), "Invalid column name", "%s", invalidColumnDetail(path, col))
 			continue
 		}
@@ -354,7 +354,7 @@ func (d *decoder) columnName(a *hclsyntax.Attribute, path string) (string, bool)
 	if !ok {
 		return "", false
 	}
-	if !ValidIdentifier(v) {
+	if !catalog.ValidIdentifier(v) {
 		d.errorf(a.Expr.Range(), "Invalid column name", "%s", invalidColumnDetail(path, v))
 		return "", false
 	}

@@ -252,13 +252,13 @@ func TestCounterNames(t *testing.T) {
 		"invoice_number": true, "_": true, "_x1": true, "a" + strings.Repeat("b", 62): true,
 		"a" + strings.Repeat("b", 63): false, "Invoice": false, "1a": false, "a-b": false, "": false, "a.b": false,
 	} {
-		require.Equal(t, want, ValidCounterName(name), name)
+		require.Equal(t, want, catalog.ValidCounterName(name), name)
 	}
 	for name, want := range map[string]bool{
 		"t": true, "_": true, "Tasks": true, "a$1": true, "x" + strings.Repeat("y", 62): true,
 		"x" + strings.Repeat("y", 63): false, "$a": false, "1a": false, "a b": false, "a.b": false, `"a"`: false, "": false, "é": false,
 	} {
-		require.Equal(t, want, ValidIdentifier(name), name)
+		require.Equal(t, want, catalog.ValidIdentifier(name), name)
 	}
 	for name, want := range map[string]string{
 		"tasks": "public.tasks", "app.tasks": "app.tasks", "public.tasks": "public.tasks",
@@ -272,7 +272,7 @@ func TestCounterNames(t *testing.T) {
 		"INV": true, "inv": true, "A": true, "A1B2": true, "ABCDEFGHIJKLMNOP": true,
 		"ABCDEFGHIJKLMNOPQ": false, "": false, "1A": false, "INV-": false, "I_V": false,
 	} {
-		require.Equal(t, want, ValidPrefix(p), p)
+		require.Equal(t, want, catalog.ValidPrefix(p), p)
 	}
 }
 

@@ -355,19 +355,19 @@ func TestRandomStatesAreValid(t *testing.T) {
 	for range 200 {
 		s := randomState(rng)
 		for _, q := range s.Queues {
-			require.True(t, ValidQueueName(q.Name), q.Name)
+			require.True(t, catalog.ValidQueueName(q.Name), q.Name)
 			require.False(t, math.IsNaN(q.Backoff.Factor))
 		}
 		for _, task := range s.TaskTypes {
-			require.True(t, ValidTaskName(task.Name), fmt.Sprint(task.Name))
+			require.True(t, catalog.ValidTaskName(task.Name), fmt.Sprint(task.Name))
 		}
 		for _, c := range s.Counters {
-			require.True(t, ValidCounterName(c.Name), c.Name)
-			require.True(t, ValidPrefix(c.Prefix) || c.Prefix == "", c.Prefix)
+			require.True(t, catalog.ValidCounterName(c.Name), c.Name)
+			require.True(t, catalog.ValidPrefix(c.Prefix) || c.Prefix == "", c.Prefix)
 			if c.Attached() {
 				_, ok := QualifyTable(c.Table)
 				require.True(t, ok, c.Table)
-				require.True(t, ValidIdentifier(c.Column), c.Column)
+				require.True(t, catalog.ValidIdentifier(c.Column), c.Column)
 			}
 		}
 	}

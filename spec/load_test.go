@@ -342,14 +342,14 @@ func TestNames(t *testing.T) {
 		"a" + strings.Repeat("b", 62): true,
 		"a" + strings.Repeat("b", 63): false,
 	} {
-		require.Equal(t, want, ValidQueueName(name), name)
+		require.Equal(t, want, catalog.ValidQueueName(name), name)
 	}
 	long := "a:" + strings.Repeat("b", MaxTaskNameLen-2)
 	for name, want := range map[string]bool{
 		"email:send": true, "media:render.4k": true, "Reports_daily": true, "a:b:c": true, "a-b.c_d": true, long: true,
 		long + "c": false, "email::send": false, ":send": false, "send:": false, "4k": false, "a b": false, "": false, "e/mail": false,
 	} {
-		require.Equal(t, want, ValidTaskName(name), name)
+		require.Equal(t, want, catalog.ValidTaskName(name), name)
 	}
 }
 

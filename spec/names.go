@@ -19,20 +19,6 @@ const (
 	taskNameRule    = `A task name starts with a letter, followed by letters, digits, '_', '.' or '-'; colons separate further non-empty parts of the same characters (^[A-Za-z][A-Za-z0-9_.-]*(:[A-Za-z0-9_.-]+)*$), such as "email:send" or "media:render.4k". It is at most 128 bytes long.`
 )
 
-// ValidQueueName reports whether name may name a queue (catalog's rule).
-func ValidQueueName(name string) bool { return catalog.ValidQueueName(name) }
-
-// ValidTaskName reports whether name may name a task type (catalog's rule).
-func ValidTaskName(name string) bool { return catalog.ValidTaskName(name) }
-
-// ValidCounterName reports whether name may name a counter (catalog's rule).
-func ValidCounterName(name string) bool { return catalog.ValidCounterName(name) }
-
-// ValidIdentifier reports whether name may name a column, a table or a
-// schema: an SQL identifier that needs no quotes, at most 63 bytes.
-// Names are used exactly as written (case matters).
-func ValidIdentifier(name string) bool { return catalog.ValidIdentifier(name) }
-
 // QualifyTable returns a table name as schema.name, adding DefaultSchema to
 // a bare name. ok is false when name is neither a valid identifier nor two
 // of them joined by a dot.
@@ -41,21 +27,17 @@ func QualifyTable(name string) (qualified string, ok bool) {
 	if !found {
 		schema, table = DefaultSchema, name
 	}
-	if !ValidIdentifier(schema) || !ValidIdentifier(table) {
+	if !catalog.ValidIdentifier(schema) || !catalog.ValidIdentifier(table) {
 		return "", false
 	}
 	return schema + "." + table, true
 }
 
-// ValidPrefix reports whether p may be a counter's key prefix: a letter
-// followed by at most 15 letters or digits. Prefixes are stored upper-cased.
-func ValidPrefix(p string) bool { return catalog.ValidPrefix(p) }
-
 // invalidCounterNameDetail says why name is not a valid counter name.
 func invalidCounterNameDetail(name string) string {
 	d := fmt.Sprintf("%s is not a valid counter name. %s", Quote(name), counterNameRule)
 	fixed := strings.ToLower(strings.NewReplacer("-", "_", ".", "_", ":", "_", " ", "_").Replace(name))
-	if fixed != name && ValidCounterName(fixed) {
+	if fixed != name && catalog.ValidCounterName(fixed) {
 		d += fmt.Sprintf(" Did you mean %q?", fixed)
 	}
 	return d
@@ -95,7 +77,7 @@ func invalidColumnDetail(path, name string) string {
 // invalidPrefixDetail says why p is not a valid key prefix.
 func invalidPrefixDetail(p string) string {
 	d := fmt.Sprintf("%s is not a valid prefix. A prefix starts with a letter, followed by at most 15 letters or digits (^[A-Za-z][A-Za-z0-9]{0,15}$), such as \"INV\"; it is stored upper-case and keys read PREFIX-N (INV-1042).", Quote(p))
-	if trimmed := strings.TrimRight(p, "-_ "); trimmed != p && ValidPrefix(trimmed) {
+	if trimmed := strings.TrimRight(p, "-_ "); trimmed != p && catalog.ValidPrefix(trimmed) {
 		d += fmt.Sprintf(" The dash is added for you: write prefix = %q.", trimmed)
 	} else if p == "" {
 		d += " For keys without a prefix, remove prefix."
@@ -114,7 +96,7 @@ func invalidTaskNameDetail(name string) string {
 // invalidQueueNameDetail says why name is not a valid queue name.
 func invalidQueueNameDetail(name string) string {
 	d := fmt.Sprintf("%s is not a valid queue name. %s", Quote(name), queueNameRule)
-	if lower := strings.ToLower(name); lower != name && ValidQueueName(lower) {
+	if lower := strings.ToLower(name); lower != name && catalog.ValidQueueName(lower) {
 		d += fmt.Sprintf(" Did you mean %q?", lower)
 	}
 	return d
