@@ -159,7 +159,7 @@ func planTasks(desired, actual catalog.State, p *plan.Plan) []plan.Change {
 	return out
 }
 
-// planSlots compares layout, the layout for limit (SlotLayout), with the
+// planSlots compares layout, the layout for limit (catalog.SlotLayout), with the
 // actual groups, sorted by group. It returns
 // nil when nothing needs to change. Groups outside the layout are removed;
 // the applier deletes those with used = 0 and drains the others (capacity 0).
