@@ -31,6 +31,13 @@ func (r *rt) claimPlans(t *testing.T, batch int) (plans []string, types []string
 // rows and duration.
 func (r *rt) plansOf(t *testing.T, query string, args ...any) (plans []string, rows [][]any, took time.Duration) {
 	t.Helper()
+	return r.plansWith(t, nil, query, args...)
+}
+
+// plansWith is plansOf with the session settings set (SET statements)
+// run first.
+func (r *rt) plansWith(t *testing.T, set []string, query string, args ...any) (plans []string, rows [][]any, took time.Duration) {
+	t.Helper()
 	var mu sync.Mutex
 	cfg := r.pool.Config().ConnConfig.Copy()
 	cfg.OnNotice = func(_ *pgconn.PgConn, n *pgconn.Notice) {
@@ -53,6 +60,10 @@ func (r *rt) plansOf(t *testing.T, query string, args ...any) (plans []string, r
 	} {
 		_, err := conn.Exec(bg, s)
 		require.NoError(t, err, "%s (auto_explain ships with the PostgreSQL server package; the test role must be allowed to LOAD it)", s)
+	}
+	for _, st := range set {
+		_, err := conn.Exec(bg, st)
+		require.NoError(t, err, st)
 	}
 	start := time.Now()
 	res, err := conn.Query(bg, r.sql(query), args...)
@@ -139,6 +150,28 @@ func TestClaimPlanFastPathWithManyPending(t *testing.T) {
 	}
 	requireBounded(t, plans, 100)
 	t.Logf("claim of 100 from %d pending (fast path): %s\n%s", manyPending, took, all)
+}
+
+// The same claim on a plan cached for any batch size (PL/pgSQL's generic
+// plan, forced here: the server picks it itself after a few calls when it
+// costs no more): it finds the picked tasks by primary key, never by
+// hashing the whole table (migration 018; before it, a sequential scan of
+// every task on each claim).
+func TestClaimGenericPlanFindsTasksByIndex(t *testing.T) {
+	t.Parallel()
+	r := newRT(t, state(queueCfg("q"), task("free", 0), task("limited", 10)))
+	r.seed("free", "open", manyPending, "1 day")
+	r.exec(`ANALYZE {{schema}}.tasks`)
+	r.register("w")
+
+	for _, limited := range []string{"NULL", "100"} { // both branches of claim_open
+		plans, rows, _ := r.plansWith(t, []string{`SET plan_cache_mode = force_generic_plan`},
+			`SELECT type FROM {{schema}}.claim('q', 'w', $1, `+limited+`)`, 100)
+		require.Len(t, rows, 100)
+		all := strings.Join(plans, "\n")
+		require.Contains(t, all, "Index Scan using tasks_pkey on tasks", "max_limited %s", limited)
+		requireBounded(t, plans, 100)
+	}
 }
 
 // When the oldest 100,000 pending tasks belong to a limited type whose

@@ -14,7 +14,7 @@
 -- default owner privileges. Roles that pgseq apply grants access levels to
 -- are not shown: a freshly migrated schema has none.
 --
--- Version 17.
+-- Version 18.
 
 
 -- Schema
@@ -446,6 +446,8 @@ $function$;
 CREATE OR REPLACE FUNCTION {{schema}}.claim_open(queue text, worker_id text, n integer, max_limited integer)
  RETURNS SETOF {{schema}}.tasks
  LANGUAGE plpgsql
+ SET enable_hashjoin TO 'off'
+ SET enable_mergejoin TO 'off'
 AS $function$
 #variable_conflict use_column
 BEGIN
