@@ -2123,7 +2123,7 @@ CREATE OR REPLACE FUNCTION {{schema}}.type_lock_key(task_type text)
  RETURNS integer
  LANGUAGE sql
  IMMUTABLE
-AS $function$ SELECT hashtext('{{schema}}#' || (hashtext(task_type) & 1023)) $function$;
+AS $function$ SELECT hashtext('{{schema}}#' || (hashtext(task_type) & 1023)::text) $function$;
 -- privileges: owner
 
 CREATE OR REPLACE FUNCTION {{schema}}.unregister_worker(worker_id text)

@@ -3,8 +3,10 @@ package migrations_test
 import (
 	"context"
 	"errors"
+	"strings"
 	"testing"
 
+	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/stretchr/testify/require"
 
@@ -101,4 +103,20 @@ func TestExclusiveTypeLocksAreBounded(t *testing.T) {
 	// And they exclude the runtime of those types: any one of them.
 	err = tryTypeLocks(t, r, `SELECT {{schema}}.lock_types($1)`, "type:12345")
 	require.True(t, isLockTimeout(err), "the runtime waits for the apply: %v", err)
+}
+
+// type_lock_key is inlined where it is called: the runtime computes the
+// keys of a completion batch's types in its own statement, not by calling
+// an SQL function once per type. An IMMUTABLE function is inlined only
+// when everything in it is immutable.
+func TestTypeLockKeyIsInlined(t *testing.T) {
+	t.Parallel()
+	r := newRT(t, state(queueCfg("q"), task("render", 2)))
+	rows, err := r.pool.Query(bg, r.sql(`EXPLAIN (VERBOSE) SELECT {{schema}}.type_lock_key(u.t) FROM unnest(ARRAY['a', 'b']) AS u(t)`))
+	require.NoError(t, err)
+	lines, err := pgx.CollectRows(rows, pgx.RowTo[string])
+	require.NoError(t, err)
+	plan := strings.Join(lines, "\n")
+	require.Contains(t, plan, "hashtext(", "the body in the plan:\n%s", plan)
+	require.NotContains(t, plan, "type_lock_key(", "no call of the function:\n%s", plan)
 }
