@@ -128,29 +128,31 @@ BEGIN
         SELECT u.type, u.grp, row_number() OVER (PARTITION BY u.type ORDER BY u.ord) AS k
         FROM unnest(u_types, u_groups) WITH ORDINALITY AS u(type, grp, ord)
     ), rows AS (
-        SELECT r.*, u.grp,
+        -- earlier_id: the task that already uses the row's key, as this
+        -- statement sees it (looked up once: it is not inserted again,
+        -- and it is the row's id).
+        SELECT r.*, u.grp, e.id AS earlier_id,
                CASE WHEN NOT r.limited OR u.grp IS NOT NULL THEN 'open'
                     WHEN r.run_at <= now() THEN 'waiting'
                     ELSE 'scheduled' END::{{schema}}.task_gate AS gate
-        FROM ranked r LEFT JOIN units u ON u.type = r.type AND u.k = r.k
+        FROM ranked r
+        LEFT JOIN units u ON u.type = r.type AND u.k = r.k
+        LEFT JOIN {{schema}}.tasks e ON r.key IS NOT NULL AND e.type = r.type AND e.idempotency_key = r.key
     ), inserted AS (
         INSERT INTO {{schema}}.tasks AS t (id, queue, type, payload, priority, idempotency_key, run_at, gate, slot_group)
         OVERRIDING SYSTEM VALUE
         SELECT new_id, queue, type, payload, priority, key, run_at, gate, grp FROM rows
-        WHERE rows.key IS NULL
-           OR NOT EXISTS (SELECT 1 FROM {{schema}}.tasks e WHERE e.type = rows.type AND e.idempotency_key = rows.key)
+        WHERE rows.earlier_id IS NULL
         ORDER BY key IS NULL, type COLLATE "C", key COLLATE "C", ord
         ON CONFLICT (type, idempotency_key) WHERE idempotency_key IS NOT NULL DO NOTHING
         RETURNING t.id, t.type, t.idempotency_key, t.gate
     ), ids AS (
-        SELECT array_agg(coalesce(mine.id, same_batch.id, earlier.id) ORDER BY rows.ord) AS ids,
+        SELECT array_agg(coalesce(mine.id, same_batch.id, rows.earlier_id) ORDER BY rows.ord) AS ids,
                array_agg(mine.id) FILTER (WHERE mine.gate = 'waiting' AND (v_keyed OR rows.key IS NOT NULL)) AS waiting
         FROM rows
         LEFT JOIN inserted mine ON mine.id = rows.new_id
         LEFT JOIN inserted same_batch ON rows.key IS NOT NULL
              AND same_batch.type = rows.type AND same_batch.idempotency_key = rows.key
-        LEFT JOIN {{schema}}.tasks earlier ON rows.key IS NOT NULL
-             AND earlier.type = rows.type AND earlier.idempotency_key = rows.key
     )
     SELECT ids.ids, ids.waiting INTO v_ids, v_wait FROM ids;
 
