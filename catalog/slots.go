@@ -54,16 +54,23 @@ func (r SlotRun) Len() int { return r.Last - r.First + 1 }
 func Runs(groups []SlotGroup) []SlotRun {
 	var out []SlotRun
 	for _, g := range groups {
-		if n := len(out); n > 0 {
-			r := &out[n-1]
-			if r.TaskType == g.TaskType && r.Last == g.Group-1 && r.Capacity == g.Capacity && r.Used == g.Used {
-				r.Last = g.Group
-				continue
-			}
-		}
-		out = append(out, SlotRun{TaskType: g.TaskType, First: g.Group, Last: g.Group, Capacity: g.Capacity, Used: g.Used})
+		out = AppendRun(out, g)
 	}
 	return out
+}
+
+// AppendRun adds group g to runs: it extends the last run when g follows
+// it (same type, the next group, the same capacity and use), else it
+// starts a run of its own.
+func AppendRun(runs []SlotRun, g SlotGroup) []SlotRun {
+	if n := len(runs); n > 0 {
+		r := &runs[n-1]
+		if r.TaskType == g.TaskType && r.Last == g.Group-1 && r.Capacity == g.Capacity && r.Used == g.Used {
+			r.Last = g.Group
+			return runs
+		}
+	}
+	return append(runs, SlotRun{TaskType: g.TaskType, First: g.Group, Last: g.Group, Capacity: g.Capacity, Used: g.Used})
 }
 
 // Groups returns the groups of runs, one per group, in the runs' order.

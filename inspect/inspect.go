@@ -290,14 +290,7 @@ func appendRuns(out []catalog.SlotRun, name string, groups, capacities, used []i
 		groups, capacities, used = permute(groups, order), permute(capacities, order), permute(used, order)
 	}
 	for i, g := range groups {
-		if n := len(out); n > 0 {
-			r := &out[n-1]
-			if r.TaskType == name && r.Last == int(g)-1 && r.Capacity == int(capacities[i]) && r.Used == int(used[i]) {
-				r.Last = int(g)
-				continue
-			}
-		}
-		out = append(out, catalog.SlotRun{TaskType: name, First: int(g), Last: int(g), Capacity: int(capacities[i]), Used: int(used[i])})
+		out = catalog.AppendRun(out, catalog.SlotGroup{TaskType: name, Group: int(g), Capacity: int(capacities[i]), Used: int(used[i])})
 	}
 	return out, nil
 }
