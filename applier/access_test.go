@@ -93,7 +93,7 @@ func (e *env) may(role testRole, probe string) bool {
 
 const (
 	probeClaim     = `SELECT has_function_privilege($1, '{{schema}}.claim(text, text, integer, integer)', 'EXECUTE')`
-	probeEnqueue   = `SELECT has_function_privilege($1, '{{schema}}.enqueue(text, jsonb, text, integer, timestamptz)', 'EXECUTE')`
+	probeEnqueue   = `SELECT has_function_privilege($1, '{{schema}}.enqueue(text, jsonb, text, integer, timestamptz, text)', 'EXECUTE')`
 	probeNextValue = `SELECT has_function_privilege($1, '{{schema}}.next_value(text, text)', 'EXECUTE')`
 	probeTasks     = `SELECT has_table_privilege($1, '{{schema}}.tasks', 'SELECT')`
 	probeQueues    = `SELECT has_table_privilege($1, '{{schema}}.queues', 'SELECT')`

@@ -333,6 +333,10 @@ type batch struct {
 	// Task types the apply creates: a type deleted earlier may have left
 	// unfinished tasks of its name (see leftovers).
 	created []*catalog.TaskType
+	// Existing task types whose partition block changes (or that are
+	// deleted with one): locked against the runtime, then their tasks
+	// follow (apply_partitions).
+	partitions []string
 	// Pending tasks whose lane or queue must follow their type.
 	retargetType    []string
 	retargetQueue   []*string
@@ -345,6 +349,10 @@ type batch struct {
 func (b *batch) retarget(c plan.Change) {
 	before, _ := c.Before.(*catalog.TaskType)
 	after, _ := c.After.(*catalog.TaskType)
+	if before != nil && before.Partitioned() && (after == nil || !samePartition(before.Partition, after.Partition)) ||
+		before != nil && after != nil && !before.Partitioned() && after.Partitioned() {
+		b.partitions = append(b.partitions, c.Name)
+	}
 	switch {
 	case before == nil: // created: see leftovers
 	case after == nil:
@@ -359,6 +367,14 @@ func (b *batch) retarget(c plan.Change) {
 		b.retargetQueue = append(b.retargetQueue, &q)
 		b.retargetLimited = append(b.retargetLimited, after.Limited())
 	}
+}
+
+// samePartition reports whether two partition blocks are the same.
+func samePartition(a, b *catalog.Partition) bool {
+	if a == nil || b == nil {
+		return a == b
+	}
+	return *a == *b
 }
 
 // leftovers adds to the batch the task types it creates that have
@@ -404,7 +420,7 @@ func (b *batch) leftovers(ctx context.Context, tx pgx.Tx, schema string) ([]stri
 // those whose slot groups change and those whose pending tasks move.
 func (b *batch) lockedTypes() []string {
 	out := slices.Clone(b.lockSlots)
-	for _, t := range b.retargetType {
+	for _, t := range slices.Concat(b.retargetType, b.partitions) {
 		if !slices.Contains(out, t) {
 			out = append(out, t)
 		}
@@ -549,8 +565,9 @@ func execute(ctx context.Context, tx pgx.Tx, p *plan.Plan, opts Options, migrate
 	if len(b.tasks) > 0 {
 		n := len(b.tasks)
 		names, queues := make([]string, n), make([]string, n)
-		conc, prio := make([]int32, n), make([]int32, n)
+		conc, prio, perKey := make([]int32, n), make([]int32, n), make([]int32, n)
 		retries := make([]*int32, n)
+		by := make([]*string, n)
 		for i, t := range b.tasks {
 			names[i], queues[i] = t.Name, t.Queue
 			conc[i], prio[i] = int32(t.Concurrency), int32(t.Priority)
@@ -558,8 +575,14 @@ func execute(ctx context.Context, tx pgx.Tx, p *plan.Plan, opts Options, migrate
 				v := int32(*t.MaxRetries)
 				retries[i] = &v
 			}
+			if p := t.Partition; p != nil {
+				perKey[i] = int32(p.Concurrency)
+				if p.By != "" {
+					by[i] = &p.By
+				}
+			}
 		}
-		if err := run("writing task types", "upsert_task_types", names, queues, conc, retries, prio); err != nil {
+		if err := run("writing task types", "upsert_task_types", names, queues, conc, retries, prio, perKey, by); err != nil {
 			return err
 		}
 	}
@@ -585,6 +608,11 @@ func execute(ctx context.Context, tx pgx.Tx, p *plan.Plan, opts Options, migrate
 	}
 	if len(b.deleteTasks) > 0 {
 		if err := run("deleting task types", "delete_task_types", b.deleteTasks); err != nil {
+			return err
+		}
+	}
+	if len(b.partitions) > 0 {
+		if err := run("bringing tasks in line with the per-key limits", "apply_partitions", b.partitions); err != nil {
 			return err
 		}
 	}

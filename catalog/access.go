@@ -208,8 +208,8 @@ func ComparePrivileges(a, b Privilege) int {
 // test checks every one exists with this signature.
 var (
 	enqueueFunctions = []string{
-		"enqueue(text, jsonb, text, integer, timestamp with time zone)",
-		"enqueue_batch(text[], jsonb[], text[], integer[], timestamp with time zone[])",
+		"enqueue(text, jsonb, text, integer, timestamp with time zone, text)",
+		"enqueue_batch(text[], jsonb[], text[], integer[], timestamp with time zone[], text[])",
 	}
 	workFunctions = []string{
 		"claim(text, text, integer, integer)",
@@ -242,7 +242,7 @@ var (
 	// may read.
 	Tables = []string{
 		"applies", "concurrency_slots", "counter_values", "counters", "grants", "leader",
-		"queues", "reservations", "runtime_clock", "schema_migrations", "task_types", "tasks", "workers",
+		"partition_slots", "queues", "reservations", "runtime_clock", "schema_migrations", "task_types", "tasks", "workers",
 	}
 )
 

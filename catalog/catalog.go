@@ -62,10 +62,31 @@ type TaskType struct {
 	MaxRetries *int `json:"max_retries"`
 	// Priority is the default priority of enqueued tasks (higher first).
 	Priority int `json:"priority"`
+	// Partition is the type's per-key limit; nil for a type without a
+	// partition block.
+	Partition *Partition `json:"partition,omitempty"`
 }
+
+// Partition is a task type's per-key limit: at most Concurrency tasks of
+// one partition key run at once (and hold a unit while admitted).
+type Partition struct {
+	// By is the top-level payload field a task's key is read from when its
+	// enqueue gives none ("tenant_id" for by = "payload.tenant_id"); ""
+	// when every enqueue must give the key.
+	By string `json:"by,omitempty"`
+	// Concurrency is the per-key limit.
+	Concurrency int `json:"concurrency"`
+}
+
+// PartitionByPrefix starts a partition block's by: the field is a
+// top-level field of the task's payload.
+const PartitionByPrefix = "payload."
 
 // Limited reports whether the task type has a concurrency limit.
 func (t TaskType) Limited() bool { return t.Concurrency > 0 }
+
+// Partitioned reports whether the task type has a per-key limit.
+func (t TaskType) Partitioned() bool { return t.Partition != nil }
 
 // SlotGroup is one row of a task type's concurrency slots. The capacities of
 // a type's live groups sum to its limit; a group with capacity 0 is draining.

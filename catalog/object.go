@@ -187,11 +187,20 @@ func (t TaskType) Attributes() []Attr {
 	if t.MaxRetries != nil {
 		retries = strconv.Itoa(*t.MaxRetries)
 	}
+	by, perKey := "null", "null"
+	if p := t.Partition; p != nil {
+		perKey = strconv.Itoa(p.Concurrency)
+		if p.By != "" {
+			by = quote(PartitionByPrefix + p.By)
+		}
+	}
 	return []Attr{
 		{"queue", quote(t.Queue)},
 		{"concurrency", conc},
 		{"max_retries", retries},
 		{"priority", strconv.Itoa(t.Priority)},
+		{"partition.concurrency", perKey},
+		{"partition.by", by},
 	}
 }
 

@@ -57,6 +57,8 @@ var (
 	// also be 0, which means unlimited (no concurrency argument).
 	ConcurrencyRange = IntRange{Attr: "concurrency", Min: 1, Max: MaxConcurrency}
 	PriorityRange    = IntRange{Attr: "priority", Min: -MaxPriority, Max: MaxPriority}
+	// PartitionConcurrencyRange bounds a per-key limit.
+	PartitionConcurrencyRange = IntRange{Attr: "partition.concurrency", Min: 1, Max: MaxConcurrency}
 
 	CounterStartRange       = IntRange{Attr: "start", Min: 1, Max: MaxCounterStart}
 	CounterLockTimeoutRange = DurationRange{Attr: "lock_timeout", Min: MinCounterLockTimeout, Max: MaxCounterLockTimeout}
@@ -266,7 +268,23 @@ func (t TaskType) Validate() error {
 		es.add(MaxRetriesRange.Check(int64(*t.MaxRetries)))
 	}
 	es.add(PriorityRange.Check(int64(t.Priority)))
+	if p := t.Partition; p != nil {
+		es.add(PartitionConcurrencyRange.Check(int64(p.Concurrency)))
+		if p.By != "" && !ValidPartitionField(p.By) {
+			es.addf("partition.by", "%q is not a top-level payload field name (1 to %d bytes, no dots)", p.By, MaxPartitionFieldLen)
+		}
+	}
 	return es.orNil()
+}
+
+// MaxPartitionFieldLen bounds the payload field a partition block names.
+const MaxPartitionFieldLen = 200
+
+// ValidPartitionField reports whether name can be the top-level payload
+// field of a partition block's by: not empty, at most
+// MaxPartitionFieldLen bytes, no dot (a nested field is not supported).
+func ValidPartitionField(name string) bool {
+	return name != "" && len(name) <= MaxPartitionFieldLen && !strings.Contains(name, ".")
 }
 
 // Validate checks the counter against the rules of the configuration

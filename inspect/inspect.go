@@ -183,7 +183,7 @@ func ReadManaged(ctx context.Context, db Querier, schema string) (catalog.State,
 	if s.Queues, err = readQueues(ctx, db, schema); err != nil {
 		return s, version, fmt.Errorf("reading queues: %w", err)
 	}
-	if s.TaskTypes, err = readTaskTypes(ctx, db, schema); err != nil {
+	if s.TaskTypes, err = readTaskTypes(ctx, db, schema, version); err != nil {
 		return s, version, fmt.Errorf("reading task types: %w", err)
 	}
 	if s.Slots, err = readSlots(ctx, db, schema); err != nil {
@@ -237,8 +237,44 @@ func readQueues(ctx context.Context, db Querier, schema string) ([]catalog.Queue
 	return out, err
 }
 
-func readTaskTypes(ctx context.Context, db Querier, schema string) ([]catalog.TaskType, error) {
+// PartitionsVersion is the schema version whose task types have per-key
+// limits (migration 019).
+const PartitionsVersion = 19
+
+func readTaskTypes(ctx context.Context, db Querier, schema string, version int) ([]catalog.TaskType, error) {
+	if version < PartitionsVersion {
+		return readTaskTypesBeforePartitions(ctx, db, schema)
+	}
 	rows, err := db.Query(ctx, query("task_types", schema))
+	if err != nil {
+		return nil, err
+	}
+	var out []catalog.TaskType
+	var t catalog.TaskType
+	var retries, perKey *int
+	var by *string
+	_, err = pgx.ForEachRow(rows, []any{&t.Name, &t.Queue, &t.Concurrency, &retries, &t.Priority, &perKey, &by}, func() error {
+		t.MaxRetries, t.Partition = nil, nil
+		if retries != nil {
+			v := *retries
+			t.MaxRetries = &v
+		}
+		if perKey != nil {
+			t.Partition = &catalog.Partition{Concurrency: *perKey}
+			if by != nil {
+				t.Partition.By = *by
+			}
+		}
+		out = append(out, t)
+		return nil
+	})
+	return out, err
+}
+
+// readTaskTypesBeforePartitions reads the task types of a schema before
+// PartitionsVersion.
+func readTaskTypesBeforePartitions(ctx context.Context, db Querier, schema string) ([]catalog.TaskType, error) {
+	rows, err := db.Query(ctx, query("task_types_before_partitions", schema))
 	if err != nil {
 		return nil, err
 	}

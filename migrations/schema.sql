@@ -14,7 +14,7 @@
 -- default owner privileges. Roles that pgseq apply grants access levels to
 -- are not shown: a freshly migrated schema has none.
 --
--- Version 18.
+-- Version 19.
 
 
 -- Schema
@@ -144,6 +144,16 @@ CREATE TABLE {{schema}}.leader (
 );
 -- privileges: owner
 
+CREATE TABLE {{schema}}.partition_slots (
+    task_type text NOT NULL,
+    partition_key text NOT NULL,
+    used integer DEFAULT 0 NOT NULL,
+    CONSTRAINT partition_slots_pkey PRIMARY KEY (task_type, partition_key),
+    CONSTRAINT partition_slots_used_check CHECK (used >= 0)
+) WITH (fillfactor=50);
+COMMENT ON TABLE {{schema}}.partition_slots IS 'Units in use per partition key, a row per key with work; used by the runtime only.';
+-- privileges: owner
+
 CREATE TABLE {{schema}}.queues (
     name text NOT NULL,
     batch_size integer NOT NULL,
@@ -212,14 +222,19 @@ CREATE TABLE {{schema}}.task_types (
     created_at timestamp with time zone DEFAULT now() NOT NULL,
     updated_at timestamp with time zone DEFAULT now() NOT NULL,
     draining boolean DEFAULT false NOT NULL,
+    partition_limit integer,
+    partition_by text,
     CONSTRAINT task_types_concurrency_check CHECK (concurrency >= 1 AND concurrency <= 1000000),
     CONSTRAINT task_types_max_retries_check CHECK (max_retries >= 0),
+    CONSTRAINT task_types_partition_limit_check CHECK (partition_limit >= 1 AND partition_limit <= 1000000),
     CONSTRAINT task_types_pkey PRIMARY KEY (name),
     CONSTRAINT task_types_queue_fkey FOREIGN KEY (queue) REFERENCES {{schema}}.queues(name)
 );
 CREATE INDEX task_types_draining ON {{schema}}.task_types USING btree (name) WHERE draining;
 CREATE INDEX task_types_queue ON {{schema}}.task_types USING btree (queue);
 COMMENT ON TABLE {{schema}}.task_types IS 'Declared task types and their concurrency limits, managed by pgseq apply.';
+COMMENT ON COLUMN {{schema}}.task_types.partition_limit IS 'Per-key limit: at most this many tasks of one partition key hold a unit (pending admitted or running); NULL for a type without a partition block.';
+COMMENT ON COLUMN {{schema}}.task_types.partition_by IS 'The top-level payload field a task''s partition key is read from when enqueue is given none; NULL: the key must be given.';
 -- privileges: owner
 
 CREATE TABLE {{schema}}.tasks (
@@ -242,14 +257,20 @@ CREATE TABLE {{schema}}.tasks (
     completed_at timestamp with time zone,
     updated_at timestamp with time zone DEFAULT now() NOT NULL,
     gate {{schema}}.task_gate DEFAULT 'open'::{{schema}}.task_gate NOT NULL,
+    partition_key text,
+    key_wait boolean DEFAULT false NOT NULL,
+    key_unit boolean DEFAULT false NOT NULL,
     CONSTRAINT tasks_pkey PRIMARY KEY (id)
 ) WITH (fillfactor=80);
 CREATE INDEX tasks_claimable ON {{schema}}.tasks USING btree (queue, priority DESC, run_at, id) WHERE ((status = 'pending'::{{schema}}.task_status) AND (gate = 'open'::{{schema}}.task_gate));
 CREATE INDEX tasks_finished ON {{schema}}.tasks USING btree (queue, completed_at) WHERE (status = ANY (ARRAY['completed'::{{schema}}.task_status, 'failed'::{{schema}}.task_status, 'dead_letter'::{{schema}}.task_status]));
 CREATE INDEX tasks_held ON {{schema}}.tasks USING btree (worker_id) WHERE (status = ANY (ARRAY['claimed'::{{schema}}.task_status, 'running'::{{schema}}.task_status]));
 CREATE UNIQUE INDEX tasks_idempotency ON {{schema}}.tasks USING btree (type, idempotency_key) WHERE (idempotency_key IS NOT NULL);
-CREATE INDEX tasks_scheduled ON {{schema}}.tasks USING btree (queue, run_at) WHERE ((status = 'pending'::{{schema}}.task_status) AND (gate = 'scheduled'::{{schema}}.task_gate));
+CREATE INDEX tasks_key_waiting ON {{schema}}.tasks USING btree (type, partition_key, priority DESC, run_at, id) WHERE ((status = 'pending'::{{schema}}.task_status) AND key_wait);
+CREATE INDEX tasks_scheduled ON {{schema}}.tasks USING btree (queue, run_at) WHERE ((status = 'pending'::{{schema}}.task_status) AND (gate = 'scheduled'::{{schema}}.task_gate) AND (NOT key_wait));
 CREATE INDEX tasks_waiting ON {{schema}}.tasks USING btree (type, priority DESC, run_at, id) WHERE ((status = 'pending'::{{schema}}.task_status) AND (gate = 'waiting'::{{schema}}.task_gate));
+COMMENT ON COLUMN {{schema}}.tasks.key_wait IS 'Due, waiting for a unit of its partition key (gate scheduled, out of tasks_scheduled).';
+COMMENT ON COLUMN {{schema}}.tasks.key_unit IS 'Holds a unit of its partition key: cleared in the statement that gives the unit back.';
 -- privileges: owner
 
 CREATE TABLE {{schema}}.workers (
@@ -276,21 +297,139 @@ CREATE OR REPLACE FUNCTION {{schema}}.admit_due(queue text, max_tasks integer)
 AS $function$
 DECLARE
     v_types text[];
+    k_types text[];
+    k_keys  text[];
 BEGIN
     WITH due AS (
         SELECT t.id FROM {{schema}}.tasks t
-        WHERE t.queue = admit_due.queue AND t.status = 'pending' AND t.gate = 'scheduled' AND t.run_at <= now()
+        WHERE t.queue = admit_due.queue AND t.status = 'pending' AND t.gate = 'scheduled' AND NOT t.key_wait
+          AND t.run_at <= now()
         ORDER BY t.run_at
         LIMIT max_tasks
         FOR UPDATE SKIP LOCKED
     ), joined AS (
-        UPDATE {{schema}}.tasks t SET gate = 'waiting', updated_at = now()
+        UPDATE {{schema}}.tasks t
+        SET gate = CASE WHEN t.partition_key IS NULL OR t.key_unit THEN 'waiting' ELSE t.gate END::{{schema}}.task_gate,
+            key_wait = t.partition_key IS NOT NULL AND NOT t.key_unit,
+            updated_at = now()
         FROM due WHERE t.id = due.id
-        RETURNING t.type
+          AND (t.partition_key IS NULL OR t.key_unit OR {{schema}}.try_lock_type(t.type))
+        RETURNING t.type, t.partition_key, t.key_wait
     )
-    SELECT array_agg(DISTINCT j.type) INTO v_types
-    FROM joined j WHERE {{schema}}.try_lock_type(j.type);
+    SELECT array_agg(DISTINCT j.type) FILTER (WHERE NOT j.key_wait AND {{schema}}.try_lock_type(j.type)),
+           array_agg(j.type) FILTER (WHERE j.key_wait),
+           array_agg(j.partition_key) FILTER (WHERE j.key_wait)
+      INTO v_types, k_types, k_keys
+    FROM joined j;
     PERFORM {{schema}}.try_admit_types(v_types);
+    IF k_types IS NOT NULL THEN
+        PERFORM {{schema}}.admit_keys(k_types, k_keys);
+    END IF;
+END;
+$function$;
+-- privileges: owner
+
+CREATE OR REPLACE FUNCTION {{schema}}.admit_keys(types text[], keys text[], freed boolean DEFAULT false)
+ RETURNS integer
+ LANGUAGE plpgsql
+AS $function$
+DECLARE
+    v_type    text;
+    v_key     text;
+    v_back    integer;
+    v_lim     integer;
+    v_limited boolean;
+    v_used    integer;
+    v_ids     bigint[];
+    w_ids     bigint[] := '{}';
+    v_units   integer[];
+    v_opened  integer := 0;
+    n         integer;
+BEGIN
+    FOR v_type, v_key, v_back, v_lim, v_limited IN
+        SELECT u.t, u.k, count(*)::integer, tt.partition_limit, tt.concurrency IS NOT NULL
+        FROM unnest(types, keys) AS u(t, k)
+        LEFT JOIN {{schema}}.task_types tt ON tt.name = u.t
+        WHERE u.k IS NOT NULL
+        GROUP BY u.t, u.k, tt.partition_limit, tt.concurrency
+        ORDER BY u.t COLLATE "C", u.k COLLATE "C"
+    LOOP
+        -- 1. The key's row, locked.
+        LOOP
+            SELECT s.used INTO v_used FROM {{schema}}.partition_slots s
+            WHERE s.task_type = v_type AND s.partition_key = v_key
+            FOR UPDATE;
+            EXIT WHEN FOUND;
+            INSERT INTO {{schema}}.partition_slots (task_type, partition_key) VALUES (v_type, v_key)
+            ON CONFLICT DO NOTHING;
+        END LOOP;
+        -- 2. Units given back.
+        IF freed THEN
+            IF v_used < v_back THEN
+                RAISE EXCEPTION 'a partition key unit was given back twice: % key "%" (% given back, % in use)',
+                    v_type, v_key, v_back, v_used
+                    USING ERRCODE = 'PS030',
+                          HINT = 'This is a pgseq bug (invariant I3): please report it with the output of pgseq status.';
+            END IF;
+            v_used := v_used - v_back;
+        END IF;
+        -- 3. The key's first waiting tasks, up to its free units (none when
+        -- the type is no longer partitioned: pgseq apply releases those).
+        v_ids := NULL;
+        IF v_lim IS NOT NULL AND v_used < v_lim THEN
+            WITH next AS (
+                SELECT t.id, row_number() OVER (ORDER BY t.priority DESC, t.run_at, t.id) AS turn
+                FROM (SELECT t.id, t.priority, t.run_at FROM {{schema}}.tasks t
+                      WHERE t.type = v_type AND t.partition_key = v_key AND t.status = 'pending' AND t.key_wait
+                      ORDER BY t.priority DESC, t.run_at, t.id
+                      LIMIT v_lim - v_used
+                      FOR UPDATE SKIP LOCKED) t
+            ), admitted AS (
+                -- The k-th task a key admits in this call runs at now + k-1
+                -- microseconds: the keys admitted together alternate.
+                UPDATE {{schema}}.tasks t
+                SET key_wait = false, key_unit = true, updated_at = now(),
+                    run_at = greatest(t.run_at, now() + (next.turn - 1) * interval '1 microsecond'),
+                    gate = CASE WHEN v_limited THEN 'waiting' ELSE 'open' END::{{schema}}.task_gate
+                FROM next WHERE t.id = next.id
+                RETURNING t.id, t.priority
+            )
+            SELECT array_agg(a.id ORDER BY a.priority DESC, a.id) INTO v_ids FROM admitted a;
+        END IF;
+        n := coalesce(cardinality(v_ids), 0);
+        v_used := v_used + n;
+        -- 4. The row follows.
+        IF v_used = 0 AND NOT EXISTS (
+            SELECT 1 FROM {{schema}}.tasks t
+            WHERE t.type = v_type AND t.partition_key = v_key AND t.status = 'pending' AND t.key_wait) THEN
+            DELETE FROM {{schema}}.partition_slots s WHERE s.task_type = v_type AND s.partition_key = v_key;
+        ELSIF freed OR n > 0 THEN
+            UPDATE {{schema}}.partition_slots s SET used = v_used
+            WHERE s.task_type = v_type AND s.partition_key = v_key;
+        END IF;
+        IF n > 0 AND v_limited THEN
+            w_ids := w_ids || v_ids;
+        ELSE
+            v_opened := v_opened + n;
+        END IF;
+    END LOOP;
+
+    -- The admitted tasks of limited types: units of their types, in claim
+    -- order per type.
+    IF cardinality(w_ids) > 0 THEN
+        FOR v_type, v_ids IN
+            SELECT t.type, array_agg(t.id ORDER BY t.priority DESC, t.run_at, t.id)
+            FROM {{schema}}.tasks t WHERE t.id = ANY (w_ids)
+            GROUP BY t.type ORDER BY t.type
+        LOOP
+            v_units := {{schema}}.take_units(v_type, cardinality(v_ids));
+            UPDATE {{schema}}.tasks t SET gate = 'open', slot_group = u.grp
+            FROM unnest(v_ids[1:cardinality(v_units)], v_units) AS u(id, grp)
+            WHERE t.id = u.id;
+            v_opened := v_opened + cardinality(v_units);
+        END LOOP;
+    END IF;
+    RETURN v_opened;
 END;
 $function$;
 -- privileges: owner
@@ -360,6 +499,76 @@ END;
 $function$;
 -- privileges: owner
 
+CREATE OR REPLACE FUNCTION {{schema}}.apply_partitions(types text[])
+ RETURNS void
+ LANGUAGE plpgsql
+AS $function$
+DECLARE
+    v_gone text[];
+    v_type text;
+    v_keys text[];
+BEGIN
+    -- 1. No longer partitioned.
+    SELECT array_agg(u.t) INTO v_gone
+    FROM unnest(types) AS u(t)
+    LEFT JOIN {{schema}}.task_types tt ON tt.name = u.t
+    WHERE tt.partition_limit IS NULL;
+    IF v_gone IS NOT NULL THEN
+        WITH pending AS (
+            SELECT t.id, t.type, t.partition_key, t.key_unit FROM {{schema}}.tasks t
+            WHERE t.type = ANY (v_gone) AND t.partition_key IS NOT NULL AND t.status = 'pending'
+            FOR UPDATE
+        ), cleared AS (
+            UPDATE {{schema}}.tasks t
+            SET partition_key = NULL, key_unit = false, key_wait = false, updated_at = now(),
+                gate = CASE WHEN NOT t.key_wait THEN t.gate
+                            WHEN tt.concurrency IS NOT NULL THEN 'waiting'
+                            ELSE 'open' END::{{schema}}.task_gate
+            FROM pending p
+            LEFT JOIN {{schema}}.task_types tt ON tt.name = p.type
+            WHERE t.id = p.id
+            RETURNING p.type, p.partition_key, p.key_unit
+        )
+        UPDATE {{schema}}.partition_slots s
+        SET used = s.used - x.n
+        FROM (SELECT c.type, c.partition_key, count(*)::integer AS n FROM cleared c
+              WHERE c.key_unit GROUP BY 1, 2) x
+        WHERE s.task_type = x.type AND s.partition_key = x.partition_key;
+        DELETE FROM {{schema}}.partition_slots s WHERE s.task_type = ANY (v_gone) AND s.used = 0;
+        -- Tasks sent to a limited type's lane take its free units.
+        FOR v_type IN
+            SELECT tt.name FROM {{schema}}.task_types tt
+            WHERE tt.name = ANY (v_gone) AND tt.concurrency IS NOT NULL ORDER BY 1
+        LOOP
+            PERFORM {{schema}}.admit_waiting(v_type);
+        END LOOP;
+    END IF;
+
+    -- 2. Partitioned: the keys with waiting tasks (a skip scan over the
+    -- type's key lanes), each admitting what its limit allows.
+    FOR v_type IN
+        SELECT tt.name FROM {{schema}}.task_types tt
+        WHERE tt.name = ANY (types) AND tt.partition_limit IS NOT NULL ORDER BY 1
+    LOOP
+        WITH RECURSIVE k AS (
+            (SELECT t.partition_key AS key FROM {{schema}}.tasks t
+             WHERE t.type = v_type AND t.status = 'pending' AND t.key_wait
+             ORDER BY t.partition_key LIMIT 1)
+            UNION ALL
+            SELECT (SELECT t.partition_key FROM {{schema}}.tasks t
+                    WHERE t.type = v_type AND t.status = 'pending' AND t.key_wait AND t.partition_key > k.key
+                    ORDER BY t.partition_key LIMIT 1)
+            FROM k WHERE k.key IS NOT NULL
+        )
+        SELECT array_agg(k.key) INTO v_keys FROM k WHERE k.key IS NOT NULL;
+        IF v_keys IS NOT NULL THEN
+            PERFORM {{schema}}.admit_keys(array_fill(v_type, ARRAY[cardinality(v_keys)]), v_keys);
+        END IF;
+    END LOOP;
+END;
+$function$;
+-- privileges: owner
+
 CREATE OR REPLACE FUNCTION {{schema}}.backoff_delay(q {{schema}}.queues, attempt integer)
  RETURNS interval
  LANGUAGE sql
@@ -421,7 +630,7 @@ BEGIN
     -- 1. Scheduled limited tasks now due look for a unit (an index probe when
     -- there are none).
     PERFORM 1 FROM {{schema}}.tasks t
-    WHERE t.queue = v_queue AND t.status = 'pending' AND t.gate = 'scheduled' AND t.run_at <= now()
+    WHERE t.queue = v_queue AND t.status = 'pending' AND t.gate = 'scheduled' AND NOT t.key_wait AND t.run_at <= now()
     LIMIT 1;
     IF FOUND THEN
         PERFORM {{schema}}.admit_due(v_queue, v_batch);
@@ -539,6 +748,11 @@ DECLARE
 BEGIN
     f := {{schema}}.finish_owned(task_ids, worker_id);
     PERFORM {{schema}}.hand_off(f.unit_types, f.unit_groups);
+    IF f.key_types IS NOT NULL THEN
+        IF {{schema}}.admit_keys(f.key_types, f.key_keys, true) > 0 THEN
+            PERFORM pg_notify('pgseq_tasks', '{{schema}}'::regnamespace::text);
+        END IF;
+    END IF;
     RETURN f.n;
 END;
 $function$;
@@ -569,6 +783,11 @@ BEGIN
             v_taken := {{schema}}.hand_off(f.unit_types, f.unit_groups, complete_and_take.worker_id, max_take);
         ELSE
             PERFORM {{schema}}.hand_off(f.unit_types, f.unit_groups);
+        END IF;
+    END IF;
+    IF f.key_types IS NOT NULL THEN
+        IF {{schema}}.admit_keys(f.key_types, f.key_keys, true) > 0 THEN
+            PERFORM pg_notify('pgseq_tasks', '{{schema}}'::regnamespace::text);
         END IF;
     END IF;
     IF v_taken IS NULL OR cardinality(v_taken) = 0 THEN
@@ -661,7 +880,7 @@ AS $function$
 $function$;
 -- privileges: owner
 
-CREATE OR REPLACE FUNCTION {{schema}}.enqueue(type text, payload jsonb DEFAULT NULL::jsonb, idempotency_key text DEFAULT NULL::text, priority integer DEFAULT NULL::integer, run_at timestamp with time zone DEFAULT NULL::timestamp with time zone)
+CREATE OR REPLACE FUNCTION {{schema}}.enqueue(type text, payload jsonb DEFAULT NULL::jsonb, idempotency_key text DEFAULT NULL::text, priority integer DEFAULT NULL::integer, run_at timestamp with time zone DEFAULT NULL::timestamp with time zone, partition_key text DEFAULT NULL::text)
  RETURNS bigint
  LANGUAGE plpgsql
  SECURITY DEFINER
@@ -673,23 +892,34 @@ DECLARE
     v_type  text := enqueue.type;
     v_key   text := enqueue.idempotency_key;
     v_at    timestamptz := coalesce(enqueue.run_at, now());
-    v_queue text;
+    tt      {{schema}}.task_types;
+    v_pkey  text;
     v_prio  integer;
-    v_lim   boolean;
     v_unit  integer;
     v_gate  {{schema}}.task_gate := 'open';
+    v_kwait boolean := false;
     v_id    bigint;
 BEGIN
     -- 1. The type's lock (lock_types' key, shared), then the type.
     PERFORM pg_advisory_xact_lock_shared(1885827953, {{schema}}.type_lock_key(v_type));
-    SELECT t.queue, coalesce(enqueue.priority, t.priority), t.concurrency IS NOT NULL
-      INTO v_queue, v_prio, v_lim
-      FROM {{schema}}.task_types t WHERE t.name = v_type;
+    SELECT * INTO tt FROM {{schema}}.task_types t WHERE t.name = v_type;
     IF NOT FOUND THEN
         RAISE EXCEPTION 'unknown task type "%"', v_type
             USING ERRCODE = 'PS001', HINT = 'Declare it in a task block and run pgseq apply.';
     END IF;
-    IF v_lim THEN
+    v_prio := coalesce(enqueue.priority, tt.priority);
+    IF tt.partition_limit IS NOT NULL THEN
+        -- A partitioned task waits for its key first (after the insert).
+        v_pkey := {{schema}}.partition_key_of(tt, enqueue.payload, enqueue.partition_key);
+        IF v_pkey IS NULL THEN
+            RAISE EXCEPTION 'task type "%" is partitioned: enqueue needs a partition key', v_type
+                USING ERRCODE = 'PS032',
+                      HINT = CASE WHEN tt.partition_by IS NULL THEN 'Pass partition_key.'
+                                  ELSE format('Pass partition_key, or a payload with a non-null top-level field "%s".', tt.partition_by) END;
+        END IF;
+        v_gate := 'scheduled';
+        v_kwait := v_at <= now();
+    ELSIF tt.concurrency IS NOT NULL THEN
         v_gate := CASE WHEN v_at > now() THEN 'scheduled' ELSE 'waiting' END;
     END IF;
 
@@ -710,8 +940,9 @@ BEGIN
         END IF;
     END IF;
     LOOP
-        INSERT INTO {{schema}}.tasks AS t (queue, type, payload, priority, idempotency_key, run_at, gate, slot_group)
-        VALUES (v_queue, v_type, enqueue.payload, v_prio, v_key, v_at, v_gate, v_unit)
+        INSERT INTO {{schema}}.tasks AS t (queue, type, payload, priority, idempotency_key, run_at, gate, slot_group,
+                                           partition_key, key_wait)
+        VALUES (tt.queue, v_type, enqueue.payload, v_prio, v_key, v_at, v_gate, v_unit, v_pkey, v_kwait)
         ON CONFLICT (type, idempotency_key) WHERE idempotency_key IS NOT NULL DO NOTHING
         RETURNING t.id INTO v_id;
         EXIT WHEN v_id IS NOT NULL OR v_key IS NULL;
@@ -731,12 +962,18 @@ BEGIN
             UPDATE {{schema}}.tasks t SET gate = 'open', slot_group = v_unit WHERE t.id = v_id;
         END IF;
     END IF;
+    -- 5. A due partitioned task: its key admits it, or it waits in the
+    -- key's lane (the key's row is taken after the insert: never held
+    -- while the insert waits for an idempotency key).
+    IF v_kwait THEN
+        PERFORM {{schema}}.admit_keys(ARRAY[v_type], ARRAY[v_pkey]);
+    END IF;
     RETURN v_id;
 END;
 $function$;
 -- privileges: owner
 
-CREATE OR REPLACE FUNCTION {{schema}}.enqueue_batch(types text[], payloads jsonb[] DEFAULT NULL::jsonb[], idempotency_keys text[] DEFAULT NULL::text[], priorities integer[] DEFAULT NULL::integer[], run_ats timestamp with time zone[] DEFAULT NULL::timestamp with time zone[])
+CREATE OR REPLACE FUNCTION {{schema}}.enqueue_batch(types text[], payloads jsonb[] DEFAULT NULL::jsonb[], idempotency_keys text[] DEFAULT NULL::text[], priorities integer[] DEFAULT NULL::integer[], run_ats timestamp with time zone[] DEFAULT NULL::timestamp with time zone[], partition_keys text[] DEFAULT NULL::text[])
  RETURNS SETOF bigint
  LANGUAGE plpgsql
  SECURITY DEFINER
@@ -755,20 +992,25 @@ DECLARE
     u_groups  integer[] := '{}';
     v_got     integer[];
     v_keyed   boolean;
+    v_ord     bigint;
+    k_types   text[];
+    k_keys    text[];
 BEGIN
     -- 0. The arrays: one row per index 1..n.
     IF (array_ndims(types) > 1 OR array_lower(types, 1) <> 1)
        OR (array_ndims(payloads) > 1 OR array_lower(payloads, 1) <> 1)
        OR (array_ndims(idempotency_keys) > 1 OR array_lower(idempotency_keys, 1) <> 1)
        OR (array_ndims(priorities) > 1 OR array_lower(priorities, 1) <> 1)
-       OR (array_ndims(run_ats) > 1 OR array_lower(run_ats, 1) <> 1) THEN
+       OR (array_ndims(run_ats) > 1 OR array_lower(run_ats, 1) <> 1)
+       OR (array_ndims(partition_keys) > 1 OR array_lower(partition_keys, 1) <> 1) THEN
         RAISE EXCEPTION 'enqueue_batch: every array must be one-dimensional and start at index 1'
             USING ERRCODE = '22023', HINT = 'Pass plain arrays such as ARRAY[''a'', ''b''].';
     END IF;
     IF (payloads IS NOT NULL AND cardinality(payloads) <> n)
        OR (idempotency_keys IS NOT NULL AND cardinality(idempotency_keys) <> n)
        OR (priorities IS NOT NULL AND cardinality(priorities) <> n)
-       OR (run_ats IS NOT NULL AND cardinality(run_ats) <> n) THEN
+       OR (run_ats IS NOT NULL AND cardinality(run_ats) <> n)
+       OR (partition_keys IS NOT NULL AND cardinality(partition_keys) <> n) THEN
         RAISE EXCEPTION 'enqueue_batch: every array must have as many elements as types (%)', n
             USING ERRCODE = '22023';
     END IF;
@@ -783,6 +1025,18 @@ BEGIN
         RAISE EXCEPTION 'unknown task type "%"', v_unknown
             USING ERRCODE = 'PS001', HINT = 'Declare it in a task block and run pgseq apply.';
     END IF;
+    -- Every row of a partitioned type has a key.
+    SELECT i.ord, i.type INTO v_ord, v_type
+    FROM unnest(types) WITH ORDINALITY AS i(type, ord)
+    JOIN {{schema}}.task_types t ON t.name = i.type
+    WHERE t.partition_limit IS NOT NULL
+      AND {{schema}}.partition_key_of(t, payloads[i.ord], partition_keys[i.ord]) IS NULL
+    ORDER BY i.ord LIMIT 1;
+    IF FOUND THEN
+        RAISE EXCEPTION 'enqueue_batch: task % (type "%") has no partition key: the type is partitioned', v_ord, v_type
+            USING ERRCODE = 'PS032',
+                  HINT = 'Pass partition_keys, or payloads with the top-level field the type''s partition block names.';
+    END IF;
 
     -- 2. A key already used by a task this call sees is not inserted again
     -- (the task is returned): its insert would wait for whoever is
@@ -794,15 +1048,15 @@ BEGIN
       INTO v_keyed;
 
     -- 3. Without a key to insert, the insert never waits: units for the due
-    -- rows of limited types first, per type, and each row is inserted with
-    -- its unit. With one, every unit is taken after the insert (step 5), so
-    -- the call never waits for a key while holding a unit it took: a
-    -- completion finishing the key's task may be waiting for that unit's
-    -- slot row.
+    -- rows of limited (unpartitioned) types first, per type, and each row
+    -- is inserted with its unit. With one, every unit is taken after the
+    -- insert (step 5), so the call never waits for a key while holding a
+    -- unit it took: a completion finishing the key's task may be waiting
+    -- for that unit's slot row.
     FOR v_type, v_want IN
         SELECT u.type, count(*)::integer
         FROM unnest(types, run_ats, idempotency_keys) AS u(type, at, key)
-        JOIN {{schema}}.task_types t ON t.name = u.type AND t.concurrency IS NOT NULL
+        JOIN {{schema}}.task_types t ON t.name = u.type AND t.concurrency IS NOT NULL AND t.partition_limit IS NULL
         WHERE NOT v_keyed AND coalesce(u.at, now()) <= now() AND u.key IS NULL
         GROUP BY u.type ORDER BY u.type
     LOOP
@@ -815,13 +1069,16 @@ BEGIN
     -- that type. Ids are drawn up front, in input order, so each input row
     -- knows its own and claim order among equal due times follows the
     -- input; rows that hit an idempotency conflict leave their id unused.
+    -- A partitioned row is inserted waiting for its key (scheduled; key_wait
+    -- when due).
     WITH input AS (
         SELECT x.*, nextval('{{schema}}.tasks_id_seq') AS new_id
         FROM (
             SELECT i.ord, i.type, payloads[i.ord] AS payload, idempotency_keys[i.ord] AS key,
                    coalesce(priorities[i.ord], t.priority) AS priority,
                    coalesce(run_ats[i.ord], now()) AS run_at,
-                   t.queue, t.concurrency IS NOT NULL AS limited
+                   t.queue, t.concurrency IS NOT NULL AND t.partition_limit IS NULL AS limited,
+                   {{schema}}.partition_key_of(t, payloads[i.ord], partition_keys[i.ord]) AS pkey
             FROM unnest(types) WITH ORDINALITY AS i(type, ord)
             JOIN {{schema}}.task_types t ON t.name = i.type
             ORDER BY i.ord
@@ -840,29 +1097,34 @@ BEGIN
         -- statement sees it (looked up once: it is not inserted again,
         -- and it is the row's id).
         SELECT r.*, u.grp, e.id AS earlier_id,
-               CASE WHEN NOT r.limited OR u.grp IS NOT NULL THEN 'open'
+               CASE WHEN r.pkey IS NOT NULL THEN 'scheduled'
+                    WHEN NOT r.limited OR u.grp IS NOT NULL THEN 'open'
                     WHEN r.run_at <= now() THEN 'waiting'
                     ELSE 'scheduled' END::{{schema}}.task_gate AS gate
         FROM ranked r
         LEFT JOIN units u ON u.type = r.type AND u.k = r.k
         LEFT JOIN {{schema}}.tasks e ON r.key IS NOT NULL AND e.type = r.type AND e.idempotency_key = r.key
     ), inserted AS (
-        INSERT INTO {{schema}}.tasks AS t (id, queue, type, payload, priority, idempotency_key, run_at, gate, slot_group)
+        INSERT INTO {{schema}}.tasks AS t (id, queue, type, payload, priority, idempotency_key, run_at, gate, slot_group,
+                                           partition_key, key_wait)
         OVERRIDING SYSTEM VALUE
-        SELECT new_id, queue, type, payload, priority, key, run_at, gate, grp FROM rows
+        SELECT new_id, queue, type, payload, priority, key, run_at, gate, grp,
+               pkey, pkey IS NOT NULL AND run_at <= now() FROM rows
         WHERE rows.earlier_id IS NULL
         ORDER BY key IS NULL, type COLLATE "C", key COLLATE "C", ord
         ON CONFLICT (type, idempotency_key) WHERE idempotency_key IS NOT NULL DO NOTHING
-        RETURNING t.id, t.type, t.idempotency_key, t.gate
+        RETURNING t.id, t.type, t.idempotency_key, t.gate, t.key_wait, t.partition_key
     ), ids AS (
         SELECT array_agg(coalesce(mine.id, same_batch.id, rows.earlier_id) ORDER BY rows.ord) AS ids,
-               array_agg(mine.id) FILTER (WHERE mine.gate = 'waiting' AND (v_keyed OR rows.key IS NOT NULL)) AS waiting
+               array_agg(mine.id) FILTER (WHERE mine.gate = 'waiting' AND (v_keyed OR rows.key IS NOT NULL)) AS waiting,
+               array_agg(mine.type) FILTER (WHERE mine.key_wait) AS k_types,
+               array_agg(mine.partition_key) FILTER (WHERE mine.key_wait) AS k_keys
         FROM rows
         LEFT JOIN inserted mine ON mine.id = rows.new_id
         LEFT JOIN inserted same_batch ON rows.key IS NOT NULL
              AND same_batch.type = rows.type AND same_batch.idempotency_key = rows.key
     )
-    SELECT ids.ids, ids.waiting INTO v_ids, v_wait FROM ids;
+    SELECT ids.ids, ids.waiting, ids.k_types, ids.k_keys INTO v_ids, v_wait, k_types, k_keys FROM ids;
 
     -- 5. New tasks that wait (keyed ones; every due one of a limited type
     -- when the call inserted a key) take units now that they are inserted,
@@ -880,6 +1142,12 @@ BEGIN
             JOIN unnest(v_got) WITH ORDINALITY AS u(grp, k) ON u.k = w.k
             WHERE t.id = w.id;
         END LOOP;
+    END IF;
+
+    -- 6. Due partitioned tasks: their keys admit them, or they wait in
+    -- their keys' lanes.
+    IF k_types IS NOT NULL THEN
+        PERFORM {{schema}}.admit_keys(k_types, k_keys);
     END IF;
 
     -- A key taken by a transaction that committed while this statement ran
@@ -909,6 +1177,7 @@ DECLARE
     v_max     integer;
     v_status  {{schema}}.task_status;
     v_limited boolean;
+    v_keyed   boolean;
 BEGIN
     -- 1. The fence: only the worker's own task, locked; then its type's lock.
     o := {{schema}}.lock_owned(ARRAY[fail.task_id], fail.worker_id);
@@ -918,8 +1187,9 @@ BEGIN
     SELECT * INTO v_task FROM {{schema}}.tasks t WHERE t.id = fail.task_id;
     PERFORM {{schema}}.lock_types(ARRAY[v_task.type]);
     SELECT * INTO v_queue FROM {{schema}}.queues q WHERE q.name = v_task.queue;
-    SELECT coalesce(v_task.max_retries, tt.max_retries, v_queue.max_retries, 3), tt.concurrency IS NOT NULL
-      INTO v_max, v_limited
+    SELECT coalesce(v_task.max_retries, tt.max_retries, v_queue.max_retries, 3),
+           tt.concurrency IS NOT NULL, tt.partition_limit IS NOT NULL
+      INTO v_max, v_limited, v_keyed
     FROM (SELECT 1) one LEFT JOIN {{schema}}.task_types tt ON tt.name = v_task.type;
 
     -- 2. Retry, dead letter, or failed for good.
@@ -931,24 +1201,34 @@ BEGIN
         v_status := 'pending';
     END IF;
     UPDATE {{schema}}.tasks t
-    SET status = v_status, last_error = fail.error, worker_id = NULL, slot_group = NULL, updated_at = now(),
+    SET status = v_status, last_error = fail.error, worker_id = NULL, slot_group = NULL, key_unit = false,
+        updated_at = now(),
+        -- A retry of a type still partitioned waits for its key again; one
+        -- whose partition block went belongs to no key.
+        partition_key = CASE WHEN coalesce(v_keyed, false) THEN t.partition_key END,
         run_at = CASE WHEN v_status = 'pending'
                       THEN now() + coalesce({{schema}}.backoff_delay(v_queue, v_task.attempts), interval '1 second')
                       ELSE t.run_at END,
-        gate = CASE WHEN v_status = 'pending' AND coalesce(v_limited, false) THEN 'scheduled' ELSE 'open' END::{{schema}}.task_gate,
+        gate = CASE WHEN v_status = 'pending' AND (coalesce(v_limited, false) OR coalesce(v_keyed, false))
+                    THEN 'scheduled' ELSE 'open' END::{{schema}}.task_gate,
         completed_at = CASE WHEN v_status = 'pending' THEN NULL ELSE now() END
     WHERE t.id = v_task.id;
 
-    -- 3. Its unit passes on.
+    -- 3. Its units pass on: its type's, then its key's.
     IF v_task.slot_group IS NOT NULL THEN
         PERFORM {{schema}}.hand_off(ARRAY[v_task.type], ARRAY[v_task.slot_group]);
+    END IF;
+    IF v_task.key_unit THEN
+        IF {{schema}}.admit_keys(ARRAY[v_task.type], ARRAY[v_task.partition_key], true) > 0 THEN
+            PERFORM pg_notify('pgseq_tasks', '{{schema}}'::regnamespace::text);
+        END IF;
     END IF;
     RETURN v_status::text;
 END;
 $function$;
 -- privileges: owner
 
-CREATE OR REPLACE FUNCTION {{schema}}.finish_owned(task_ids bigint[], worker_id text, OUT n integer, OUT unit_types text[], OUT unit_groups integer[])
+CREATE OR REPLACE FUNCTION {{schema}}.finish_owned(task_ids bigint[], worker_id text, OUT n integer, OUT unit_types text[], OUT unit_groups integer[], OUT key_types text[], OUT key_keys text[])
  RETURNS record
  LANGUAGE plpgsql
 AS $function$
@@ -960,15 +1240,17 @@ BEGIN
     o := {{schema}}.lock_owned(task_ids, finish_owned.worker_id);
     -- 2. They leave running; their units go to the caller.
     UPDATE {{schema}}.tasks t
-    SET status = 'completed', completed_at = now(), updated_at = now(), slot_group = NULL
+    SET status = 'completed', completed_at = now(), updated_at = now(), slot_group = NULL, key_unit = false
     WHERE t.id = ANY (o.ids);
     GET DIAGNOSTICS n = ROW_COUNT;
     unit_types := o.unit_types;
     unit_groups := o.unit_groups;
+    key_types := o.key_types;
+    key_keys := o.key_keys;
     -- 3. The types' locks (after the task rows: the locking order), for
-    -- the hand-off.
-    IF unit_types IS NOT NULL THEN
-        PERFORM {{schema}}.lock_types(unit_types);
+    -- the hand-off and the keys.
+    IF unit_types IS NOT NULL OR key_types IS NOT NULL THEN
+        PERFORM {{schema}}.lock_types(coalesce(unit_types, '{}') || coalesce(key_types, '{}'));
     END IF;
 END;
 $function$;
@@ -1246,7 +1528,7 @@ END;
 $function$;
 -- privileges: owner
 
-CREATE OR REPLACE FUNCTION {{schema}}.lock_owned(task_ids bigint[], worker_id text, OUT ids bigint[], OUT unit_types text[], OUT unit_groups integer[])
+CREATE OR REPLACE FUNCTION {{schema}}.lock_owned(task_ids bigint[], worker_id text, OUT ids bigint[], OUT unit_types text[], OUT unit_groups integer[], OUT key_types text[], OUT key_keys text[])
  RETURNS record
  LANGUAGE plpgsql
 AS $function$
@@ -1255,10 +1537,12 @@ BEGIN
     -- = ANY: an id given twice is one task, locked and counted once.
     SELECT array_agg(o.id ORDER BY o.id),
            array_agg(o.type ORDER BY o.id) FILTER (WHERE o.slot_group IS NOT NULL),
-           array_agg(o.slot_group ORDER BY o.id) FILTER (WHERE o.slot_group IS NOT NULL)
-      INTO ids, unit_types, unit_groups
+           array_agg(o.slot_group ORDER BY o.id) FILTER (WHERE o.slot_group IS NOT NULL),
+           array_agg(o.type ORDER BY o.id) FILTER (WHERE o.key_unit),
+           array_agg(o.partition_key ORDER BY o.id) FILTER (WHERE o.key_unit)
+      INTO ids, unit_types, unit_groups, key_types, key_keys
     FROM (
-        SELECT t.id, t.type, t.slot_group FROM {{schema}}.tasks t
+        SELECT t.id, t.type, t.slot_group, t.key_unit, t.partition_key FROM {{schema}}.tasks t
         WHERE t.id = ANY (task_ids) AND t.worker_id = lock_owned.worker_id AND t.status = 'running'
         ORDER BY t.id
         FOR UPDATE
@@ -1439,6 +1723,16 @@ END;
 $function$;
 -- privileges: owner
 
+CREATE OR REPLACE FUNCTION {{schema}}.partition_key_of(tt {{schema}}.task_types, payload jsonb, given text)
+ RETURNS text
+ LANGUAGE sql
+ IMMUTABLE
+AS $function$
+    SELECT CASE WHEN tt.partition_limit IS NOT NULL
+                THEN coalesce(given, payload ->> tt.partition_by) END
+$function$;
+-- privileges: owner
+
 CREATE OR REPLACE FUNCTION {{schema}}.qualified_regclass(t text)
  RETURNS regclass
  LANGUAGE sql
@@ -1548,6 +1842,8 @@ DECLARE
     r_types   text[];
     r_groups  integer[];
     w_types   text[];
+    k_types   text[];
+    k_keys    text[];
     n_pending integer;
     n_dead    integer;
     n_workers integer;
@@ -1594,6 +1890,7 @@ BEGIN
     -- or to the dead letter once its retries are spent.
     WITH victims AS (
         SELECT t.id, t.slot_group, t.worker_id AS old_worker, tt.concurrency IS NOT NULL AS limited,
+               t.key_unit, t.partition_key,
                t.attempts > coalesce(t.max_retries, tt.max_retries, q.max_retries, 3) AS exhausted
         FROM {{schema}}.tasks t
         LEFT JOIN {{schema}}.queues q ON q.name = t.queue
@@ -1605,9 +1902,10 @@ BEGIN
             gate = CASE WHEN v.limited AND NOT v.exhausted THEN 'waiting' ELSE 'open' END::{{schema}}.task_gate,
             completed_at = CASE WHEN v.exhausted THEN now() END,
             worker_id = NULL, slot_group = NULL, run_at = now(), updated_at = now(),
+            key_unit = t.key_unit AND NOT v.exhausted,
             last_error = 'its worker stopped heartbeating; task recovered'
         FROM victims v WHERE t.id = v.id
-        RETURNING t.type, v.slot_group, v.exhausted, v.old_worker, v.limited
+        RETURNING t.type, v.slot_group, v.exhausted, v.old_worker, v.limited, v.key_unit, v.partition_key
     ), dead AS (
         -- 4. The workers: those whose tasks were recovered, and every
         -- silent one.
@@ -1623,12 +1921,19 @@ BEGIN
            (SELECT count(*)::integer FROM dead),
            array_agg(b.type) FILTER (WHERE b.slot_group IS NOT NULL),
            array_agg(b.slot_group) FILTER (WHERE b.slot_group IS NOT NULL),
-           array_agg(DISTINCT b.type) FILTER (WHERE b.limited OR b.slot_group IS NOT NULL)
-      INTO n_pending, n_dead, n_workers, r_types, r_groups, w_types
+           array_agg(DISTINCT b.type) FILTER (WHERE b.limited OR b.slot_group IS NOT NULL),
+           array_agg(b.type) FILTER (WHERE b.exhausted AND b.key_unit),
+           array_agg(b.partition_key) FILTER (WHERE b.exhausted AND b.key_unit)
+      INTO n_pending, n_dead, n_workers, r_types, r_groups, w_types, k_types, k_keys
     FROM back b;
 
     -- 5. Their units pass on, and free units go to the lanes.
     PERFORM {{schema}}.requeue_limited(w_types, r_types, r_groups);
+    -- 6. Dead-lettered tasks give their key units back (a task that goes
+    -- back to pending keeps its own: it is claimed again first).
+    IF k_types IS NOT NULL THEN
+        PERFORM {{schema}}.admit_keys(k_types, k_keys, true);
+    END IF;
     RETURN jsonb_build_object('recovered', n_pending, 'dead_lettered', n_dead, 'workers_declared_dead', n_workers);
 END;
 $function$;

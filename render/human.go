@@ -149,7 +149,11 @@ func writeChange(b *strings.Builder, c plan.Change) {
 		after := catalog.AttributesOf(c.After)
 		for i := range before {
 			if before[i].Value == after[i].Value {
-				hidden++
+				// A task's partition block absent on both sides is not an
+				// unchanged attribute.
+				if before[i].Value != "null" || !strings.HasPrefix(before[i].Name, "partition.") {
+					hidden++
+				}
 				continue
 			}
 			l := line{sym: "~", name: after[i].Name, value: before[i].Value + " -> " + after[i].Value}

@@ -88,6 +88,13 @@ func WriteHCL(s catalog.State) []byte {
 			tb.SetAttributeValue("max_retries", cty.NumberIntVal(int64(*t.MaxRetries)))
 		}
 		tb.SetAttributeValue("priority", cty.NumberIntVal(int64(t.Priority)))
+		if p := t.Partition; p != nil {
+			pb := tb.AppendNewBlock("partition", nil).Body()
+			if p.By != "" {
+				pb.SetAttributeValue("by", cty.StringVal(catalog.PartitionByPrefix+p.By))
+			}
+			pb.SetAttributeValue("concurrency", cty.NumberIntVal(int64(p.Concurrency)))
+		}
 	}
 	for _, c := range s.Counters {
 		separate()

@@ -1,6 +1,8 @@
 package spec
 
 import (
+	"strings"
+
 	"github.com/hashicorp/hcl/v2"
 	"github.com/hashicorp/hcl/v2/hclsyntax"
 	"github.com/pgseq/pgseq/catalog"
@@ -19,7 +21,7 @@ func (d *decoder) task(b *hclsyntax.Block, name string, nameRange hcl.Range) {
 		d.errorf(nameRange, "Invalid task name", "%s", invalidTaskNameDetail(name))
 	}
 	t := catalog.TaskType{Name: name, Queue: DefaultQueueName}
-	attrs, _ := d.content(b.Body, "task", []string{"queue", "concurrency", "max_retries", "priority"}, nil)
+	attrs, blocks := d.content(b.Body, "task", []string{"queue", "concurrency", "max_retries", "priority"}, []string{"partition"})
 
 	ref := queueRef{task: name, queue: DefaultQueueName, def: b.DefRange()}
 	queueOK := true
@@ -39,6 +41,10 @@ func (d *decoder) task(b *hclsyntax.Block, name string, nameRange hcl.Range) {
 	}
 	if v, ok := d.wholeIn(attrs["priority"], catalog.PriorityRange, "Higher priorities run first; the default is 0."); ok {
 		t.Priority = v
+	}
+
+	if pb := blocks["partition"]; pb != nil {
+		t.Partition = d.partition(pb)
 	}
 
 	if first, dup := d.taskLabels[name]; dup {
@@ -82,4 +88,43 @@ func (d *decoder) checkRefs() {
 			"Task %q names queue %q, which is not declared.%s %s",
 			r.task, r.queue, DidYouMean(r.queue, declared), fix)
 	}
+}
+
+// partition decodes a task's partition block: concurrency (required) is
+// the per-key limit, by (optional) names the top-level payload field the
+// key is read from, written "payload.<field>". It returns nil when the
+// block is invalid (its errors are reported).
+func (d *decoder) partition(b *hclsyntax.Block) *catalog.Partition {
+	attrs, _ := d.content(b.Body, "partition", []string{"by", "concurrency"}, nil)
+	p := &catalog.Partition{}
+	ok := true
+	if a := attrs["concurrency"]; a == nil {
+		d.errorf(b.TypeRange, "Missing required argument",
+			"A partition block needs concurrency: the most tasks of one partition key that may run at once (concurrency = 2).")
+		ok = false
+	} else if v, valid := d.wholeIn(a, catalog.PartitionConcurrencyRange,
+		"To let a key's tasks run without a per-key limit, remove the partition block."); valid {
+		p.Concurrency = v
+	} else {
+		ok = false
+	}
+	if a := attrs["by"]; a != nil {
+		v, valid := d.str(a, "partition.by")
+		field, hasPrefix := strings.CutPrefix(v, catalog.PartitionByPrefix)
+		switch {
+		case !valid:
+			ok = false
+		case !hasPrefix || !catalog.ValidPartitionField(field):
+			d.errorf(a.Expr.Range(), "Invalid partition field",
+				"by names the top-level payload field a task's partition key is read from, written %q followed by the field's name (by = \"payload.tenant_id\"); got %q. Nested fields are not supported: without by, every enqueue gives the key (partition_key).",
+				catalog.PartitionByPrefix, v)
+			ok = false
+		default:
+			p.By = field
+		}
+	}
+	if !ok {
+		return nil
+	}
+	return p
 }

@@ -468,7 +468,22 @@ type lane struct {
 	oldest  *Age
 }
 
-func (r *reader) sql(name string) string { return query(name, r.schema) }
+func (r *reader) sql(name string) string {
+	if r.s.SchemaVersion < partitionsVersion {
+		if _, ok := rendered[name+beforePartitions]; ok {
+			name += beforePartitions
+		}
+	}
+	return query(name, r.schema)
+}
+
+// partitionsVersion is the schema version with partition keys (migration
+// 019); a query of sql/ named with the beforePartitions suffix reads the
+// schemas before it.
+const (
+	partitionsVersion = 19
+	beforePartitions  = "_before_partitions"
+)
 
 // age is the age of at by the snapshot's clock.
 func (r *reader) age(at time.Time, exact bool) *Age {

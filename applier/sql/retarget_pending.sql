@@ -4,10 +4,12 @@
 -- gains a limit sends its pending tasks to its lane (waiting, or scheduled
 -- when not due yet) to be admitted by rebalance_units; one that loses it
 -- opens them all, and rebalance_units takes back the units of those that
--- hold one (their groups drain at capacity 0, see drop_slots.sql).
+-- hold one (their groups drain at capacity 0, see drop_slots.sql). A task
+-- waiting for its partition key keeps waiting (apply_partitions decides).
 UPDATE {{schema}}.tasks t
 SET queue = coalesce(u.queue, t.queue),
-    gate = CASE WHEN NOT u.limited THEN 'open'
+    gate = CASE WHEN t.key_wait THEN t.gate
+                WHEN NOT u.limited THEN 'open'
                 WHEN t.gate <> 'open' OR t.slot_group IS NOT NULL THEN t.gate
                 WHEN t.run_at <= now() THEN 'waiting'
                 ELSE 'scheduled' END::{{schema}}.task_gate,

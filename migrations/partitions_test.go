@@ -1,0 +1,378 @@
+package migrations_test
+
+import (
+	"errors"
+	"fmt"
+	"sync"
+	"testing"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
+	"github.com/stretchr/testify/require"
+
+	"github.com/pgseq/pgseq/catalog"
+)
+
+// Per-key limits (migration 019): at most partition.concurrency tasks of
+// one key hold a unit of it, and keys take turns.
+
+// partitioned returns a task type of queue q with a per-key limit (and a
+// type limit when limit > 0).
+func partitioned(name string, limit, perKey int, by string) catalog.TaskType {
+	t := task(name, limit)
+	t.Partition = &catalog.Partition{Concurrency: perKey, By: by}
+	return t
+}
+
+// enqueueKeys adds one task per key, in the order given.
+func (r *rt) enqueueKeys(taskType string, keys ...string) {
+	r.t.Helper()
+	types := make([]string, len(keys))
+	for i := range types {
+		types[i] = taskType
+	}
+	r.exec(`SELECT count(*) FROM {{schema}}.enqueue_batch($1, partition_keys => $2)`, types, keys)
+}
+
+// checkKeyAccounting requires, for every key: used = the tasks holding one
+// of its units (pending or running), used ≤ the per-key limit unless the
+// limit was lowered, no row for a key without work, and no key with a free
+// unit beside a waiting task.
+func (r *rt) checkKeyAccounting() {
+	r.t.Helper()
+	var bad []string
+	rows, err := r.pool.Query(bg, r.sql(`
+		WITH holders AS (
+			SELECT t.type, t.partition_key, count(*)::int AS n FROM {{schema}}.tasks t
+			WHERE t.key_unit AND t.status IN ('pending', 'running') GROUP BY 1, 2
+		), waiting AS (
+			SELECT t.type, t.partition_key, count(*)::int AS n FROM {{schema}}.tasks t
+			WHERE t.key_wait AND t.status = 'pending' GROUP BY 1, 2
+		)
+		SELECT format('%s/%s: used %s, holders %s, waiting %s, limit %s',
+		              coalesce(s.task_type, h.type, w.type), coalesce(s.partition_key, h.partition_key, w.partition_key),
+		              s.used, h.n, w.n, tt.partition_limit)
+		FROM {{schema}}.partition_slots s
+		FULL JOIN holders h ON h.type = s.task_type AND h.partition_key = s.partition_key
+		FULL JOIN waiting w ON w.type = coalesce(s.task_type, h.type) AND w.partition_key = coalesce(s.partition_key, h.partition_key)
+		LEFT JOIN {{schema}}.task_types tt ON tt.name = coalesce(s.task_type, h.type, w.type)
+		WHERE s.used IS DISTINCT FROM h.n AND NOT (s.used = 0 AND h.n IS NULL AND w.n > 0)
+		   OR s.task_type IS NULL
+		   OR (coalesce(s.used, 0) = 0 AND w.n IS NULL)
+		   OR (w.n > 0 AND coalesce(s.used, 0) < tt.partition_limit)`))
+	require.NoError(r.t, err)
+	bad, err = pgx.CollectRows(rows, pgx.RowTo[string])
+	require.NoError(r.t, err)
+	require.Empty(r.t, bad, "partition keys whose accounting is off")
+}
+
+// runningPerKey returns the running tasks of a type per key.
+func (r *rt) runningPerKey(taskType string) map[string]int {
+	r.t.Helper()
+	rows, err := r.pool.Query(bg, r.sql(`
+		SELECT partition_key, count(*)::int FROM {{schema}}.tasks
+		WHERE type = $1 AND status = 'running' GROUP BY 1`), taskType)
+	require.NoError(r.t, err)
+	out := map[string]int{}
+	var k string
+	var n int
+	_, err = pgx.ForEachRow(rows, []any{&k, &n}, func() error { out[k] = n; return nil })
+	require.NoError(r.t, err)
+	return out
+}
+
+func TestPartitionedTypeRunsAtMostItsPerKeyLimit(t *testing.T) {
+	t.Parallel()
+	for _, limit := range []int{0, 3} {
+		t.Run(fmt.Sprintf("type limit %d", limit), func(t *testing.T) {
+			t.Parallel()
+			r := newRT(t, state(queueCfg("q"), partitioned("render", limit, 2, "")))
+			r.register("w1")
+			r.enqueueKeys("render", "a", "a", "a", "b", "b", "c")
+			r.checkKeyAccounting()
+
+			ids, err := claim(bg, r.pool, r.schema, "q", "w1", 100)
+			require.NoError(t, err)
+			want := map[string]int{"a": 2, "b": 2, "c": 1}
+			if limit == 3 {
+				// Keys take turns: a, b, c each start one before a or b a second.
+				want = map[string]int{"a": 1, "b": 1, "c": 1}
+			}
+			require.Equal(t, want, r.runningPerKey("render"))
+			r.checkKeyAccounting()
+			r.checkSlotAccounting()
+
+			// Completing them admits the next of each key.
+			r.exec(`SELECT {{schema}}.complete($1, 'w1')`, ids)
+			r.checkKeyAccounting()
+			r.checkSlotAccounting()
+			ids, err = claim(bg, r.pool, r.schema, "q", "w1", 100)
+			require.NoError(t, err)
+			if limit == 0 {
+				require.Equal(t, map[string]int{"a": 1}, r.runningPerKey("render"))
+			} else {
+				// a2 and b2 waited in the type's lane and took the units
+				// back; a's completion let a3 in for the third.
+				require.Equal(t, map[string]int{"a": 2, "b": 1}, r.runningPerKey("render"))
+			}
+			r.exec(`SELECT {{schema}}.complete($1, 'w1')`, ids)
+			for range 3 {
+				ids, err = claim(bg, r.pool, r.schema, "q", "w1", 100)
+				require.NoError(t, err)
+				r.exec(`SELECT {{schema}}.complete($1, 'w1')`, ids)
+			}
+			require.Equal(t, map[string]int{"completed": 6}, r.statusCounts())
+			// Every key row goes with its last unit.
+			var rowsLeft int
+			r.scalar(&rowsLeft, `SELECT count(*) FROM {{schema}}.partition_slots`)
+			require.Zero(t, rowsLeft)
+		})
+	}
+}
+
+func TestPartitionKeyFromThePayload(t *testing.T) {
+	t.Parallel()
+	r := newRT(t, state(queueCfg("q"), partitioned("render", 0, 1, "tenant")))
+	r.exec(`SELECT {{schema}}.enqueue('render', '{"tenant": "acme"}')`)
+	r.exec(`SELECT {{schema}}.enqueue('render', '{"tenant": 42}')`)
+	// A key given wins over the payload's.
+	r.exec(`SELECT {{schema}}.enqueue('render', '{"tenant": "acme"}', partition_key => 'other')`)
+	var keys []string
+	rows, err := r.pool.Query(bg, r.sql(`SELECT partition_key FROM {{schema}}.tasks ORDER BY id`))
+	require.NoError(t, err)
+	keys, err = pgx.CollectRows(rows, pgx.RowTo[string])
+	require.NoError(t, err)
+	require.Equal(t, []string{"acme", "42", "other"}, keys)
+
+	for _, sql := range []string{
+		`SELECT {{schema}}.enqueue('render', '{"other": 1}')`,
+		`SELECT {{schema}}.enqueue('render', NULL)`,
+		`SELECT {{schema}}.enqueue('render', '{"tenant": null}')`,
+		`SELECT count(*) FROM {{schema}}.enqueue_batch(ARRAY['render', 'render'], ARRAY['{"tenant": "x"}', '{}']::jsonb[])`,
+	} {
+		_, err := r.pool.Exec(bg, r.sql(sql))
+		var pgErr *pgconn.PgError
+		require.True(t, errors.As(err, &pgErr), "%s: %v", sql, err)
+		require.Equal(t, "PS032", pgErr.Code, sql)
+		require.Contains(t, pgErr.Message, `"render"`)
+	}
+	// Nothing of the refused batch was inserted.
+	var n int
+	r.scalar(&n, `SELECT count(*) FROM {{schema}}.tasks`)
+	require.Equal(t, 3, n)
+}
+
+// 100 keys each enqueue 20 tasks, one key after the other; type limit 10,
+// per-key limit 5. After 10% of the tasks, at least 90 of the 100 keys
+// have started one (FIFO would have served two).
+func TestKeysTakeTurns(t *testing.T) {
+	t.Parallel()
+	r := newRT(t, state(queueCfg("q"), partitioned("render", 10, 5, "")))
+	r.register("w1")
+	var keys []string
+	for k := range 100 {
+		for range 20 {
+			keys = append(keys, fmt.Sprintf("k%03d", k))
+		}
+	}
+	r.enqueueKeys("render", keys...)
+	started := map[string]bool{}
+	done := 0
+	for done < len(keys)/10 {
+		rows, err := r.pool.Query(bg, r.sql(`SELECT id, partition_key FROM {{schema}}.claim('q', 'w1', 10)`))
+		require.NoError(t, err)
+		var ids []int64
+		var id int64
+		var key string
+		_, err = pgx.ForEachRow(rows, []any{&id, &key}, func() error {
+			ids = append(ids, id)
+			started[key] = true
+			return nil
+		})
+		require.NoError(t, err)
+		require.NotEmpty(t, ids)
+		require.LessOrEqual(t, len(ids), 10)
+		r.exec(`SELECT {{schema}}.complete($1, 'w1')`, ids)
+		done += len(ids)
+	}
+	require.GreaterOrEqual(t, len(started), 90, "keys started after %d of %d tasks", done, len(keys))
+	r.checkKeyAccounting()
+	r.checkSlotAccounting()
+
+	// A key enqueued last waits behind the tasks the other keys' units
+	// admitted before it (up to the per-key limit each), not behind their
+	// backlogs: it starts within 5 rounds of the keys (the issue asks for
+	// one: missed, see results/per-key-limits-design.md).
+	r.enqueueKeys("render", "late")
+	var admitted int
+	r.scalar(&admitted, `SELECT count(*) FROM {{schema}}.tasks WHERE status = 'pending' AND key_unit`)
+	require.LessOrEqual(t, admitted, 100*5+1) // the late task is admitted too
+	for round := 0; ; round++ {
+		require.LessOrEqual(t, round*10, admitted+10, "the late key has not started after the tasks admitted before it")
+		rows, err := r.pool.Query(bg, r.sql(`SELECT id, partition_key FROM {{schema}}.claim('q', 'w1', 10)`))
+		require.NoError(t, err)
+		var ids []int64
+		var id int64
+		var key string
+		late := false
+		_, err = pgx.ForEachRow(rows, []any{&id, &key}, func() error {
+			ids = append(ids, id)
+			late = late || key == "late"
+			return nil
+		})
+		require.NoError(t, err)
+		r.exec(`SELECT {{schema}}.complete($1, 'w1')`, ids)
+		if late {
+			break
+		}
+	}
+}
+
+// Concurrent claimers with batches, completions, failures and releases:
+// no key ever runs more than its limit, sampled from outside.
+func TestPartitionStormStaysWithinLimits(t *testing.T) {
+	t.Parallel()
+	r := newRT(t, state(queueCfg("q"), partitioned("render", 8, 2, ""), partitioned("mail", 0, 1, "")))
+	var keys []string
+	for i := range 600 {
+		keys = append(keys, fmt.Sprintf("k%d", i%13))
+	}
+	r.enqueueKeys("render", keys...)
+	r.enqueueKeys("mail", keys[:300]...)
+
+	stop := make(chan struct{})
+	var wg sync.WaitGroup
+	errs := make(chan error, 16)
+	for w := range 4 {
+		worker := workerName(w)
+		r.register(worker)
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := 0; ; i++ {
+				select {
+				case <-stop:
+					return
+				default:
+				}
+				ids, err := claim(bg, r.pool, r.schema, "q", worker, 5)
+				if err != nil {
+					errs <- err
+					return
+				}
+				if len(ids) == 0 {
+					continue
+				}
+				switch i % 7 {
+				case 3:
+					_, err = r.pool.Exec(bg, r.sql(`SELECT {{schema}}.fail($1, $2, 'boom')`), ids[0], worker)
+					if err == nil {
+						_, err = r.pool.Exec(bg, r.sql(`SELECT {{schema}}.complete($1, $2)`), ids[1:], worker)
+					}
+				case 5:
+					_, err = r.pool.Exec(bg, r.sql(`SELECT {{schema}}.release($1, $2)`), ids, worker)
+				default:
+					_, err = r.pool.Exec(bg, r.sql(`SELECT count(*) FROM {{schema}}.complete_and_take($1, $2, 0)`), ids, worker)
+				}
+				if err != nil {
+					errs <- err
+					return
+				}
+			}
+		}()
+	}
+	samples := 0
+	for {
+		var over []string
+		rows, err := r.pool.Query(bg, r.sql(`
+			SELECT format('%s/%s: %s running', t.type, t.partition_key, count(*))
+			FROM {{schema}}.tasks t JOIN {{schema}}.task_types tt ON tt.name = t.type
+			WHERE t.status = 'running'
+			GROUP BY t.type, t.partition_key, tt.partition_limit
+			HAVING count(*) > tt.partition_limit
+			UNION ALL
+			SELECT format('%s: %s running', t.type, count(*))
+			FROM {{schema}}.tasks t JOIN {{schema}}.task_types tt ON tt.name = t.type
+			WHERE t.status = 'running'
+			GROUP BY t.type, tt.concurrency
+			HAVING count(*) > tt.concurrency`))
+		require.NoError(t, err)
+		over, err = pgx.CollectRows(rows, pgx.RowTo[string])
+		require.NoError(t, err)
+		require.Empty(t, over, "limits exceeded")
+		samples++
+		var left int
+		r.scalar(&left, `SELECT count(*) FROM {{schema}}.tasks WHERE status NOT IN ('completed', 'failed', 'dead_letter')`)
+		if left == 0 {
+			break
+		}
+		select {
+		case err := <-errs:
+			close(stop)
+			wg.Wait()
+			t.Fatal(err)
+		default:
+		}
+		require.Less(t, samples, 20000, "the storm did not drain: %d tasks left", left)
+	}
+	close(stop)
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		require.NoError(t, err)
+	}
+	r.checkKeyAccounting()
+	r.checkSlotAccounting()
+	var rowsLeft int
+	r.scalar(&rowsLeft, `SELECT count(*) FROM {{schema}}.partition_slots`)
+	require.Zero(t, rowsLeft, "key rows left behind")
+}
+
+// pgseq apply: a raised per-key limit admits at once, a lowered one
+// drains strictly, a removed partition block lets the waiting tasks go.
+func TestApplyChangesPerKeyLimits(t *testing.T) {
+	t.Parallel()
+	r := newRT(t, state(queueCfg("q"), partitioned("render", 0, 1, "")))
+	r.register("w1")
+	r.enqueueKeys("render", "a", "a", "a", "a", "b")
+	ids, err := claim(bg, r.pool, r.schema, "q", "w1", 100)
+	require.NoError(t, err)
+	require.Equal(t, map[string]int{"a": 1, "b": 1}, r.runningPerKey("render"))
+
+	// Raised to 3: two more of a open at once.
+	r.apply(state(queueCfg("q"), partitioned("render", 0, 3, "")))
+	r.checkKeyAccounting()
+	more, err := claim(bg, r.pool, r.schema, "q", "w1", 100)
+	require.NoError(t, err)
+	require.Len(t, more, 2)
+	require.Equal(t, map[string]int{"a": 3, "b": 1}, r.runningPerKey("render"))
+
+	// Lowered to 1: a runs 3 and admits nothing until they are below 1.
+	r.apply(state(queueCfg("q"), partitioned("render", 0, 1, "")))
+	r.exec(`SELECT {{schema}}.complete($1, 'w1')`, more)
+	got, err := claim(bg, r.pool, r.schema, "q", "w1", 100)
+	require.NoError(t, err)
+	require.Empty(t, got, "a key over its lowered limit admits nothing")
+	r.checkKeyAccounting()
+
+	// Removed: the waiting task of a opens, running ones finish.
+	r.apply(state(queueCfg("q"), task("render", 0)))
+	got, err = claim(bg, r.pool, r.schema, "q", "w1", 100)
+	require.NoError(t, err)
+	require.Len(t, got, 1)
+	r.exec(`SELECT {{schema}}.complete($1, 'w1')`, append(ids, got...))
+	var rowsLeft int
+	r.scalar(&rowsLeft, `SELECT count(*) FROM {{schema}}.partition_slots`)
+	require.Zero(t, rowsLeft)
+	require.Equal(t, map[string]int{"completed": 5}, r.statusCounts())
+
+	// Deleting a partitioned type with waiting tasks opens them too.
+	r.apply(state(queueCfg("q"), partitioned("render", 2, 1, "")))
+	r.enqueueKeys("render", "c", "c")
+	r.apply(state(queueCfg("q")))
+	var open int
+	r.scalar(&open, `SELECT count(*) FROM {{schema}}.tasks WHERE status = 'pending' AND gate = 'open' AND NOT key_wait`)
+	require.Equal(t, 2, open)
+	r.scalar(&rowsLeft, `SELECT count(*) FROM {{schema}}.partition_slots`)
+	require.Zero(t, rowsLeft)
+}

@@ -1,0 +1,6 @@
+# want: 5:29: Invalid partition.concurrency
+queue "default" {}
+task "render" {
+  concurrency = 50
+  partition { concurrency = 0 }
+}
