@@ -376,3 +376,57 @@ func TestApplyChangesPerKeyLimits(t *testing.T) {
 	r.scalar(&rowsLeft, `SELECT count(*) FROM {{schema}}.partition_slots`)
 	require.Zero(t, rowsLeft)
 }
+
+// A dead worker's tasks: one recovered to pending keeps its key's unit and
+// runs again first; one dead-lettered gives it back, and the key's next
+// task takes it. Each key unit goes back once.
+func TestRecoveryGivesKeyUnitsBackOnce(t *testing.T) {
+	t.Parallel()
+	q := queueCfg("q", func(q *catalog.Queue) { q.MaxRetries = 1 })
+	r := newRT(t, state(q, partitioned("render", 0, 1, "")))
+	r.register("zombie")
+	r.register("leader")
+	r.enqueueKeys("render", "a", "a", "b")
+	ids, err := claim(bg, r.pool, r.schema, "q", "zombie", 100)
+	require.NoError(t, err)
+	require.Len(t, ids, 2) // a1, b1
+
+	recoverZombie := func() map[string]any {
+		t.Helper()
+		r.exec(`UPDATE {{schema}}.workers SET last_heartbeat = now() - interval '2 seconds' WHERE id = 'zombie'`)
+		r.exec(`SELECT {{schema}}.heartbeat('leader')`)
+		var ok bool
+		r.scalar(&ok, `SELECT {{schema}}.elect_leader('leader')`)
+		require.True(t, ok)
+		r.contactWentOn()
+		var report map[string]any
+		r.scalar(&report, `SELECT {{schema}}.run_maintenance('leader')`)
+		return report
+	}
+	report := recoverZombie()
+	require.EqualValues(t, 2, report["recovered"])
+	r.checkKeyAccounting()
+	var keyWaiting int
+	r.scalar(&keyWaiting, `SELECT count(*) FROM {{schema}}.tasks WHERE key_wait`)
+	require.Equal(t, 1, keyWaiting, "a2 still waits: a1 kept a's unit")
+
+	// Claimed again (attempt 2 of 1 retry) and lost again: dead-lettered,
+	// their units go back and a2 is admitted.
+	r.register("zombie2")
+	again, err := claim(bg, r.pool, r.schema, "q", "zombie2", 100)
+	require.NoError(t, err)
+	require.ElementsMatch(t, ids, again)
+	r.exec(`UPDATE {{schema}}.workers SET last_heartbeat = now() - interval '2 seconds' WHERE id = 'zombie2'`)
+	report = recoverZombie()
+	require.EqualValues(t, 2, report["dead_lettered"])
+	r.checkKeyAccounting()
+	last, err := claim(bg, r.pool, r.schema, "q", "leader", 100)
+	require.NoError(t, err)
+	require.Len(t, last, 1)
+	require.Equal(t, map[string]int{"a": 1}, r.runningPerKey("render"))
+	r.exec(`SELECT {{schema}}.complete($1, 'leader')`, last)
+	r.checkKeyAccounting()
+	var rowsLeft int
+	r.scalar(&rowsLeft, `SELECT count(*) FROM {{schema}}.partition_slots`)
+	require.Zero(t, rowsLeft)
+}
