@@ -349,8 +349,7 @@ type batch struct {
 func (b *batch) retarget(c plan.Change) {
 	before, _ := c.Before.(*catalog.TaskType)
 	after, _ := c.After.(*catalog.TaskType)
-	if before != nil && before.Partitioned() && (after == nil || !samePartition(before.Partition, after.Partition)) ||
-		before != nil && after != nil && !before.Partitioned() && after.Partitioned() {
+	if before != nil && (after == nil && before.Partitioned() || after != nil && !samePartition(before.Partition, after.Partition)) {
 		b.partitions = append(b.partitions, c.Name)
 	}
 	switch {

@@ -242,10 +242,11 @@ func readQueues(ctx context.Context, db Querier, schema string) ([]catalog.Queue
 const PartitionsVersion = 19
 
 func readTaskTypes(ctx context.Context, db Querier, schema string, version int) ([]catalog.TaskType, error) {
+	name := "task_types"
 	if version < PartitionsVersion {
-		return readTaskTypesBeforePartitions(ctx, db, schema)
+		name = "task_types_before_partitions"
 	}
-	rows, err := db.Query(ctx, query("task_types", schema))
+	rows, err := db.Query(ctx, query(name, schema))
 	if err != nil {
 		return nil, err
 	}
@@ -264,28 +265,6 @@ func readTaskTypes(ctx context.Context, db Querier, schema string, version int) 
 			if by != nil {
 				t.Partition.By = *by
 			}
-		}
-		out = append(out, t)
-		return nil
-	})
-	return out, err
-}
-
-// readTaskTypesBeforePartitions reads the task types of a schema before
-// PartitionsVersion.
-func readTaskTypesBeforePartitions(ctx context.Context, db Querier, schema string) ([]catalog.TaskType, error) {
-	rows, err := db.Query(ctx, query("task_types_before_partitions", schema))
-	if err != nil {
-		return nil, err
-	}
-	var out []catalog.TaskType
-	var t catalog.TaskType
-	var retries *int
-	_, err = pgx.ForEachRow(rows, []any{&t.Name, &t.Queue, &t.Concurrency, &retries, &t.Priority}, func() error {
-		t.MaxRetries = nil
-		if retries != nil {
-			v := *retries
-			t.MaxRetries = &v
 		}
 		out = append(out, t)
 		return nil

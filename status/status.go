@@ -469,7 +469,7 @@ type lane struct {
 }
 
 func (r *reader) sql(name string) string {
-	if r.s.SchemaVersion < partitionsVersion {
+	if r.s.SchemaVersion < inspect.PartitionsVersion {
 		if _, ok := rendered[name+beforePartitions]; ok {
 			name += beforePartitions
 		}
@@ -477,13 +477,10 @@ func (r *reader) sql(name string) string {
 	return query(name, r.schema)
 }
 
-// partitionsVersion is the schema version with partition keys (migration
-// 019); a query of sql/ named with the beforePartitions suffix reads the
-// schemas before it.
-const (
-	partitionsVersion = 19
-	beforePartitions  = "_before_partitions"
-)
+// beforePartitions ends the name of a query of sql/ that reads the
+// schemas before partition keys (inspect.PartitionsVersion) in place of
+// the query without it.
+const beforePartitions = "_before_partitions"
 
 // age is the age of at by the snapshot's clock.
 func (r *reader) age(at time.Time, exact bool) *Age {
