@@ -123,6 +123,12 @@ type State struct {
 type Live struct {
 	// Running counts running tasks per task type.
 	Running map[string]int `json:"running,omitempty"`
+	// Keys holds, per task type with partition keys that have work (a
+	// partitioned type's, or one whose partition block was removed while
+	// its tasks held units), its keys by units in use; a type without such
+	// keys has no entry. Plans read from it how many keys are at the
+	// per-key limit, and over a lowered one.
+	Keys map[string]KeyUses `json:"keys,omitempty"`
 	// Unfinished counts pending and running tasks per queue.
 	Unfinished map[string]int64 `json:"unfinished,omitempty"`
 	// Counters holds each actual counter's issued values and object health.

@@ -136,7 +136,8 @@ func ReadLiveFor(ctx context.Context, db Querier, schema string, version int, de
 
 // Read returns the actual state of schema and its migration version: the
 // managed state (ReadManaged) with the live values beside it (running tasks
-// per type, counters' issued values), and the access levels pgseq granted
+// per type, partition keys per type by units in use, counters' issued
+// values), and the access levels pgseq granted
 // with what those roles hold (Access, Live.Access). A schema that does not exist (or has
 // no pgseq tables yet) reads as an empty state with version 0.
 func Read(ctx context.Context, db Querier, schema string) (catalog.State, int, error) {
@@ -146,6 +147,11 @@ func Read(ctx context.Context, db Querier, schema string) (catalog.State, int, e
 	}
 	if s.Live.Running, err = readRunning(ctx, db, schema); err != nil {
 		return s, version, fmt.Errorf("counting running tasks: %w", err)
+	}
+	if version >= PartitionsVersion {
+		if s.Live.Keys, err = readKeys(ctx, db, schema); err != nil {
+			return s, version, fmt.Errorf("counting partition keys: %w", err)
+		}
 	}
 	if version >= 3 {
 		if err := readCounterValues(ctx, db, schema, s.Live.Counters); err != nil {
@@ -329,6 +335,26 @@ func readRunning(ctx context.Context, db Querier, schema string) (map[string]int
 	var n int
 	_, err = pgx.ForEachRow(rows, []any{&name, &n}, func() error {
 		out[name] = n
+		return nil
+	})
+	return out, err
+}
+
+// readKeys reads the partition keys with work per task type, by units in
+// use (catalog.Live.Keys): nil when no key has work.
+func readKeys(ctx context.Context, db Querier, schema string) (map[string]catalog.KeyUses, error) {
+	rows, err := db.Query(ctx, query("partition_keys", schema))
+	if err != nil {
+		return nil, err
+	}
+	var out map[string]catalog.KeyUses
+	var name string
+	var u catalog.KeyUse
+	_, err = pgx.ForEachRow(rows, []any{&name, &u.Used, &u.Keys}, func() error {
+		if out == nil {
+			out = map[string]catalog.KeyUses{}
+		}
+		out[name] = append(out[name], u)
 		return nil
 	})
 	return out, err

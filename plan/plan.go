@@ -184,6 +184,20 @@ type Change struct {
 type Context struct {
 	// Running is the number of running tasks of a task type.
 	Running *int `json:"running,omitempty"`
+	// Keys is the number of a task type's partition keys with work (a
+	// task holding one of the key's units, or waiting for one). Set for a
+	// type partitioned in the database, or with keys still holding units;
+	// absent for other types.
+	Keys *int `json:"keys,omitempty"`
+	// KeysAtLimit is how many of Keys are at the per-key limit in force
+	// (or above it): they admit no task until one of theirs ends. Set
+	// when the type is partitioned in the database.
+	KeysAtLimit *int `json:"keys_at_limit,omitempty"`
+	// KeysOverLimit is how many of Keys hold more units than the
+	// configuration's per-key limit: after the apply they admit no task
+	// until they are below it (draining). Set when the change lowers the
+	// per-key limit, or keys are over the one it declares.
+	KeysOverLimit *int `json:"keys_over_limit,omitempty"`
 	// Unfinished is the number of pending and running tasks of a queue.
 	Unfinished *int64 `json:"unfinished,omitempty"`
 	// Scopes is the number of scopes a counter has issued values in.

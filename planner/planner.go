@@ -112,10 +112,12 @@ func planTasks(desired, actual catalog.State, p *plan.Plan) []plan.Change {
 			if running > 0 {
 				c.Reasons = append(c.Reasons, fmt.Sprintf("%s running: %s normally", textfmt.Plural(running, "task"), textfmt.Word(running, "finishes", "finish")))
 			}
+			keyContext(&c, nil, t.have, actual.Live.Keys[c.Name])
 			out = append(out, c)
 			continue
 		}
 		if same && sameLayout(layout(t.want.Concurrency), slots[c.Name]) {
+			warnKeysDraining(p, c.Address, t.want, actual.Live.Keys[c.Name])
 			continue // the common case, decided on the runs
 		}
 		gs := groupsOf(c.Name)
@@ -125,6 +127,7 @@ func planTasks(desired, actual catalog.State, p *plan.Plan) []plan.Change {
 				p.Warnings = append(p.Warnings, fmt.Sprintf("%s: %s still draining (%s running above the limit of %d)",
 					c.Address, textfmt.Plural(len(d), "slot group"), textfmt.Plural(overLimit(gs, t.want.Concurrency), "task"), t.want.Concurrency))
 			}
+			warnKeysDraining(p, c.Address, t.want, actual.Live.Keys[c.Name])
 			continue
 		}
 		if same {
@@ -136,6 +139,7 @@ func planTasks(desired, actual catalog.State, p *plan.Plan) []plan.Change {
 			if c.Slots != nil {
 				c.Reasons = append(c.Reasons, slotReasons(c.Slots, running, t.want.Concurrency)...)
 			}
+			keyContext(&c, t.want, t.have, actual.Live.Keys[c.Name])
 		}
 		out = append(out, c)
 	}

@@ -196,6 +196,64 @@ func TestPlan(t *testing.T) {
 			wantSummary: plan.Summary{Destroy: 1},
 		},
 	}...)
+	// Per-key limits: render runs at most 4 (then 2, 6) per tenant.
+	perKey := func(t catalog.TaskType, n int) catalog.TaskType {
+		t.Partition = &catalog.Partition{By: "tenant_id", Concurrency: n}
+		return t
+	}
+	keyed4, keyed2, keyed6 := perKey(render10, 4), perKey(render10, 2), perKey(render10, 6)
+	// 31 keys with work: 1 with only waiting tasks, 12 at the limit of 4.
+	keys := map[string]catalog.KeyUses{"render": {{Used: 0, Keys: 1}, {Used: 1, Keys: 5}, {Used: 2, Keys: 7}, {Used: 3, Keys: 6}, {Used: 4, Keys: 12}}}
+	keyedLive := catalog.Live{Running: map[string]int{"render": 10}, Keys: keys}
+	tests = append(tests, []struct {
+		name        string
+		desired     catalog.State
+		actual      catalog.State
+		wantSummary plan.Summary
+	}{
+		{
+			name:        "lower_per_key_limit_4_to_2_while_keys_over",
+			desired:     catalog.State{Queues: []catalog.Queue{media}, TaskTypes: []catalog.TaskType{keyed2}},
+			actual:      catalog.State{Queues: []catalog.Queue{media}, TaskTypes: []catalog.TaskType{keyed4}, Slots: slots("render", 10, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1), Live: keyedLive},
+			wantSummary: plan.Summary{Change: 1},
+		},
+		{
+			name:        "raise_per_key_limit_4_to_6",
+			desired:     catalog.State{Queues: []catalog.Queue{media}, TaskTypes: []catalog.TaskType{keyed6}},
+			actual:      catalog.State{Queues: []catalog.Queue{media}, TaskTypes: []catalog.TaskType{keyed4}, Slots: slots("render", 10, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1), Live: keyedLive},
+			wantSummary: plan.Summary{Change: 1},
+		},
+		{
+			name:        "add_partition_block",
+			desired:     catalog.State{Queues: []catalog.Queue{media}, TaskTypes: []catalog.TaskType{keyed4}},
+			actual:      catalog.State{Queues: []catalog.Queue{media}, TaskTypes: []catalog.TaskType{render10}, Slots: slots("render", 10, 1, 1), Live: catalog.Live{Running: map[string]int{"render": 2}}},
+			wantSummary: plan.Summary{Change: 1},
+		},
+		{
+			name:        "remove_partition_block_while_keys_have_work",
+			desired:     catalog.State{Queues: []catalog.Queue{media}, TaskTypes: []catalog.TaskType{render10}},
+			actual:      catalog.State{Queues: []catalog.Queue{media}, TaskTypes: []catalog.TaskType{keyed4}, Slots: slots("render", 10, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1), Live: keyedLive},
+			wantSummary: plan.Summary{Change: 1},
+		},
+		{
+			name:    "per_key_still_draining_is_not_a_change",
+			desired: catalog.State{Queues: []catalog.Queue{media}, TaskTypes: []catalog.TaskType{keyed2}},
+			actual: catalog.State{Queues: []catalog.Queue{media}, TaskTypes: []catalog.TaskType{keyed2}, Slots: slots("render", 10, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1),
+				Live: keyedLive},
+		},
+		{
+			name:    "per_key_unchanged_with_keys_at_the_limit",
+			desired: catalog.State{Queues: []catalog.Queue{media}, TaskTypes: []catalog.TaskType{keyed4}},
+			actual: catalog.State{Queues: []catalog.Queue{media}, TaskTypes: []catalog.TaskType{keyed4}, Slots: slots("render", 10, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1),
+				Live: keyedLive},
+		},
+		{
+			name:        "remove_partitioned_task_type",
+			desired:     catalog.State{Queues: []catalog.Queue{media}},
+			actual:      catalog.State{Queues: []catalog.Queue{media}, TaskTypes: []catalog.TaskType{keyed4}, Slots: slots("render", 10, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1), Live: keyedLive},
+			wantSummary: plan.Summary{Destroy: 1},
+		},
+	}...)
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()

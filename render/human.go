@@ -157,8 +157,11 @@ func writeChange(b *strings.Builder, c plan.Change) {
 				continue
 			}
 			l := line{sym: "~", name: after[i].Name, value: before[i].Value + " -> " + after[i].Value}
-			if l.name == "concurrency" {
+			switch l.name {
+			case "concurrency":
 				l.note = usageNote(c)
+			case "partition.concurrency":
+				l.note = keysNote(c)
 			}
 			lines = append(lines, l)
 		}
@@ -258,6 +261,15 @@ func usageNote(c plan.Change) string {
 	return fmt.Sprintf("%d running", running)
 }
 
+// keysNote describes the partition keys over a task type's new per-key
+// limit, beside it: "3 keys over, draining"; "" when none is.
+func keysNote(c plan.Change) string {
+	if c.Context == nil || c.Context.KeysOverLimit == nil || *c.Context.KeysOverLimit == 0 {
+		return ""
+	}
+	return fmt.Sprintf("%s over, draining", textfmt.Plural(*c.Context.KeysOverLimit, "key"))
+}
+
 // writeLines writes attributes, grouping dotted names into nested blocks and
 // aligning the equals signs within each block, as hcl fmt does.
 func writeLines(b *strings.Builder, lines []line) {
@@ -314,6 +326,27 @@ func contextNote(c plan.Change) string {
 	if c.Context.Running != nil {
 		parts = append(parts, fmt.Sprintf("%d running", *c.Context.Running))
 	}
+	if c.Context.Keys != nil {
+		parts = append(parts, textfmt.Plural(*c.Context.Keys, "partition key"))
+	}
+	before, after := partitionOf(c.Before), partitionOf(c.After)
+	if c.Context.KeysAtLimit != nil {
+		at := textfmt.Thousands(*c.Context.KeysAtLimit) + " at the limit"
+		if before != nil {
+			at += fmt.Sprintf(" of %d", before.Concurrency)
+		}
+		parts = append(parts, at)
+	}
+	if c.Context.KeysOverLimit != nil {
+		over := textfmt.Thousands(*c.Context.KeysOverLimit) + " over the limit"
+		if after != nil {
+			if before != nil && before.Concurrency != after.Concurrency {
+				over = textfmt.Thousands(*c.Context.KeysOverLimit) + " over the new limit"
+			}
+			over += fmt.Sprintf(" of %d", after.Concurrency)
+		}
+		parts = append(parts, over)
+	}
 	if c.Context.Unfinished != nil {
 		parts = append(parts, textfmt.Plural(*c.Context.Unfinished, "unfinished task"))
 	}
@@ -321,4 +354,13 @@ func contextNote(c plan.Change) string {
 		parts = append(parts, fmt.Sprintf("%s, max %s", textfmt.Plural(*c.Context.Scopes, "scope"), textfmt.Thousands(*c.Context.MaxValue)))
 	}
 	return strings.Join(parts, ", ")
+}
+
+// partitionOf returns the partition block of o, a task type; nil for a
+// type without one, or another object.
+func partitionOf(o catalog.Object) *catalog.Partition {
+	if t, ok := o.(*catalog.TaskType); ok && t != nil {
+		return t.Partition
+	}
+	return nil
 }

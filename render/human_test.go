@@ -100,3 +100,26 @@ func TestLargePlanSaysItsSummaryFirst(t *testing.T) {
 	require.NoError(t, Plan(&out, small))
 	require.True(t, strings.HasPrefix(out.String(), "pgseq will perform the following actions:\n"), "50 changes: no summary first")
 }
+
+// A partitioned type's change says its keys with work, those at the
+// per-key limit in force and those over the new one, in both views.
+func TestPlanShowsPartitionKeys(t *testing.T) {
+	t.Parallel()
+	running, keys, at, over := 10, 31, 12, 18
+	p := &plan.Plan{
+		Changes: []plan.Change{{
+			Address: `task "render"`, Kind: plan.KindTask, Name: "render", Action: plan.Update,
+			Before:     &catalog.TaskType{Name: "render", Queue: "default", Partition: &catalog.Partition{Concurrency: 4}},
+			After:      &catalog.TaskType{Name: "render", Queue: "default", Partition: &catalog.Partition{Concurrency: 2}},
+			Attributes: []string{"partition.concurrency"},
+			Context:    &plan.Context{Running: &running, Keys: &keys, KeysAtLimit: &at, KeysOverLimit: &over},
+		}},
+		Summary: plan.Summary{Change: 1},
+	}
+	var blocks, compact strings.Builder
+	require.NoError(t, Plan(&blocks, p))
+	require.NoError(t, PlanCompact(&compact, p))
+	require.Contains(t, blocks.String(), `# task "render" will be updated in place (10 running, 31 partition keys, 12 at the limit of 4, 18 over the new limit of 2)`)
+	require.Contains(t, blocks.String(), "~ concurrency = 4 -> 2  # 18 keys over, draining")
+	require.Contains(t, compact.String(), `~ task "render": partition.concurrency 4 -> 2 (10 running, 31 partition keys, 12 at the limit of 4, 18 over the new limit of 2)`)
+}
