@@ -14,7 +14,7 @@
 -- default owner privileges. Roles that pgseq apply grants access levels to
 -- are not shown: a freshly migrated schema has none.
 --
--- Version 19.
+-- Version 21.
 
 
 -- Schema
@@ -269,6 +269,7 @@ CREATE UNIQUE INDEX tasks_idempotency ON {{schema}}.tasks USING btree (type, ide
 CREATE INDEX tasks_key_waiting ON {{schema}}.tasks USING btree (type, partition_key, priority DESC, run_at, id) WHERE ((status = 'pending'::{{schema}}.task_status) AND key_wait);
 CREATE INDEX tasks_scheduled ON {{schema}}.tasks USING btree (queue, run_at) WHERE ((status = 'pending'::{{schema}}.task_status) AND (gate = 'scheduled'::{{schema}}.task_gate) AND (NOT key_wait));
 CREATE INDEX tasks_waiting ON {{schema}}.tasks USING btree (type, priority DESC, run_at, id) WHERE ((status = 'pending'::{{schema}}.task_status) AND (gate = 'waiting'::{{schema}}.task_gate));
+CREATE STATISTICS {{schema}}.tasks_states (mcv) ON status, gate, key_wait FROM {{schema}}.tasks;
 COMMENT ON COLUMN {{schema}}.tasks.key_wait IS 'Due, waiting for a unit of its partition key (gate scheduled, out of tasks_scheduled).';
 COMMENT ON COLUMN {{schema}}.tasks.key_unit IS 'Holds a unit of its partition key: cleared in the statement that gives the unit back.';
 -- privileges: owner
@@ -332,90 +333,148 @@ $function$;
 CREATE OR REPLACE FUNCTION {{schema}}.admit_keys(types text[], keys text[], freed boolean DEFAULT false)
  RETURNS integer
  LANGUAGE plpgsql
+ SET enable_hashjoin TO 'off'
+ SET enable_mergejoin TO 'off'
 AS $function$
 DECLARE
+    k_types   text[];
+    k_keys    text[];
+    k_used    integer[];
+    k_free    integer[];
+    v_bad     record;
+    v_twice   bigint;
     v_type    text;
-    v_key     text;
-    v_back    integer;
-    v_lim     integer;
-    v_limited boolean;
-    v_used    integer;
     v_ids     bigint[];
-    w_ids     bigint[] := '{}';
+    w_ids     bigint[];
     v_units   integer[];
-    v_opened  integer := 0;
-    n         integer;
+    v_opened  integer;
 BEGIN
-    FOR v_type, v_key, v_back, v_lim, v_limited IN
-        SELECT u.t, u.k, count(*)::integer, tt.partition_limit, tt.concurrency IS NOT NULL
-        FROM unnest(types, keys) AS u(t, k)
-        LEFT JOIN {{schema}}.task_types tt ON tt.name = u.t
-        WHERE u.k IS NOT NULL
-        GROUP BY u.t, u.k, tt.partition_limit, tt.concurrency
-        ORDER BY u.t COLLATE "C", u.k COLLATE "C"
-    LOOP
-        -- 1. The key's row, locked.
-        LOOP
-            SELECT s.used INTO v_used FROM {{schema}}.partition_slots s
-            WHERE s.task_type = v_type AND s.partition_key = v_key
-            FOR UPDATE;
-            EXIT WHEN FOUND;
-            INSERT INTO {{schema}}.partition_slots (task_type, partition_key) VALUES (v_type, v_key)
-            ON CONFLICT DO NOTHING;
-        END LOOP;
-        -- 2. Units given back.
-        IF freed THEN
-            IF v_used < v_back THEN
-                RAISE EXCEPTION 'a partition key unit was given back twice: % key "%" (% given back, % in use)',
-                    v_type, v_key, v_back, v_used
-                    USING ERRCODE = 'PS030',
-                          HINT = 'This is a pgseq bug (invariant I3): please report it with the output of pgseq status.';
-            END IF;
-            v_used := v_used - v_back;
+    -- 1. The keys' rows, locked (or created and so held) in bytewise (type,
+    -- key) order, the locking order every caller keeps, with each key's
+    -- units in use after the give-back and how many of its waiting tasks it
+    -- may admit: none when the type is no longer partitioned (pgseq apply
+    -- releases those), none above a lowered limit (strict draining).
+    IF freed THEN
+        -- A unit given back means its key's row exists: locked without a
+        -- write, each occurrence of a key one unit off its count. A count
+        -- that would fall below zero, or a row missing, is a unit given
+        -- back twice.
+        WITH given AS (
+            SELECT u.t, u.k, count(*)::integer AS back
+            FROM unnest(types, keys) AS u(t, k)
+            WHERE u.k IS NOT NULL
+            GROUP BY u.t, u.k
+        ), locked AS (
+            SELECT s.task_type, s.partition_key, s.used, g.back
+            FROM given g JOIN {{schema}}.partition_slots s ON s.task_type = g.t AND s.partition_key = g.k
+            ORDER BY s.task_type COLLATE "C", s.partition_key COLLATE "C"
+            FOR UPDATE OF s
+        )
+        SELECT array_agg(l.task_type ORDER BY l.task_type COLLATE "C", l.partition_key COLLATE "C"),
+               array_agg(l.partition_key ORDER BY l.task_type COLLATE "C", l.partition_key COLLATE "C"),
+               array_agg(l.used - l.back ORDER BY l.task_type COLLATE "C", l.partition_key COLLATE "C"),
+               array_agg(greatest(coalesce(tt.partition_limit, 0) - (l.used - l.back), 0)
+                         ORDER BY l.task_type COLLATE "C", l.partition_key COLLATE "C"),
+               count(*) FILTER (WHERE l.used < l.back) + (SELECT count(*) FROM given) - count(*)
+          INTO k_types, k_keys, k_used, k_free, v_twice
+        FROM locked l LEFT JOIN {{schema}}.task_types tt ON tt.name = l.task_type;
+        IF v_twice > 0 THEN
+            SELECT u.t, u.k, coalesce(s.used, 0) AS used, count(*) AS back INTO v_bad
+            FROM unnest(types, keys) AS u(t, k)
+            LEFT JOIN {{schema}}.partition_slots s ON s.task_type = u.t AND s.partition_key = u.k
+            WHERE u.k IS NOT NULL
+            GROUP BY u.t, u.k, s.used
+            HAVING coalesce(s.used, 0) < count(*)
+            ORDER BY u.t COLLATE "C", u.k COLLATE "C"
+            LIMIT 1;
+            RAISE EXCEPTION 'a partition key unit was given back twice: % key "%" (% given back, % in use)',
+                v_bad.t, v_bad.k, v_bad.back, v_bad.used
+                USING ERRCODE = 'PS030',
+                      HINT = 'This is a pgseq bug (invariant I3): please report it with the output of pgseq status.';
         END IF;
-        -- 3. The key's first waiting tasks, up to its free units (none when
-        -- the type is no longer partitioned: pgseq apply releases those).
-        v_ids := NULL;
-        IF v_lim IS NOT NULL AND v_used < v_lim THEN
-            WITH next AS (
-                SELECT t.id, row_number() OVER (ORDER BY t.priority DESC, t.run_at, t.id) AS turn
-                FROM (SELECT t.id, t.priority, t.run_at FROM {{schema}}.tasks t
-                      WHERE t.type = v_type AND t.partition_key = v_key AND t.status = 'pending' AND t.key_wait
-                      ORDER BY t.priority DESC, t.run_at, t.id
-                      LIMIT v_lim - v_used
-                      FOR UPDATE SKIP LOCKED) t
-            ), admitted AS (
-                -- The k-th task a key admits in this call runs at now + k-1
-                -- microseconds: the keys admitted together alternate.
-                UPDATE {{schema}}.tasks t
-                SET key_wait = false, key_unit = true, updated_at = now(),
-                    run_at = greatest(t.run_at, now() + (next.turn - 1) * interval '1 microsecond'),
-                    gate = CASE WHEN v_limited THEN 'waiting' ELSE 'open' END::{{schema}}.task_gate
-                FROM next WHERE t.id = next.id
-                RETURNING t.id, t.priority
-            )
-            SELECT array_agg(a.id ORDER BY a.priority DESC, a.id) INTO v_ids FROM admitted a;
-        END IF;
-        n := coalesce(cardinality(v_ids), 0);
-        v_used := v_used + n;
-        -- 4. The row follows.
-        IF v_used = 0 AND NOT EXISTS (
-            SELECT 1 FROM {{schema}}.tasks t
-            WHERE t.type = v_type AND t.partition_key = v_key AND t.status = 'pending' AND t.key_wait) THEN
-            DELETE FROM {{schema}}.partition_slots s WHERE s.task_type = v_type AND s.partition_key = v_key;
-        ELSIF freed OR n > 0 THEN
-            UPDATE {{schema}}.partition_slots s SET used = v_used
-            WHERE s.task_type = v_type AND s.partition_key = v_key;
-        END IF;
-        IF n > 0 AND v_limited THEN
-            w_ids := w_ids || v_ids;
-        ELSE
-            v_opened := v_opened + n;
-        END IF;
-    END LOOP;
+    ELSE
+        -- On enqueue and admission of due tasks the row may not exist yet:
+        -- an upsert locks an existing row and creates a missing one in one
+        -- step, even when a concurrent transaction deletes the row
+        -- meanwhile.
+        WITH given AS (
+            SELECT DISTINCT u.t, u.k FROM unnest(types, keys) AS u(t, k) WHERE u.k IS NOT NULL
+        ), locked AS (
+            INSERT INTO {{schema}}.partition_slots AS s (task_type, partition_key)
+            SELECT g.t, g.k FROM given g ORDER BY g.t COLLATE "C", g.k COLLATE "C"
+            ON CONFLICT (task_type, partition_key) DO UPDATE SET used = s.used
+            RETURNING s.task_type, s.partition_key, s.used
+        )
+        SELECT array_agg(l.task_type ORDER BY l.task_type COLLATE "C", l.partition_key COLLATE "C"),
+               array_agg(l.partition_key ORDER BY l.task_type COLLATE "C", l.partition_key COLLATE "C"),
+               array_agg(l.used ORDER BY l.task_type COLLATE "C", l.partition_key COLLATE "C"),
+               array_agg(greatest(coalesce(tt.partition_limit, 0) - l.used, 0)
+                         ORDER BY l.task_type COLLATE "C", l.partition_key COLLATE "C")
+          INTO k_types, k_keys, k_used, k_free
+        FROM locked l LEFT JOIN {{schema}}.task_types tt ON tt.name = l.task_type;
+    END IF;
+    IF k_types IS NULL THEN
+        RETURN 0;
+    END IF;
 
-    -- The admitted tasks of limited types: units of their types, in claim
-    -- order per type.
+    -- 2. Each key admits its first waiting tasks in claim order, up to its
+    -- free units (the key lane read SKIP LOCKED: a task another
+    -- transaction holds stays waiting). The k-th task a key admits in this
+    -- call runs at now + k-1 microseconds: keys admitted together
+    -- alternate in their type's lane and in the claim order. Admitted
+    -- tasks of types without a limit are open; of limited types, in their
+    -- type's lane until step 4 gives them units.
+    WITH k AS (
+        SELECT k.t, k.k, k.free FROM unnest(k_types, k_keys, k_free) AS k(t, k, free) WHERE k.free > 0
+    ), next AS (
+        SELECT w.id, row_number() OVER (PARTITION BY k.t, k.k ORDER BY w.priority DESC, w.run_at, w.id) AS turn
+        FROM k CROSS JOIN LATERAL (
+            SELECT t.id, t.priority, t.run_at FROM {{schema}}.tasks t
+            WHERE t.type = k.t AND t.partition_key = k.k AND t.status = 'pending' AND t.key_wait
+            ORDER BY t.priority DESC, t.run_at, t.id
+            LIMIT k.free
+            FOR UPDATE SKIP LOCKED) w
+    ), admitted AS (
+        UPDATE {{schema}}.tasks t
+        SET key_wait = false, key_unit = true, updated_at = now(),
+            run_at = greatest(t.run_at, now() + (next.turn - 1) * interval '1 microsecond'),
+            gate = CASE WHEN tt.concurrency IS NOT NULL THEN 'waiting' ELSE 'open' END::{{schema}}.task_gate
+        FROM next, {{schema}}.task_types tt
+        WHERE t.id = next.id AND tt.name = t.type
+        RETURNING t.id, t.type, t.partition_key, tt.concurrency IS NOT NULL AS limited
+    ), counted AS (
+        SELECT a.type, a.partition_key, count(*)::integer AS n FROM admitted a GROUP BY a.type, a.partition_key
+    ), after AS (
+        SELECT k.t, k.k, k.used + coalesce(c.n, 0) AS used
+        FROM unnest(k_types, k_keys, k_used) AS k(t, k, used)
+        LEFT JOIN counted c ON c.type = k.t AND c.partition_key = k.k
+    )
+    SELECT (SELECT array_agg(a.id) FROM admitted a WHERE a.limited),
+           (SELECT count(*)::integer FROM admitted a WHERE NOT a.limited),
+           array_agg(after.used ORDER BY after.t COLLATE "C", after.k COLLATE "C")
+      INTO w_ids, v_opened, k_used
+    FROM after;
+
+    -- 3. The rows follow: a key with no unit in use and nothing waiting
+    -- loses its row (so idle keys cost no rows); the others keep their
+    -- new count.
+    DELETE FROM {{schema}}.partition_slots s
+    USING unnest(k_types, k_keys, k_used) AS n(t, k, used)
+    WHERE n.used = 0 AND s.task_type = n.t AND s.partition_key = n.k
+      -- A scalar subquery, not NOT EXISTS: it stays a probe of the key's
+      -- lane per key, where an anti join planned for one key read the
+      -- whole of tasks_key_waiting for each. It sees waiting tasks other
+      -- transactions hold, which step 2 skipped.
+      AND NOT (SELECT EXISTS (
+          SELECT 1 FROM {{schema}}.tasks t
+          WHERE t.type = n.t AND t.partition_key = n.k AND t.status = 'pending' AND t.key_wait));
+    UPDATE {{schema}}.partition_slots s SET used = n.used
+    FROM unnest(k_types, k_keys, k_used) AS n(t, k, used)
+    WHERE s.task_type = n.t AND s.partition_key = n.k AND s.used <> n.used;
+
+    -- 4. The admitted tasks of limited types: units of their types, in
+    -- claim order per type (take_units: SKIP LOCKED, never waiting while
+    -- holding key rows).
     IF cardinality(w_ids) > 0 THEN
         FOR v_type, v_ids IN
             SELECT t.type, array_agg(t.id ORDER BY t.priority DESC, t.run_at, t.id)
@@ -628,9 +687,11 @@ BEGIN
     END IF;
 
     -- 1. Scheduled limited tasks now due look for a unit (an index probe when
-    -- there are none).
+    -- there are none: read in tasks_scheduled's order, whatever the
+    -- planner expects to find).
     PERFORM 1 FROM {{schema}}.tasks t
     WHERE t.queue = v_queue AND t.status = 'pending' AND t.gate = 'scheduled' AND NOT t.key_wait AND t.run_at <= now()
+    ORDER BY t.run_at
     LIMIT 1;
     IF FOUND THEN
         PERFORM {{schema}}.admit_due(v_queue, v_batch);

@@ -255,7 +255,7 @@ SELECT x.what FROM (
     SELECT pg_describe_object(d.classid, d.objid, d.objsubid)
     FROM pg_depend d
     WHERE d.refclassid = 'pg_namespace'::regclass AND d.refobjid = $1
-      AND d.classid NOT IN ('pg_class'::regclass, 'pg_type'::regclass, 'pg_proc'::regclass)
+      AND d.classid NOT IN ('pg_class'::regclass, 'pg_type'::regclass, 'pg_proc'::regclass, 'pg_statistic_ext'::regclass)
 ) x ORDER BY 1`
 
 // unsupported fails when the schema holds an object the dump would leave
@@ -564,6 +564,9 @@ func (d *dumper) tables() error {
 			    UNION ALL
 			    SELECT 2, g.tgname, pg_get_triggerdef(g.oid, true) || ';'
 			    FROM pg_trigger g WHERE g.tgrelid = $1 AND NOT g.tgisinternal
+			    UNION ALL
+			    SELECT 3, s.stxname, pg_get_statisticsobjdef(s.oid) || ';'
+			    FROM pg_statistic_ext s WHERE s.stxrelid = $1
 			) x ORDER BY x.kind, x.name`, t.Oid)
 		if err != nil {
 			return err

@@ -248,3 +248,170 @@ scenario "binding" {
     max = 10
   }
 }
+
+# Per-key limits (README "Per-key limits"). A partitioned type lets at most
+# its partition's concurrency run per key. These pairs measure what keeping
+# count per key costs, against the same drain without it.
+
+# The reference of "partitioned": the same tasks and keys (which a type
+# without a partition block ignores), only the type's limit of 100.
+#
+# The keys follow Zipf's law with the hottest key given 30% of the tasks.
+# With a per-key limit of 2 out of 100 running, the 7 hottest keys (61% of
+# the tasks) each need more than their 2% of the running tasks: their
+# limits bind, as they should, and the drain ends with only their backlogs
+# left, 14 tasks running at a time. Throughput is therefore measured over
+# the first 30% of the tasks completed, while every round still has the
+# other keys' tasks to run (about 45% in, the unbound keys run out), in
+# both scenarios alike.
+scenario "partitioned-reference" {
+  description   = "1 task type limited to 100; 10,000 keys (zipf, hottest 30%), no per-key limit"
+  workload      = "drain"
+  measure_until = 0.3
+
+  size {
+    tasks     = 200000
+    rounds    = 5
+    warmup    = 20000
+    workers   = 1
+    pool_size = 4
+  }
+  quick {
+    tasks  = 40000
+    rounds = 5
+    warmup = 5000
+  }
+
+  keys {
+    count     = 10000
+    hot_share = 0.3
+  }
+
+  queue "bench" {
+    batch_size = 200
+  }
+  task "noop" {
+    queue       = "bench"
+    concurrency = 100
+  }
+}
+
+# Issue "Per-key limits": 10,000 keys, at most 2 running per key, type
+# limit 100; throughput at least 0.90 of the same drain with only the
+# type's limit.
+scenario "partitioned" {
+  description   = "1 task type limited to 100 and to 2 per key; 10,000 keys (zipf, hottest 30%)"
+  workload      = "drain"
+  against       = "partitioned-reference"
+  measure_until = 0.3
+
+  # The reference's size, in the same rounds.
+  size {
+    tasks     = 200000
+    rounds    = 5
+    warmup    = 20000
+    workers   = 1
+    pool_size = 4
+  }
+  quick {
+    tasks  = 40000
+    rounds = 5
+    warmup = 5000
+  }
+
+  keys {
+    count     = 10000
+    hot_share = 0.3
+  }
+
+  queue "bench" {
+    batch_size = 200
+  }
+  task "noop" {
+    queue       = "bench"
+    concurrency = 100
+    partition {
+      concurrency = 2
+    }
+  }
+
+  threshold "throughput_ratio" {
+    min = 0.90
+  }
+}
+
+# The reference of "keys-scale": every task of one key, whose limit of
+# 1,000 never binds (one worker holds at most a few hundred tasks).
+scenario "keys-one" {
+  description = "1 task type limited to 1,000 per key; 1 key"
+  workload    = "drain"
+
+  size {
+    tasks     = 200000
+    rounds    = 5
+    warmup    = 20000
+    workers   = 1
+    pool_size = 4
+  }
+  quick {
+    tasks  = 20000
+    rounds = 5
+    warmup = 5000
+  }
+
+  keys {
+    count = 1
+  }
+
+  queue "bench" {
+    batch_size = 200
+  }
+  task "noop" {
+    queue = "bench"
+    partition {
+      concurrency = 1000
+    }
+  }
+}
+
+# Issue "Per-key limits": the per-task cost does not grow with the number
+# of keys. The same tasks over 100,000 keys in turn (2 tasks per key at
+# full size): each key's row is created by its first task and deleted with
+# its last. At least 0.90 of the one-key drain.
+scenario "keys-scale" {
+  description = "1 task type limited to 1,000 per key; 100,000 keys"
+  workload    = "drain"
+  against     = "keys-one"
+
+  # The reference's size, in the same rounds.
+  size {
+    tasks     = 200000
+    rounds    = 5
+    warmup    = 20000
+    workers   = 1
+    pool_size = 4
+  }
+  quick {
+    tasks  = 20000
+    rounds = 5
+    warmup = 5000
+  }
+
+  keys {
+    count = 100000
+  }
+
+  queue "bench" {
+    batch_size = 200
+  }
+  task "noop" {
+    queue = "bench"
+    partition {
+      concurrency = 1000
+    }
+  }
+
+  threshold "throughput_ratio" {
+    min = 0.90
+  }
+}

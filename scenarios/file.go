@@ -146,6 +146,26 @@
 // drain and explain workloads run on the configuration's first queue in
 // name order.
 //
+// # keys
+//
+// A drain scenario may give its tasks partition keys, for task types with a
+// partition block (which need one; a type without ignores them):
+//
+//	keys {
+//	  count     = 10000   # distinct keys k0000001, k0000002, …, 1..10000000
+//	  hot_share = 0.3     # the hottest key's share of the tasks (Zipf's law); default: keys in turn
+//	}
+//
+// With hot_share, key k gets tasks in proportion to k^-s, s chosen so that
+// key 1 gets that share; the sequence is the same in every run. Without,
+// task j gets key j mod count.
+//
+// measure_until = 0.3 (drain only) ends each run when that share of its
+// tasks has completed, and its throughput is theirs: a drain whose hottest
+// keys' limits bind ends with only their backlogs left, a few tasks
+// running at a time, which says nothing about what the limit costs. A
+// scenario and the one it is measured against measure the same share.
+//
 // # explain
 //
 // An explain scenario may have one explain block:
@@ -448,8 +468,8 @@ const scenarioNameRule = `A scenario name starts with a lowercase letter, follow
 
 // The arguments and blocks of a scenario block.
 var (
-	scenarioAttrs   = []string{"description", "workload", "against", "handler_delay", "hold_snapshot"}
-	scenarioBlocks  = []string{"size", "quick", "types", "explain", "counter"}
+	scenarioAttrs   = []string{"description", "workload", "against", "handler_delay", "hold_snapshot", "measure_until"}
+	scenarioBlocks  = []string{"size", "quick", "types", "keys", "explain", "counter"}
 	scenarioLabeled = []string{"queue", "task", "threshold", "storage"}
 )
 
@@ -518,6 +538,14 @@ func (d *fileDecoder) scenario(b *hclsyntax.Block, name string, nameRange hcl.Ra
 		}
 	}
 
+	if a := attrs["measure_until"]; attrSet(a) {
+		if w != "" && w != WorkloadDrain {
+			d.notForWorkload(a.NameRange, "measure_until", w, "It ends a drain's throughput measurement early.")
+		} else if v, ok := d.share(a, "measure_until", 0, "the share of the tasks completed when the throughput measurement ends"); ok {
+			s.MeasureUntil = v
+		}
+	}
+
 	var sizeAttrs, quickAttrs map[string]*hclsyntax.Attribute
 	if sb := blocks["size"]; sb != nil {
 		s.Size, sizeAttrs = d.size(sb, "size", w)
@@ -539,6 +567,16 @@ func (d *fileDecoder) scenario(b *hclsyntax.Block, name string, nameRange hcl.Ra
 	}
 
 	configOK := d.config(b, &s, blocks["types"], labeled, sizeAttrs, quickAttrs)
+	if kb := blocks["keys"]; kb != nil {
+		if w != "" && w != WorkloadDrain {
+			d.notForWorkload(kb.TypeRange, "keys", w, "It gives the tasks a drain seeds their partition keys.")
+		} else {
+			d.keys(kb, &s)
+		}
+	}
+	if configOK && w == WorkloadDrain && s.Keys.Count == 0 {
+		d.checkKeysGiven(b, s)
+	}
 
 	if eb := blocks["explain"]; eb != nil {
 		if w != "" && w != WorkloadExplain {
@@ -873,6 +911,72 @@ func (d *fileDecoder) checkSaturated(a *hclsyntax.Attribute, name string, cfg ca
 		spec.Quote(name), spec.DidYouMean(name, limited), fix)
 }
 
+// diagShare renders a measure_until value: "30%", or "100%" for 0.
+func diagShare(f float64) string {
+	if f == 0 {
+		return "100%"
+	}
+	return strconv.FormatFloat(f*100, 'g', -1, 64) + "%"
+}
+
+// keys decodes a keys block.
+func (d *fileDecoder) keys(b *hclsyntax.Block, s *Scenario) {
+	attrs, _, _ := d.content(b.Body, "keys", []string{"count", "hot_share"}, nil, nil)
+	if !attrSet(attrs["count"]) {
+		d.errorf(b.DefRange(), "Missing count",
+			"A keys block needs count, the number of distinct partition keys the tasks spread over: keys { count = 10000 }.")
+		return
+	}
+	count, ok := d.whole(attrs["count"], catalog.IntRange{Attr: "keys.count", Min: 1, Max: MaxKeys}, "It is the number of distinct partition keys.")
+	if !ok {
+		return
+	}
+	s.Keys.Count = count
+	if a := attrs["hot_share"]; attrSet(a) {
+		if v, ok := d.share(a, "keys.hot_share", 1/float64(count),
+			fmt.Sprintf("the share of the tasks the hottest key gets, at least 1/count (%g: every key alike)", 1/float64(count))); ok {
+			s.Keys.HotShare = v
+		}
+	}
+}
+
+// checkKeysGiven reports a drain scenario without a keys block whose
+// configuration has a partitioned task type: its seeded tasks would have
+// no key, and enqueue refuses them.
+func (d *fileDecoder) checkKeysGiven(b *hclsyntax.Block, s Scenario) {
+	for _, t := range s.Config.TaskTypes {
+		if t.Partitioned() {
+			d.errorf(b.DefRange(), "Missing keys block",
+				"Task type %q of scenario %q has a partition block, so every task it seeds needs a partition key, and the scenario gives none. Add a keys block: keys { count = 10000 }.",
+				t.Name, s.Name)
+			return
+		}
+	}
+}
+
+// share decodes a number in (low, 1] when low is 0, else in [low, 1];
+// what says what it is.
+func (d *fileDecoder) share(a *hclsyntax.Attribute, path string, low float64, what string) (float64, bool) {
+	v, ok := d.value(a)
+	if !ok {
+		return 0, false
+	}
+	if v.Type() != cty.Number {
+		d.wrongType(a, path, "a number between 0 and 1", v)
+		return 0, false
+	}
+	f, _ := v.AsBigFloat().Float64()
+	if f > 1 || f < low || f <= 0 {
+		bound := "above 0"
+		if low > 0 {
+			bound = fmt.Sprintf("at least %g", low)
+		}
+		d.errorf(a.Expr.Range(), "Invalid "+path, "%s is %s: a number %s and at most 1; got %g.", path, what, bound, f)
+		return 0, false
+	}
+	return f, true
+}
+
 // counterStrategies are the counter block's strategies, in documentation
 // order.
 var counterStrategies = []string{StrategyCounterTable, StrategyAdvisoryLock, StrategyOptimistic, StrategyPlain}
@@ -1191,6 +1295,12 @@ func (d *fileDecoder) checkGroups() {
 			d.errorf(subject, "Reference measured against another",
 				"Scenario %q is itself measured against %q. Groups are stars: every member names the reference, which names none. Write against = %q, or remove against from %q.",
 				ref.Name, ref.Against, ref.Against, ref.Name)
+			continue
+		}
+		if s.MeasureUntil != ref.MeasureUntil {
+			d.errorf(subject, "Measured over another share of the drain",
+				"Scenario %q measures its throughput until %s of its tasks have completed, and %q, which it is measured against, until %s. Ratios compare the same part of each drain: give both the same measure_until.",
+				s.Name, diagShare(s.MeasureUntil), ref.Name, diagShare(ref.MeasureUntil))
 			continue
 		}
 		if refDecl.roundsBad || refDecl.quickRoundsBad {

@@ -349,6 +349,7 @@ func TestShippedScenarioFiles(t *testing.T) {
 		"rows-counter_table-1k", "rows-counter_table-100k", "rows-advisory_lock-1k", "rows-advisory_lock-100k",
 		"rows-optimistic-1k", "rows-optimistic-100k",
 		"baseline", "enabled", "mixed", "many", "high-baseline", "high", "binding",
+		"partitioned-reference", "partitioned", "keys-one", "keys-scale",
 		"explain-no-limit", "explain-one-limited", "explain-all-limited", "explain-saturated",
 		"scale-100k",
 		"soak-retention", "soak-held-snapshot",

@@ -80,6 +80,14 @@ type Scenario struct {
 	Config catalog.State
 	// HandlerDelay is how long each task's handler sleeps (drain, soak).
 	HandlerDelay time.Duration
+	// Keys says which partition key each seeded task gets (drain).
+	Keys KeySpec
+	// MeasureUntil, between 0 and 1, ends the drain's throughput
+	// measurement when that share of the tasks has completed (drain; 0:
+	// the whole drain). A drain whose per-key limits bind for its hottest
+	// keys ends with only those keys' backlogs left, run a few at a time:
+	// the throughput of the part before it is what a per-key limit costs.
+	MeasureUntil float64
 	// Explain says what the explain workload seeds.
 	Explain ExplainSpec
 	// Counter says what the counters workload measures.
@@ -143,6 +151,19 @@ func (s Size) Merge(o Size) Size {
 		s.Duration = o.Duration
 	}
 	return s
+}
+
+// KeySpec says which partition key each task of a drain gets (a keys
+// block). Keys are named k0000001, k0000002, …; a task type without a
+// partition block ignores them.
+type KeySpec struct {
+	// Count is the number of distinct keys (0: tasks get no key).
+	Count int `json:"count,omitempty"`
+	// HotShare is the share of the tasks the hottest key gets: key k's
+	// share follows Zipf's law, proportional to k^-s, with the exponent s
+	// that gives key 1 this share. 0: the keys take the tasks in turn
+	// (task j gets key j mod Count).
+	HotShare float64 `json:"hot_share,omitempty"`
 }
 
 // ExplainSpec configures the explain workload: Size.Tasks pending tasks

@@ -268,7 +268,8 @@ func runDrainGroup(ctx context.Context, opts SuiteOptions, group []Scenario) ([]
 			return nil, fmt.Errorf("scenario %q must run at the size of %q, which it is measured against (ratios compare runs of the same size): %+v vs %+v",
 				sc.Name, ref.Name, s, size)
 		}
-		cases[i] = DrainCase{Name: Variant(sc.Name), Description: sc.Description, Config: sc.Config, HandlerDelay: sc.HandlerDelay}
+		cases[i] = DrainCase{Name: Variant(sc.Name), Description: sc.Description, Config: sc.Config, HandlerDelay: sc.HandlerDelay,
+			Keys: sc.Keys, MeasureUntil: sc.MeasureUntil}
 		cases[i].Config.Queues = slices.Clone(sc.Config.Queues)
 		if size.BatchSize != 0 {
 			for j := range cases[i].Config.Queues {
