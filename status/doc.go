@@ -1,9 +1,11 @@
 // Package status reads the live state of a pgseq schema at a glance — per
 // queue the pending, running, failed and dead-lettered tasks and the age of
 // the oldest due one; per limited task type its running tasks against the
-// limit, its slot groups and the tasks waiting for a unit; the workers and
-// the leader; the counters — for pgseq status, as a Snapshot (JSON) or as
-// text (Render).
+// limit, its slot groups and the tasks waiting for a unit; per partitioned
+// task type its keys with work, those at their per-key limit, the tasks
+// waiting for their key and the keys that have waited longest; the workers
+// and the leader; the counters — for pgseq status, as a Snapshot (JSON) or
+// as text (Render).
 //
 // # Cheap on a big table
 //
@@ -22,7 +24,15 @@
 //   - running tasks: tasks_held (worker_id) — as many as the workers' pools
 //     hold;
 //   - failed and dead-lettered tasks: the newest finished tasks of the queue,
-//     backwards through tasks_finished (queue, completed_at).
+//     backwards through tasks_finished (queue, completed_at);
+//   - partition keys (schema version 19 and later): the first keys of a
+//     type's range of partition_slots' primary key (task_type,
+//     partition_key), those at and over their limit counted among them;
+//     the tasks waiting for their key, a range of tasks_key_waiting (type,
+//     partition_key, priority DESC, run_at, id); and the longest waits, one
+//     probe of that index per key at its limit for at most KeysProbed keys
+//     (the first task of the key's lane, the next it admits), the
+//     LongestWaitsListed longest kept.
 //
 // So the work grows with the number of queues, task types and priorities,
 // not with the number of tasks. A count that reaches the limit is a lower

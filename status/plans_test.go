@@ -29,10 +29,26 @@ task "thumb" {
   queue       = "media"
   concurrency = 50
 }
+task "digest" {
+  queue = "tenants"
+  partition {
+    concurrency = 1
+  }
+}
+queue "tenants" {}
 counter "invoice" {
   idempotency_window = "10m"
 }
 `
+
+// seedKeys enqueues two due digest tasks for each of n partition keys
+// (per-key limit 1): each key admits one, the other waits for it.
+func (e *env) seedKeys(n int) {
+	e.t.Helper()
+	e.exec(`SELECT count(*) FROM {{schema}}.enqueue_batch(
+	    array_fill('digest'::text, ARRAY[2 * $1::int]),
+	    partition_keys => (SELECT array_agg('key-' || (g % $1::int) ORDER BY g) FROM generate_series(1, 2 * $1::int) g))`, n)
+}
 
 // seed enqueues n tasks through enqueue_batch, in batches of 10,000: 60%
 // email (default queue), 20% render and 10% thumb (limited, media) and 10%
@@ -88,6 +104,8 @@ func queryArgs(queue any) map[string][]any {
 		"leader":        nil,
 		"counters":      {DefaultLimit + 1},
 		"reservations":  {DefaultLimit + 1},
+		"partitions":    {queue, DefaultLimit + 1},
+		"key_waits":     {queue, DefaultLimit + 1, KeysProbed, LongestWaitsListed},
 	}
 }
 
@@ -105,7 +123,11 @@ func TestQueryPlansNeverScanTasks(t *testing.T) {
 	e.seed(100_000)
 	e.admit("render", "thumb")
 	e.seedActivity()
+	// More keys with work than a count reads.
+	const keys = DefaultLimit + 2_000
+	e.seedKeys(keys)
 	e.exec(`ANALYZE {{schema}}.tasks`)
+	e.exec(`ANALYZE {{schema}}.partition_slots`)
 
 	entries, err := fs.ReadDir(queries, "sql")
 	require.NoError(t, err)
@@ -117,7 +139,7 @@ func TestQueryPlansNeverScanTasks(t *testing.T) {
 		}
 	}
 	sort.Strings(names)
-	for _, queue := range []any{nil, "default", "media"} {
+	for _, queue := range []any{nil, "default", "media", "tenants"} {
 		args := queryArgs(queue)
 		for _, name := range names {
 			a, ok := args[name]
@@ -126,10 +148,14 @@ func TestQueryPlansNeverScanTasks(t *testing.T) {
 			require.NotContains(t, plan, "Seq Scan on tasks", "%s (queue %v) scans tasks:\n%s", name, queue, plan)
 			require.NotContains(t, plan, "Sample Scan on tasks", name)
 			for _, line := range strings.Split(plan, "\n") {
-				if !strings.Contains(line, " on tasks ") {
+				if strings.Contains(line, " on partition_slots ") {
+					// Keys are read by their primary key, a range per type.
+					require.Regexp(t, `Index (Only )?Scan using partition_slots_pkey on partition_slots`, line, name)
+				} else if !strings.Contains(line, " on tasks ") {
 					continue
+				} else {
+					require.Regexp(t, `Index (Only )?Scan( Backward)? using tasks_\w+ on tasks`, line, name)
 				}
-				require.Regexp(t, `Index (Only )?Scan( Backward)? using tasks_\w+ on tasks`, line, name)
 				if m := planRowsRE.FindStringSubmatch(line); m != nil {
 					n, _ := strconv.Atoi(m[1])
 					require.LessOrEqual(t, n, DefaultLimit+1, "%s: a scan read too many rows: %s", name, line)
@@ -165,6 +191,18 @@ func TestQueryPlansNeverScanTasks(t *testing.T) {
 	require.False(t, render.Waiting.Exact, "20,000 render tasks, more than the limit")
 	require.Equal(t, exact(20), s.Counters[0].Scopes)
 	require.Equal(t, exact(5), s.Counters[0].PendingReservations)
+	// More keys than a count reads: lower bounds, and the waits of the
+	// keys probed.
+	digest := partitionNamed(t, s, "digest")
+	require.Equal(t, Count{Value: DefaultLimit, Estimate: digest.Keys.Estimate}, digest.Keys)
+	require.NotNil(t, digest.Keys.Estimate, "the planner's estimate beside the lower bound")
+	require.InDelta(t, keys, float64(*digest.Keys.Estimate), 0.2*keys)
+	require.Equal(t, int64(DefaultLimit), digest.AtLimit.Value)
+	require.False(t, digest.Waiting.Exact)
+	require.Equal(t, KeysProbed, digest.KeysProbed)
+	require.True(t, digest.WaitsCapped)
+	require.Len(t, digest.LongestWaits, LongestWaitsListed)
+	require.Equal(t, "binding", digest.State)
 
 	// Exact with a higher limit: 60,000 email tasks, 20,000 completed, 100
 	// failed or dead-lettered, 40 running.

@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode"
 	"unicode/utf8"
 
 	"github.com/pgseq/pgseq/internal/textfmt"
@@ -27,6 +28,7 @@ func Render(w io.Writer, s *Snapshot, o RenderOptions) error {
 	p.header(s)
 	p.queues(s)
 	p.limits(s)
+	p.partitions(s)
 	p.workers(s)
 	p.leader(s)
 	p.counters(s)
@@ -418,4 +420,137 @@ func twoUnits(a int64, au string, b int64, bu string) string {
 		return fmt.Sprintf("%d%s", a, au)
 	}
 	return fmt.Sprintf("%d%s%d%s", a, au, b, bu)
+}
+
+// partitions writes the per-key limits: one row per partitioned type, then
+// for each type whose tasks wait for their keys a sentence and the keys
+// that have waited longest. Nothing when no type has a per-key limit.
+func (p *printer) partitions(s *Snapshot) {
+	if len(s.Partitions) == 0 {
+		return
+	}
+	p.section("PER-KEY LIMITS", "")
+	t := table{right: []bool{false, false, true, true, true, true, true, false}}
+	t.row("TASK TYPE", "QUEUE", "PER KEY", "KEYS", "AT LIMIT", "WAITING", "OLDEST WAIT", "STATE")
+	styles := []string{""}
+	for _, k := range s.Partitions {
+		limit := textfmt.Thousands(k.Limit)
+		if k.Limit == 0 {
+			limit = "none"
+		}
+		oldest := "-"
+		if k.OldestWaiting != nil {
+			oldest = p.age(*k.OldestWaiting)
+		}
+		t.row(k.TaskType, k.Queue, limit, p.count(k.Keys), p.count(k.AtLimit), p.count(k.Waiting), oldest, k.State)
+		styles = append(styles, stateStyle(k.State))
+	}
+	t.write(&p.b, "  ", func(row, col int, cell string) string {
+		if col == 7 && styles[row] != "" {
+			return p.style(styles[row], cell)
+		}
+		return cell
+	})
+	for _, k := range s.Partitions {
+		note := p.partitionNote(k)
+		if note == "" {
+			continue
+		}
+		p.b.WriteByte('\n')
+		p.line("  %s", note)
+		if len(k.LongestWaits) == 0 {
+			continue
+		}
+		w := table{right: []bool{false, true, true, true}}
+		w.row("KEY", "UNITS USED", "WAITING", "OLDEST WAIT")
+		for _, kw := range k.LongestWaits {
+			used := textfmt.Thousands(kw.Used)
+			if k.Limit > 0 {
+				used += "/" + textfmt.Thousands(k.Limit)
+			}
+			w.row(keyText(kw.Key), used, p.count(kw.Waiting), p.age(kw.Oldest))
+		}
+		w.write(&p.b, "    ", nil)
+		if k.WaitsCapped {
+			p.line("    (the waits of the first %s at their limit, in key order, of %s: a key not probed may have waited longer)",
+				textfmt.Plural(k.KeysProbed, "key"), p.count(k.AtLimit))
+		}
+	}
+}
+
+// partitionNote explains a partitioned type's state in a sentence, "" when
+// all is well; a type whose tasks wait for their keys ends it with the
+// heading of its longest waits.
+func (p *printer) partitionNote(k Partition) string {
+	name := p.style(stateStyle(k.State), k.TaskType)
+	waiting := ""
+	if k.Waiting.Value > 0 {
+		waiting = p.count(k.Waiting) + " due tasks wait for a unit of their key"
+		if k.Waiting.Exact && k.Waiting.Value == 1 {
+			waiting = "1 due task waits for a unit of its key"
+		}
+	}
+	var n string
+	switch k.State {
+	case "draining":
+		if k.Limit == 0 {
+			n = fmt.Sprintf("%s: no per-key limit any more; %s %s units until their running tasks end",
+				name, p.countNoun(k.Keys, "key"), textfmt.Word(k.Keys.Value, "holds", "hold"))
+			break
+		}
+		n = fmt.Sprintf("%s: draining after a lowered per-key limit: %s %s more units than the limit of %s and admit nothing until below it",
+			name, p.countNoun(k.OverLimit, "key"), textfmt.Word(k.OverLimit.Value, "holds", "hold"), textfmt.Thousands(k.Limit))
+		if waiting != "" {
+			n += "; " + waiting
+		}
+	case "binding":
+		n = fmt.Sprintf("%s: %s at the per-key limit of %s; %s",
+			name, p.countNoun(k.AtLimit, "key"), textfmt.Thousands(k.Limit), waiting)
+	case "admitting":
+		n = fmt.Sprintf("%s: %s although no key is at its limit; the next completion or admission of their keys admits them",
+			name, waiting)
+	default:
+		return ""
+	}
+	if len(k.LongestWaits) > 0 {
+		return n + ". Longest waits:"
+	}
+	return n + "."
+}
+
+// countNoun writes a count and a noun in the plural unless it is exactly 1.
+func (p *printer) countNoun(c Count, noun string) string {
+	if c.Exact && c.Value == 1 {
+		return p.count(c) + " " + noun
+	}
+	return p.count(c) + " " + noun + "s"
+}
+
+// maxKeyShown is the longest partition key shown whole, in characters.
+const maxKeyShown = 40
+
+// keyText shows a partition key, which is anyone's text: quoted (Go
+// syntax, control characters escaped) when it is empty or holds a space or
+// a character that is not graphic, and cut to maxKeyShown characters.
+func keyText(k string) string {
+	r := []rune(k)
+	cut := len(r) > maxKeyShown
+	if cut {
+		r = r[:maxKeyShown]
+	}
+	s := string(r)
+	plain := s != ""
+	for _, c := range s {
+		if !unicode.IsGraphic(c) || unicode.IsSpace(c) || c == '"' {
+			plain = false
+			break
+		}
+	}
+	if !plain {
+		s = strconv.Quote(s)
+	}
+	if cut {
+		s += "…"
+	}
+	return s
 }

@@ -43,10 +43,10 @@ func fixture() *Snapshot {
 		Queues: []Queue{
 			{
 				Name:       "default",
-				Pending:    Count{Value: 10_012, Estimate: est(1_204_000)},
-				Due:        Count{Value: 10_000, Estimate: est(1_196_500)},
+				Pending:    Count{Value: 20_012, Estimate: est(1_300_000)},
+				Due:        Count{Value: 20_000, Estimate: est(1_292_500)},
 				Ready:      Count{Value: 10_000, Estimate: est(1_196_500)},
-				Waiting:    exact(0),
+				Waiting:    Count{Value: 10_000, Estimate: est(96_000)},
 				Scheduled:  exact(12),
 				Running:    exact(180),
 				Failed:     Count{Value: 3, Estimate: est(41)},
@@ -55,10 +55,10 @@ func fixture() *Snapshot {
 			},
 			{
 				Name:       "media",
-				Pending:    exact(1_344),
-				Due:        exact(1_340),
+				Pending:    exact(1_347),
+				Due:        exact(1_343),
 				Ready:      exact(0),
-				Waiting:    exact(1_340),
+				Waiting:    exact(1_343),
 				Scheduled:  exact(4),
 				Running:    exact(6),
 				Failed:     exact(0),
@@ -95,6 +95,34 @@ func fixture() *Snapshot {
 			{
 				TaskType: "webhook", Queue: "default", Limit: 500, Running: exact(180), SlotGroups: 50,
 				Capacity: 500, Used: 180, Free: 320, DrainingGroups: []SlotGroup{}, Waiting: exact(0), State: "ok",
+			},
+		},
+		Partitions: []Partition{
+			{
+				TaskType: "digest", Queue: "default", Limit: 2, By: "tenant_id",
+				Keys: Count{Value: 10_000, Estimate: est(12_400)}, AtLimit: Count{Value: 1_830}, OverLimit: Count{Value: 0},
+				Waiting: Count{Value: 10_000, Estimate: est(96_000)}, OldestWaiting: age(12*time.Minute+5*time.Second, false),
+				LongestWaits: []KeyWait{
+					{Key: "tenant-0042", Used: 2, Waiting: exact(1_204), Oldest: *age(12*time.Minute+5*time.Second, false)},
+					{Key: "tenant-0107", Used: 2, Waiting: exact(310), Oldest: *age(9*time.Minute+40*time.Second, false)},
+					{Key: "acme corp\n", Used: 2, Waiting: exact(1), Oldest: *age(4*time.Minute+2*time.Second, false)},
+				},
+				KeysProbed: 1_000, WaitsCapped: true, State: "binding",
+			},
+			{
+				TaskType: "media:transcode.4k", Queue: "media", Limit: 1,
+				Keys: exact(6), AtLimit: exact(4), OverLimit: exact(2), Waiting: exact(3),
+				OldestWaiting: age(50*time.Second, true),
+				LongestWaits: []KeyWait{
+					{Key: "customer-9", Used: 2, Waiting: exact(2), Oldest: *age(50*time.Second, true)},
+					{Key: "customer-3", Used: 1, Waiting: exact(1), Oldest: *age(20*time.Second, true)},
+				},
+				KeysProbed: 4, State: "draining",
+			},
+			{
+				TaskType: "webhook", Queue: "default", Limit: 5, By: "endpoint",
+				Keys: exact(38), AtLimit: exact(0), OverLimit: exact(0), Waiting: exact(0),
+				LongestWaits: []KeyWait{}, State: "ok",
 			},
 		},
 		Workers: Workers{

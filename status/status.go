@@ -77,8 +77,10 @@ type sqlLane struct {
 }
 
 // FormatVersion is the version of the JSON document: MAJOR.MINOR, the major
-// changing only when a field changes meaning or goes.
-const FormatVersion = "1.0"
+// changing only when a field changes meaning or goes, the minor when
+// fields are added (1.1: partitions, and a queue's waiting tasks count
+// those waiting for their partition key).
+const FormatVersion = "1.1"
 
 const (
 	// DefaultLimit is how far a count of tasks is exact: beyond it the count
@@ -128,12 +130,16 @@ type Snapshot struct {
 	CountLimit int `json:"count_limit"`
 	// TasksEstimate is the planner's estimate of the rows in the tasks table
 	// (pg_class.reltuples), null before the table was first analyzed.
-	TasksEstimate *int64    `json:"tasks_estimate"`
-	Queues        []Queue   `json:"queues"`
-	Limits        []Limit   `json:"limits"`
-	Workers       Workers   `json:"workers"`
-	Leader        *Leader   `json:"leader"`
-	Counters      []Counter `json:"counters"`
+	TasksEstimate *int64  `json:"tasks_estimate"`
+	Queues        []Queue `json:"queues"`
+	Limits        []Limit `json:"limits"`
+	// Partitions are the task types with per-key limits (schema version 19
+	// and later), or whose keys still hold units after their partition
+	// block was removed.
+	Partitions []Partition `json:"partitions"`
+	Workers    Workers     `json:"workers"`
+	Leader     *Leader     `json:"leader"`
+	Counters   []Counter   `json:"counters"`
 }
 
 // Count is a number of tasks (or scopes, reservations...). When Exact is
@@ -204,7 +210,8 @@ type Queue struct {
 	// Ready are the due tasks a claim takes now: unlimited, or of a limited
 	// type and holding a unit.
 	Ready Count `json:"ready"`
-	// Waiting are the due tasks of limited types waiting for a unit.
+	// Waiting are the due tasks waiting for a unit: of their limited
+	// type's, or of their partition key's.
 	Waiting Count `json:"waiting"`
 	// Scheduled are the pending tasks due later (scheduled, or retries
 	// waiting out their backoff).
@@ -396,7 +403,7 @@ func read(ctx context.Context, q inspect.Querier, schema string, opts Options) (
 			schema, version, MinSchemaVersion)
 	}
 	s := &Snapshot{FormatVersion: FormatVersion, Schema: schema, SchemaVersion: version, Queue: opts.Queue,
-		CountLimit: opts.Limit, Queues: []Queue{}, Limits: []Limit{}, Counters: []Counter{}}
+		CountLimit: opts.Limit, Queues: []Queue{}, Limits: []Limit{}, Partitions: []Partition{}, Counters: []Counter{}}
 	s.Workers.List = []Worker{}
 	var queue any // the $1 of the per-queue queries: NULL for all
 	if opts.Queue != "" {
@@ -616,6 +623,9 @@ func (r *reader) pending() error {
 		lanes[t] = l
 	}
 	r.lanes = lanes
+	if err := r.partitions(); err != nil {
+		return fmt.Errorf("reading partition keys: %w", err)
+	}
 
 	for _, name := range names {
 		o := opens[name]
@@ -628,6 +638,13 @@ func (r *reader) pending() error {
 			}
 			waiting = waiting.Add(l.waiting)
 			oldest = older(oldest, l.oldest)
+		}
+		for _, p := range r.s.Partitions {
+			if p.Queue != name {
+				continue
+			}
+			waiting = waiting.Add(p.Waiting)
+			oldest = older(oldest, p.OldestWaiting)
 		}
 		sched := o.later.Add(scheduled[name])
 		q := Queue{

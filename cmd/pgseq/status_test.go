@@ -94,7 +94,7 @@ func TestStatus(t *testing.T) {
 		}
 	}
 	require.NoError(t, json.Unmarshal([]byte(r.stdout), &doc), r.stdout)
-	require.Equal(t, "1.0", doc.FormatVersion)
+	require.Equal(t, "1.1", doc.FormatVersion)
 	require.Equal(t, c.schema, doc.Schema)
 	require.Len(t, doc.Queues, 2)
 	require.Equal(t, "media", doc.Queues[1].Name)
@@ -218,7 +218,7 @@ func TestStatusWatchWithoutTerminal(t *testing.T) {
 	for _, l := range lines {
 		var doc map[string]any
 		require.NoError(t, json.Unmarshal([]byte(l), &doc), l)
-		require.Equal(t, "1.0", doc["format_version"])
+		require.Equal(t, "1.1", doc["format_version"])
 	}
 }
 
