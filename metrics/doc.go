@@ -3,8 +3,9 @@
 //
 // New returns a queue.Observer that records a worker's events in metrics
 // registered with a prometheus.Registerer; with a pool it also registers the
-// SlotCollector, which reads every limited task type's slot usage and limit
-// at scrape time. One line wires a worker:
+// SlotCollector, which reads every limited task type's slot usage and limit,
+// and every partitioned type's keys, at scrape time. One line wires a
+// worker:
 //
 //	w, err := queue.NewWorker(queue.Config{Pool: pool, Queue: "default",
 //		Observer: metrics.MustNew(prometheus.DefaultRegisterer, metrics.Options{Pool: pool})})
@@ -43,6 +44,20 @@
 // pgseq_slots_capacity and pgseq_slots_draining by queue and type, with
 // pgseq_slot_query_duration_seconds and the counter
 // pgseq_slot_query_errors_total.
+//
+// Per-key limits, by queue and type of every task type with a partition
+// block (schema version 19 and later, and a role that may read
+// partition_slots and tasks: the read level, not the work level alone),
+// from the SlotCollector at scrape time, never a series per key:
+//
+//	pgseq_partition_keys               gauge: keys with work (a task holding one of the key's units or waiting for one)
+//	pgseq_partition_keys_at_limit      gauge: of those, keys whose units in use reach the per-key limit
+//	pgseq_partition_tasks_waiting      gauge: due tasks waiting for a unit of their key
+//	pgseq_partition_key_wait_seconds   histogram: per waiting key at its limit, how long its next task has been due
+//
+// The gauges count up to PartitionCountLimit per type; the histogram
+// observes at most KeyWaitsObserved keys per type at each scrape and is
+// the distribution at that moment (see SlotCollector).
 //
 // The README's Metrics section has the same table, with the meaning of each
 // metric.

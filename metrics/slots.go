@@ -27,7 +27,8 @@ GROUP BY tt.queue, tt.name, tt.concurrency, tt.draining
 ORDER BY tt.queue, tt.name`
 
 // SlotCollector exports the slot usage and limit of every limited task type
-// of a pgseq schema, every queue's.
+// of a pgseq schema, every queue's, and the partition keys of every task
+// type with a per-key limit.
 //
 // It reads them from the database at scrape time, with one query on the
 // small configuration tables (task_types and concurrency_slots: at most 50
@@ -38,15 +39,37 @@ ORDER BY tt.queue, tt.name`
 // limit as applied. The figures are therefore the same on every worker of a
 // schema: aggregate them with max by (queue, type), not sum.
 //
+// The partition figures (schema version 19 and later; none before) come
+// from a second query at the same scrape, on partition_slots — a row per
+// key with work, read by its primary key — and the key lanes of
+// tasks_key_waiting: pgseq_partition_keys, pgseq_partition_keys_at_limit
+// and pgseq_partition_tasks_waiting, each counted up to
+// PartitionCountLimit per type, and pgseq_partition_key_wait_seconds,
+// never a series per key. The key waits are read at scrape time rather
+// than observed by the worker as it claims: a queue.Task carries neither
+// its key nor when it became due (its key's admission moves its run_at),
+// so a worker cannot tell a key's wait from its type's limit's, and a key
+// that waits does so in the database, visible before any worker claims
+// its task. Each scrape observes the keys at their limit with a waiting
+// task (the first KeyWaitsObserved in key order, one index probe each):
+// the histogram is the distribution of their waits at that moment, not
+// accumulated over time, so read it without rate().
+//
 // A failed query (the database down, SlotQueryTimeout exceeded) exports no
-// slot figures for that scrape and counts pgseq_slot_query_errors_total; the
-// scrape itself succeeds, with the worker's other metrics.
+// slot figures for that scrape, or no partition figures when the partition
+// query failed, and counts pgseq_slot_query_errors_total; the scrape itself
+// succeeds, with the worker's other metrics.
 type SlotCollector struct {
-	pool   *pgxpool.Pool
-	schema string
-	query  string
+	pool           *pgxpool.Pool
+	schema         string
+	query          string
+	partitionQuery string
+	// tables are the schema's partition_slots and tasks, quoted, for
+	// partitionsReadable.
+	tables [2]string
 
 	used, limit, capacity, draining, duration *prometheus.Desc
+	part                                      partitionDescs
 	errors                                    prometheus.Counter
 }
 
@@ -62,9 +85,12 @@ func NewSlotCollector(pool *pgxpool.Pool, schema string) *SlotCollector {
 		return prometheus.NewDesc(prometheus.BuildFQName(Namespace, "", name), help, labels, nil)
 	}
 	return &SlotCollector{
-		pool:   pool,
-		schema: schema,
-		query:  migrations.Render(slotQuery, schema),
+		pool:           pool,
+		schema:         schema,
+		query:          migrations.Render(slotQuery, schema),
+		partitionQuery: migrations.Render(partitionQuery, schema),
+		tables:         [2]string{migrations.Render("{{schema}}.partition_slots", schema), migrations.Render("{{schema}}.tasks", schema)},
+		part:           newPartitionDescs(desc),
 		used: desc("slots_used",
 			"Slot units held by tasks of a limited type, cluster-wide: running tasks and tasks admitted but not yet claimed (sum of its slot groups' used).", qt),
 		limit: desc("slots_limit",
@@ -74,9 +100,9 @@ func NewSlotCollector(pool *pgxpool.Pool, schema string) *SlotCollector {
 		draining: desc("slots_draining",
 			"1 while a limited type drains after a lowered limit (some slot group over capacity; it admits no task), else 0.", qt),
 		duration: desc("slot_query_duration_seconds",
-			"How long the last scrape's slot query took.", nil),
+			"How long the last scrape's slot and partition queries took.", nil),
 		errors: prometheus.NewCounter(prometheus.CounterOpts{Namespace: Namespace, Name: "slot_query_errors_total",
-			Help: "Scrapes whose slot query failed; they exported no slot figures."}),
+			Help: "Scrapes whose slot or partition query failed; they exported no slot figures, or no partition figures."}),
 	}
 }
 
@@ -90,10 +116,15 @@ func (c *SlotCollector) Describe(ch chan<- *prometheus.Desc) {
 	ch <- c.capacity
 	ch <- c.draining
 	ch <- c.duration
+	ch <- c.part.keys
+	ch <- c.part.atLimit
+	ch <- c.part.waiting
+	ch <- c.part.wait
 	c.errors.Describe(ch)
 }
 
-// Collect implements prometheus.Collector: it runs the slot query.
+// Collect implements prometheus.Collector: it runs the slot query, then
+// the partition query, both within SlotQueryTimeout.
 func (c *SlotCollector) Collect(ch chan<- prometheus.Metric) {
 	defer c.errors.Collect(ch)
 	ctx, cancel := context.WithTimeout(context.Background(), SlotQueryTimeout)
@@ -104,7 +135,13 @@ func (c *SlotCollector) Collect(ch chan<- prometheus.Metric) {
 		c.errors.Inc()
 		return
 	}
+	keys, err := c.readPartitions(ctx)
+	if err != nil {
+		c.errors.Inc()
+		keys = nil
+	}
 	ch <- prometheus.MustNewConstMetric(c.duration, prometheus.GaugeValue, time.Since(start).Seconds())
+	c.collectPartitions(ch, keys)
 	for _, s := range slots {
 		ch <- prometheus.MustNewConstMetric(c.used, prometheus.GaugeValue, float64(s.used), s.queue, s.typ)
 		ch <- prometheus.MustNewConstMetric(c.limit, prometheus.GaugeValue, float64(s.limit), s.queue, s.typ)
