@@ -14,7 +14,7 @@
 -- default owner privileges. Roles that pgseq apply grants access levels to
 -- are not shown: a freshly migrated schema has none.
 --
--- Version 21.
+-- Version 22.
 
 
 -- Schema
@@ -148,10 +148,12 @@ CREATE TABLE {{schema}}.partition_slots (
     task_type text NOT NULL,
     partition_key text NOT NULL,
     used integer DEFAULT 0 NOT NULL,
+    last_at timestamp with time zone,
     CONSTRAINT partition_slots_pkey PRIMARY KEY (task_type, partition_key),
     CONSTRAINT partition_slots_used_check CHECK (used >= 0)
 ) WITH (fillfactor=50);
 COMMENT ON TABLE {{schema}}.partition_slots IS 'Units in use per partition key, a row per key with work; used by the runtime only.';
+COMMENT ON COLUMN {{schema}}.partition_slots.last_at IS 'Start tag (run_at) of the last task the key admitted: its next starts 1 µs later, or at its lane''s clock if that is later.';
 -- privileges: owner
 
 CREATE TABLE {{schema}}.queues (
@@ -341,6 +343,8 @@ DECLARE
     k_keys    text[];
     k_used    integer[];
     k_free    integer[];
+    k_last    timestamp with time zone[];
+    k_new     timestamp with time zone[];
     v_bad     record;
     v_twice   bigint;
     v_type    text;
@@ -365,7 +369,7 @@ BEGIN
             WHERE u.k IS NOT NULL
             GROUP BY u.t, u.k
         ), locked AS (
-            SELECT s.task_type, s.partition_key, s.used, g.back
+            SELECT s.task_type, s.partition_key, s.used, s.last_at, g.back
             FROM given g JOIN {{schema}}.partition_slots s ON s.task_type = g.t AND s.partition_key = g.k
             ORDER BY s.task_type COLLATE "C", s.partition_key COLLATE "C"
             FOR UPDATE OF s
@@ -375,8 +379,9 @@ BEGIN
                array_agg(l.used - l.back ORDER BY l.task_type COLLATE "C", l.partition_key COLLATE "C"),
                array_agg(greatest(coalesce(tt.partition_limit, 0) - (l.used - l.back), 0)
                          ORDER BY l.task_type COLLATE "C", l.partition_key COLLATE "C"),
+               array_agg(l.last_at ORDER BY l.task_type COLLATE "C", l.partition_key COLLATE "C"),
                count(*) FILTER (WHERE l.used < l.back) + (SELECT count(*) FROM given) - count(*)
-          INTO k_types, k_keys, k_used, k_free, v_twice
+          INTO k_types, k_keys, k_used, k_free, k_last, v_twice
         FROM locked l LEFT JOIN {{schema}}.task_types tt ON tt.name = l.task_type;
         IF v_twice > 0 THEN
             SELECT u.t, u.k, coalesce(s.used, 0) AS used, count(*) AS back INTO v_bad
@@ -403,14 +408,15 @@ BEGIN
             INSERT INTO {{schema}}.partition_slots AS s (task_type, partition_key)
             SELECT g.t, g.k FROM given g ORDER BY g.t COLLATE "C", g.k COLLATE "C"
             ON CONFLICT (task_type, partition_key) DO UPDATE SET used = s.used
-            RETURNING s.task_type, s.partition_key, s.used
+            RETURNING s.task_type, s.partition_key, s.used, s.last_at
         )
         SELECT array_agg(l.task_type ORDER BY l.task_type COLLATE "C", l.partition_key COLLATE "C"),
                array_agg(l.partition_key ORDER BY l.task_type COLLATE "C", l.partition_key COLLATE "C"),
                array_agg(l.used ORDER BY l.task_type COLLATE "C", l.partition_key COLLATE "C"),
                array_agg(greatest(coalesce(tt.partition_limit, 0) - l.used, 0)
-                         ORDER BY l.task_type COLLATE "C", l.partition_key COLLATE "C")
-          INTO k_types, k_keys, k_used, k_free
+                         ORDER BY l.task_type COLLATE "C", l.partition_key COLLATE "C"),
+               array_agg(l.last_at ORDER BY l.task_type COLLATE "C", l.partition_key COLLATE "C")
+          INTO k_types, k_keys, k_used, k_free, k_last
         FROM locked l LEFT JOIN {{schema}}.task_types tt ON tt.name = l.task_type;
     END IF;
     IF k_types IS NULL THEN
@@ -419,45 +425,70 @@ BEGIN
 
     -- 2. Each key admits its first waiting tasks in claim order, up to its
     -- free units (the key lane read SKIP LOCKED: a task another
-    -- transaction holds stays waiting). The k-th task a key admits in this
-    -- call runs at now + k-1 microseconds: keys admitted together
-    -- alternate in their type's lane and in the claim order. Admitted
-    -- tasks of types without a limit are open; of limited types, in their
-    -- type's lane until step 4 gives them units.
+    -- transaction holds stays waiting). Each admitted task takes a start
+    -- tag as its run_at, 1 µs apart within the key: a key with a backlog
+    -- goes on from 1 µs after its previous start (last_at), so keys with
+    -- backlogs alternate round by round in their type's lane and in the
+    -- claim order; a key joining the lane (new, or its lane emptied since)
+    -- starts at the lane's clock, in the round being served. Admitted tasks
+    -- of types without a limit are open; of limited types, in their type's
+    -- lane until step 4 gives them units.
     WITH k AS (
-        SELECT k.t, k.k, k.free FROM unnest(k_types, k_keys, k_free) AS k(t, k, free) WHERE k.free > 0
-    ), next AS (
-        SELECT w.id, row_number() OVER (PARTITION BY k.t, k.k ORDER BY w.priority DESC, w.run_at, w.id) AS turn
+        SELECT k.t, k.k, k.free, k.last_at
+        FROM unnest(k_types, k_keys, k_free, k_last) AS k(t, k, free, last_at)
+        WHERE k.free > 0
+    ), found AS (
+        -- One task more than the key may admit: finding it means the key
+        -- keeps a backlog.
+        SELECT k.t, k.k, k.free, k.last_at, w.id,
+               row_number() OVER (PARTITION BY k.t, k.k ORDER BY w.priority DESC, w.run_at, w.id) AS turn
         FROM k CROSS JOIN LATERAL (
             SELECT t.id, t.priority, t.run_at FROM {{schema}}.tasks t
             WHERE t.type = k.t AND t.partition_key = k.k AND t.status = 'pending' AND t.key_wait
             ORDER BY t.priority DESC, t.run_at, t.id
-            LIMIT k.free
+            LIMIT k.free + 1
             FOR UPDATE SKIP LOCKED) w
+    ), clock AS MATERIALIZED (
+        -- The lane's clock, probed once per type and only for keys joining
+        -- the lane (inlined, it was probed once per admitted task).
+        SELECT c.t, {{schema}}.lane_clock(c.t) AS v
+        FROM (SELECT DISTINCT f.t FROM found f WHERE f.last_at IS NULL) c
     ), admitted AS (
         UPDATE {{schema}}.tasks t
         SET key_wait = false, key_unit = true, updated_at = now(),
-            run_at = greatest(t.run_at, now() + (next.turn - 1) * interval '1 microsecond'),
+            run_at = coalesce(f.last_at + interval '1 microsecond', c.v) + (f.turn - 1) * interval '1 microsecond',
             gate = CASE WHEN tt.concurrency IS NOT NULL THEN 'waiting' ELSE 'open' END::{{schema}}.task_gate
-        FROM next, {{schema}}.task_types tt
-        WHERE t.id = next.id AND tt.name = t.type
-        RETURNING t.id, t.type, t.partition_key, tt.concurrency IS NOT NULL AS limited
-    ), counted AS (
-        SELECT a.type, a.partition_key, count(*)::integer AS n FROM admitted a GROUP BY a.type, a.partition_key
-    ), after AS (
-        SELECT k.t, k.k, k.used + coalesce(c.n, 0) AS used
-        FROM unnest(k_types, k_keys, k_used) AS k(t, k, used)
-        LEFT JOIN counted c ON c.type = k.t AND c.partition_key = k.k
+        FROM found f LEFT JOIN clock c ON c.t = f.t, {{schema}}.task_types tt
+        WHERE f.turn <= f.free AND t.id = f.id AND tt.name = t.type
+        RETURNING t.id, t.type, t.partition_key, t.run_at, tt.concurrency IS NOT NULL AS limited
+    ), counted AS MATERIALIZED (
+        -- Per key (type and key joined by a unit separator): tasks admitted
+        -- and the last start tag. A jsonb object looked up by key, not a
+        -- join: a nested loop between two CTEs compares every pair.
+        SELECT jsonb_object_agg(x.t || E'\x1f' || x.k, jsonb_build_array(x.n, x.last_at)) AS m
+        FROM (SELECT a.type AS t, a.partition_key AS k, count(*) AS n, max(a.run_at) AS last_at
+              FROM admitted a GROUP BY a.type, a.partition_key) x
+    ), backlogs AS MATERIALIZED (
+        -- The keys that found more waiting tasks than they admitted: their
+        -- start tags go on; a key that looked and found no more joins the
+        -- lane anew next time.
+        SELECT jsonb_object_agg(x.t || E'\x1f' || x.k, true) AS m
+        FROM (SELECT DISTINCT f.t, f.k FROM found f WHERE f.turn > f.free) x
     )
     SELECT (SELECT array_agg(a.id) FROM admitted a WHERE a.limited),
            (SELECT count(*)::integer FROM admitted a WHERE NOT a.limited),
-           array_agg(after.used ORDER BY after.t COLLATE "C", after.k COLLATE "C")
-      INTO w_ids, v_opened, k_used
-    FROM after;
+           array_agg(k.used + coalesce((c.m -> (k.t || E'\x1f' || k.k) ->> 0)::integer, 0)
+                     ORDER BY k.t COLLATE "C", k.k COLLATE "C"),
+           array_agg(CASE WHEN k.free = 0 THEN k.last_at    -- did not look: unchanged
+                          WHEN b.m ? (k.t || E'\x1f' || k.k)
+                          THEN (c.m -> (k.t || E'\x1f' || k.k) ->> 1)::timestamp with time zone
+                     END ORDER BY k.t COLLATE "C", k.k COLLATE "C")
+      INTO w_ids, v_opened, k_used, k_new
+    FROM unnest(k_types, k_keys, k_used, k_last, k_free) AS k(t, k, used, last_at, free), counted c, backlogs b;
 
     -- 3. The rows follow: a key with no unit in use and nothing waiting
     -- loses its row (so idle keys cost no rows); the others keep their
-    -- new count.
+    -- new count and start tag.
     DELETE FROM {{schema}}.partition_slots s
     USING unnest(k_types, k_keys, k_used) AS n(t, k, used)
     WHERE n.used = 0 AND s.task_type = n.t AND s.partition_key = n.k
@@ -468,9 +499,10 @@ BEGIN
       AND NOT (SELECT EXISTS (
           SELECT 1 FROM {{schema}}.tasks t
           WHERE t.type = n.t AND t.partition_key = n.k AND t.status = 'pending' AND t.key_wait));
-    UPDATE {{schema}}.partition_slots s SET used = n.used
-    FROM unnest(k_types, k_keys, k_used) AS n(t, k, used)
-    WHERE s.task_type = n.t AND s.partition_key = n.k AND s.used <> n.used;
+    UPDATE {{schema}}.partition_slots s SET used = n.used, last_at = n.last_at
+    FROM unnest(k_types, k_keys, k_used, k_new) AS n(t, k, used, last_at)
+    WHERE s.task_type = n.t AND s.partition_key = n.k
+      AND (s.used <> n.used OR s.last_at IS DISTINCT FROM n.last_at);
 
     -- 4. The admitted tasks of limited types: units of their types, in
     -- claim order per type (take_units: SKIP LOCKED, never waiting while
@@ -1532,6 +1564,25 @@ BEGIN
     PERFORM set_config(slot, known::text, true);
     RETURN v;
 END;
+$function$;
+-- privileges: owner
+
+CREATE OR REPLACE FUNCTION {{schema}}.lane_clock(task_type text)
+ RETURNS timestamp with time zone
+ LANGUAGE sql
+ STABLE
+AS $function$
+    SELECT coalesce((
+        SELECT CASE WHEN tt.concurrency IS NOT NULL THEN
+                   (SELECT t.run_at FROM {{schema}}.tasks t
+                    WHERE t.type = tt.name AND t.status = 'pending' AND t.gate = 'waiting'
+                    ORDER BY t.priority DESC, t.run_at, t.id LIMIT 1)
+               ELSE
+                   (SELECT t.run_at FROM {{schema}}.tasks t
+                    WHERE t.queue = tt.queue AND t.status = 'pending' AND t.gate = 'open' AND t.run_at <= now()
+                    ORDER BY t.priority DESC, t.run_at, t.id LIMIT 1)
+               END
+        FROM {{schema}}.task_types tt WHERE tt.name = lane_clock.task_type), now())
 $function$;
 -- privileges: owner
 
