@@ -13,10 +13,10 @@
 package docs_test
 
 import (
-	"fmt"
 	"os"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 	"unicode"
@@ -155,7 +155,7 @@ func describe(d *hcl.Diagnostic) string {
 	if d.Subject == nil {
 		return "error: " + d.Summary
 	}
-	return fmt.Sprintf("column %d: error: %s", d.Subject.Start.Column, d.Summary)
+	return "column " + strconv.Itoa(d.Subject.Start.Column) + ": error: " + d.Summary
 }
 
 var (
@@ -249,7 +249,7 @@ func headingAnchors(src string) map[string]bool {
 		}
 		a := b.String()
 		if n := seen[a]; n > 0 {
-			anchors[fmt.Sprintf("%s-%d", a, n)] = true
+			anchors[a+"-"+strconv.Itoa(n)] = true
 		} else {
 			anchors[a] = true
 		}
