@@ -258,7 +258,7 @@ func runWatched(ctx context.Context, db DB, schema, hash string, opts Options, d
 var ErrNoSecondConnection = errors.New("an apply holds the apply lock on one connection and reads the state on a second, " +
 	"which got no server connection: behind a connection pooler (PgBouncer in transaction mode), " +
 	"the pool needs at least 2 server connections for an apply (default_pool_size or pool_size ≥ 2; " +
-	"README, \"Behind a connection pooler\")")
+	"docs/connecting.md, \"Behind a connection pooler\")")
 
 // secondSnapshot is inspect.InSnapshot on db while the caller holds a
 // transaction on another of its connections, with the snapshot's BEGIN

@@ -1,8 +1,8 @@
 //go:build sqlbugs
 
 // Tests of defects in the counter runtime (migration 003 and the trigger
-// applier/counters.go generates) that are still open; the README lists
-// both as known limitations. Each asserts what DESIGN.md promises ("never
+// applier/counters.go generates) that are still open; docs/sql-api.md
+// lists both as known limitations. Each asserts what DESIGN.md promises ("never
 // issued twice, never gaps among committed values") and fails until the
 // defect is fixed; they are kept out of the default run so the suite stays
 // green meanwhile. (Defects found with them and since fixed: UUID keys

@@ -353,8 +353,8 @@ func TestPostgresRestartWithANewLeader(t *testing.T) {
 
 	// The victim got a fresh worker_timeout from the restart, no more: it
 	// was declared dead worker_timeout after contact returned, at the
-	// leader's next maintenance, within two worker_timeouts (README, "After
-	// an outage"). Counted from the server's start instead, a slow first
+	// leader's next maintenance, within two worker_timeouts (docs/sql-api.md,
+	// "After an outage"). Counted from the server's start instead, a slow first
 	// contact on a loaded machine (the crash tests run beside the others)
 	// spent part of the bound before the rule's clock started.
 	require.GreaterOrEqual(t, deadAfter, outageTimeout.Seconds(), "the killed worker was declared dead before worker_timeout after the restart")

@@ -59,6 +59,5 @@
 // observes at most KeyWaitsObserved keys per type at each scrape and is
 // the distribution at that moment (see SlotCollector).
 //
-// The README's Metrics section has the same table, with the meaning of each
-// metric.
+// docs/metrics.md has the same table, with the meaning of each metric.
 package metrics

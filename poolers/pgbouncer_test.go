@@ -48,8 +48,8 @@ func TestBehindPgBouncer(t *testing.T) {
 		pollOnly   bool
 	}{
 		// Transaction pooling: no prepared statements kept (PgBouncer
-		// 1.18), no LISTEN: exec mode and a polling worker, as the README
-		// says. 8 client connections share 4 server connections.
+		// 1.18), no LISTEN: exec mode and a polling worker, as
+		// docs/connecting.md says. 8 client connections share 4 server connections.
 		{"transaction", 4, pgx.QueryExecModeExec, true},
 		// Session pooling: everything as on a direct connection; each
 		// client connection holds a server connection for its life, so

@@ -249,7 +249,7 @@ scenario "binding" {
   }
 }
 
-# Per-key limits (README "Per-key limits"). A partitioned type lets at most
+# Per-key limits (docs/configuration.md). A partitioned type lets at most
 # its partition's concurrency run per key. These pairs measure what keeping
 # count per key costs, against the same drain without it.
 

@@ -74,7 +74,7 @@ func (d *drainer) sqlClaimers(ctx context.Context, c DrainCase, schema string, r
 	return runs, nil
 }
 
-// sqlClaimer drains as the README's SQL API tells a worker in another
+// sqlClaimer drains as docs/sql-api.md tells a worker in another
 // language to: claim a batch, run it, complete it with complete_and_take,
 // whose tasks (the waiting tasks the finished tasks' units passed to, taken
 // for this worker in the same write) start the next batch, topped up by a

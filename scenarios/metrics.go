@@ -36,7 +36,7 @@ type Metric struct {
 	// (latency percentiles, with the sample count beside them) or are
 	// measured once (plan shape).
 	PerRound bool
-	// Doc says what the metric is, for the README and --help.
+	// Doc says what the metric is, for docs/benchmarks.md and --help.
 	Doc string
 }
 

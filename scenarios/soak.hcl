@@ -72,7 +72,7 @@ scenario "soak-retention" {
 # hot_standby_feedback): vacuum can remove nothing, so dead tuples and the
 # tables grow without bound and the claim slows down with them. No bound
 # on the growth: this scenario shows what operators must watch for, it is
-# not a target pgseq can meet (see README, "What operators should watch").
+# not a target pgseq can meet (see docs/benchmarks.md, "What operators should watch").
 scenario "soak-held-snapshot" {
   description   = "the same churn while another session holds a snapshot"
   workload      = "soak"

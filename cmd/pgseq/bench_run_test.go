@@ -165,7 +165,7 @@ scenario "a" {
 	require.Contains(t, unknown.stderr, `no scenario named "nope" (known: base, limited, plans)`)
 }
 
-// TestShippedScenarioFilesLoad: the scenarios/ directory the README runs
+// TestShippedScenarioFilesLoad: the scenarios/ directory docs/benchmarks.md runs
 // parses without a diagnostic.
 func TestShippedScenarioFilesLoad(t *testing.T) {
 	c := newCLI(t)

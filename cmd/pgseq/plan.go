@@ -37,7 +37,7 @@ configuration all the same. Nothing is written to the database.
                         --allow-destroy if it has destructive changes), and
                         refuses it if the database changed in the meantime or
                         the file was altered (it carries a checksum)
-  --json                print the plan as a JSON document (see README)
+  --json                print the plan as a JSON document (docs/plan-json.md)
   --detailed-exitcode   exit 0 when there are no changes, 2 when there are,
                         1 on error
   --compact             one line per change instead of a block (CI logs,

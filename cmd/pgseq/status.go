@@ -53,8 +53,8 @@ planner's estimate ("≈1.2M", from the statistics of the last ANALYZE).
 
   --queue NAME      only this queue and its task types (workers, the leader
                     and counters are shown all the same)
-  --json            print one JSON document (see README); with --watch, one
-                    document per line (JSON Lines)
+  --json            print one JSON document (see docs/cli.md); with --watch,
+                    one document per line (JSON Lines)
   --watch           refresh every --interval until Ctrl-C: on a terminal the
                     screen is redrawn; otherwise a snapshot is printed every
                     interval, separated by a blank line

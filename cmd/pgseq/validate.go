@@ -23,7 +23,7 @@ with the offending source line. Exit code 1 when the configuration is invalid.
   --json   print the diagnostics as one JSON document on stdout, for CI
            annotations: {"valid", "error_count", "warning_count",
            "diagnostics": [{"severity", "summary", "detail", "filename",
-           "start": {"line", "column", "byte"}, "end": {…}}]} (see README);
+           "start": {"line", "column", "byte"}, "end": {…}}]} (docs/cli.md);
            the exit code is the same`,
 		Example: `  pgseq validate config/
   pgseq validate --json config/ | jq -r '.diagnostics[] | "\(.filename):\(.start.line): \(.summary)"'`,

@@ -46,8 +46,8 @@ restart the worker to pick them up.
 
 --metrics-addr serves the worker's Prometheus metrics (tasks claimed,
 completed and failed, handler and round-trip latencies, tasks in flight, slot
-usage against each limit) at http://ADDR/metrics while it runs; the README's
-Metrics section lists them.
+usage against each limit) at http://ADDR/metrics while it runs;
+docs/metrics.md lists them.
 
 --handler-sleep makes every handler take that long, as if it did work (a
 limit then binds). --exec-log appends a line to FILE when a handler starts

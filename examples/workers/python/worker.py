@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""A pgseq worker in Python (psycopg 3), following the README's section
+"""A pgseq worker in Python (psycopg 3), following docs/sql-api.md,
 "Writing a worker in another language": the loop, one transaction per call,
 the heartbeat and maintenance cadence, retries, and a clean exit.
 
