@@ -2,6 +2,7 @@ package queue
 
 import (
 	"context"
+	"log/slog"
 	"sync"
 	"time"
 )
@@ -13,28 +14,168 @@ import (
 // completions do for unlimited tasks.
 const completers = 2
 
-// complete flushes finished tasks in batches: as soon as FlushSize are
-// waiting, or FlushInterval after the first finished, with up to completers
-// calls in flight, until quit is closed.
-func (s *session) complete() {
+// completeFunc is a completer's one database call: it completes ids for the
+// worker and returns how many were still the worker's to complete. With
+// take it also takes over the waiting tasks the slot units of ids pass to
+// (complete_and_take) and returns them, claimed for the worker; without,
+// it completes only (complete) and returns none. On error it returns no
+// tasks.
+type completeFunc func(ctx context.Context, ids []int64, take bool) (accepted int, taken []*Task, err error)
+
+// completerConfig wires a completer to its session. Every field is
+// required.
+type completerConfig struct {
+	// id is the worker's id, for the log.
+	id string
+	// bg is the context of the database calls, which never follow the
+	// session's cancellation (see callTimeout).
+	bg context.Context
+	// flushInterval is the longest a finished task waits to be completed
+	// (Config.FlushInterval).
+	flushInterval time.Duration
+	// flushSize is how many finished tasks a completion takes at most and
+	// how many waiting complete them at once (Worker.flushSize).
+	flushSize func() int
+	// complete is the database call.
+	complete completeFunc
+	// handOff receives the tasks a completion took over (never empty).
+	handOff func(tasks []*Task)
+	// lost is called when a completion that could take tasks over failed
+	// with an unknown outcome: tasks may have been taken unseen.
+	lost func()
+	// flushed is called after each successful completion: slot units may
+	// have been freed.
+	flushed func()
+	obs     Observer
+	log     *slog.Logger
+}
+
+// completer completes a session's finished tasks in batches (see run). It
+// owns the batch and the lock that guards it: the session's handlers add
+// finished tasks, its fetcher reads the backlog, its shutdown stops taking
+// tasks over and stops the completer after a final flush.
+type completer struct {
+	completerConfig
+
+	flushNow chan struct{} // signalled on the first and the FlushSize-th finished task
+	quit     chan struct{} // closed to stop run after a final flush
+	running  sync.WaitGroup
+
+	// mu guards the fields below. A caller holding the session's lock may
+	// take it (finish, declaredDead, shutdown); the completer never takes
+	// the session's lock while holding it.
+	mu   sync.Mutex
+	done []int64 // finished, to complete
+	// holding has the ids in done whose tasks hold a slot unit: a
+	// completion hands those units over (complete_and_take).
+	holding   map[int64]struct{}
+	spare     []int64   // the other completion buffer
+	firstDone time.Time // when done became non-empty
+	// backlog counts finished tasks not completed yet: in done or in a
+	// completion call. The fetcher waits while it is over maxBacklog, so
+	// slow completions throttle claims instead of piling up tasks.
+	backlog int
+	// urgent asks run to complete what is done now (see add).
+	urgent bool
+	// closing is set when shutdown begins: completions then complete only,
+	// as a closing session must claim nothing it would hand back.
+	closing bool
+	// dropped is set when the worker was declared dead: finished tasks are
+	// no longer its to complete and are dropped.
+	dropped bool
+}
+
+func newCompleter(cfg completerConfig) *completer {
+	return &completer{
+		completerConfig: cfg,
+		flushNow:        make(chan struct{}, 1),
+		quit:            make(chan struct{}),
+		holding:         make(map[int64]struct{}),
+	}
+}
+
+// start runs the completer until stop.
+func (c *completer) start() { c.running.Go(c.run) }
+
+// stop completes what is left (see run) and returns once the completer
+// has stopped and no completion is in flight.
+func (c *completer) stop() {
+	close(c.quit)
+	c.running.Wait()
+}
+
+// add queues finished task id for the next completion; holdsUnit says the
+// task holds a slot unit, urgent that it must be completed now. It reports
+// whether the caller must wake the completer (flushSoon) once it has
+// reported the task handled: on the first finished task, the FlushSize-th
+// or an urgent one.
+func (c *completer) add(id int64, holdsUnit, urgent bool) (wake bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.done = append(c.done, id)
+	if holdsUnit {
+		c.holding[id] = struct{}{}
+	}
+	c.backlog++
+	n := len(c.done)
+	if n == 1 {
+		c.firstDone = time.Now()
+	}
+	if urgent {
+		c.urgent = true
+	}
+	return n == 1 || n == c.flushSize() || urgent
+}
+
+// flushSoon wakes the completer (see add).
+func (c *completer) flushSoon() { signal(c.flushNow) }
+
+// pending returns the backlog: finished tasks not completed yet.
+func (c *completer) pending() int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.backlog
+}
+
+// stopTaking makes every later completion complete only (shutdown).
+func (c *completer) stopTaking() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.closing = true
+}
+
+// drop discards the finished tasks, now and from now on: the worker was
+// declared dead.
+func (c *completer) drop() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.dropped = true
+	c.backlog -= len(c.done)
+	c.done = c.done[:0]
+}
+
+// run flushes finished tasks in batches: as soon as FlushSize are waiting,
+// or FlushInterval after the first finished, with up to completers calls in
+// flight, until quit is closed.
+func (c *completer) run() {
 	slots := make(chan struct{}, completers)
 	var inflight sync.WaitGroup
 	timer := time.NewTimer(time.Hour)
 	timer.Stop()
 	for {
 		select {
-		case <-s.flushNow:
+		case <-c.flushNow:
 		case <-timer.C:
-		case <-s.quit:
+		case <-c.quit:
 			inflight.Wait()
 			for failures := 0; failures < 3; {
-				s.mu.Lock()
-				n := len(s.done)
-				s.mu.Unlock()
+				c.mu.Lock()
+				n := len(c.done)
+				c.mu.Unlock()
 				if n == 0 {
 					break
 				}
-				if !s.flush() {
+				if !c.flush() {
 					failures++
 					time.Sleep(100 * time.Millisecond)
 				}
@@ -42,18 +183,18 @@ func (s *session) complete() {
 			return
 		}
 		for {
-			s.mu.Lock()
-			n, first, urgent := len(s.done), s.firstDone, s.urgent
-			s.mu.Unlock()
+			c.mu.Lock()
+			n, first, urgent := len(c.done), c.firstDone, c.urgent
+			c.mu.Unlock()
 			if n == 0 {
 				break
 			}
-			wait := s.w.cfg.FlushInterval - time.Since(first)
-			if n < s.w.flushSize() && wait > 0 && !urgent {
+			wait := c.flushInterval - time.Since(first)
+			if n < c.flushSize() && wait > 0 && !urgent {
 				timer.Reset(wait)
 				break
 			}
-			if len(slots) > 0 && !s.doneHolds() {
+			if len(slots) > 0 && !c.doneHolds() {
 				// A second call in flight pays only where completions also
 				// claim (tasks holding units); unlimited tasks are claimed
 				// by the fetcher meanwhile.
@@ -70,7 +211,7 @@ func (s *session) complete() {
 				// flushNow and this loop runs again.
 				break
 			}
-			ids, ok := s.takeDone()
+			ids, ok := c.takeDone()
 			if !ok {
 				<-slots
 				break
@@ -78,12 +219,12 @@ func (s *session) complete() {
 			inflight.Add(1)
 			go func() {
 				defer inflight.Done()
-				if !s.flushIDs(ids) {
+				if !c.flushIDs(ids) {
 					// The completion failed: try again shortly.
 					time.Sleep(100 * time.Millisecond)
 				}
 				<-slots
-				signal(s.flushNow)
+				signal(c.flushNow)
 			}()
 		}
 	}
@@ -92,53 +233,53 @@ func (s *session) complete() {
 // flush completes the finished tasks in one call. It reports whether there
 // was nothing to do or the call succeeded; on failure the tasks stay queued
 // for the next flush.
-func (s *session) flush() bool {
-	ids, ok := s.takeDone()
+func (c *completer) flush() bool {
+	ids, ok := c.takeDone()
 	if !ok {
 		return true
 	}
-	return s.flushIDs(ids)
+	return c.flushIDs(ids)
 }
 
 // takeDone takes up to FlushSize finished tasks to complete in one call; false
 // when there are none (or the worker was declared dead: they are dropped).
 // At most FlushSize per call: a call's cost grows with its array, and one
 // slow call must not make the next one bigger still.
-func (s *session) takeDone() ([]int64, bool) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if len(s.done) == 0 || s.dead.Load() {
-		s.backlog -= len(s.done)
-		s.done = s.done[:0]
+func (c *completer) takeDone() ([]int64, bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if len(c.done) == 0 || c.dropped {
+		c.backlog -= len(c.done)
+		c.done = c.done[:0]
 		return nil, false
 	}
-	n := min(len(s.done), s.w.flushSize())
-	s.urgent = false
-	ids := append(s.spare[:0], s.done[:n]...)
-	s.spare = nil
-	s.done = append(s.done[:0], s.done[n:]...)
+	n := min(len(c.done), c.flushSize())
+	c.urgent = false
+	ids := append(c.spare[:0], c.done[:n]...)
+	c.spare = nil
+	c.done = append(c.done[:0], c.done[n:]...)
 	return ids, true
 }
 
 // doneHolds reports whether a finished task waiting to be completed holds
 // a slot unit.
-func (s *session) doneHolds() bool {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return len(s.holding) > 0
+func (c *completer) doneHolds() bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return len(c.holding) > 0
 }
 
 // takeHolders removes ids from holding and reports whether any was there.
-func (s *session) takeHolders(ids []int64) bool {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if len(s.holding) == 0 {
+func (c *completer) takeHolders(ids []int64) bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if len(c.holding) == 0 {
 		return false
 	}
 	found := false
 	for _, id := range ids {
-		if _, ok := s.holding[id]; ok {
-			delete(s.holding, id)
+		if _, ok := c.holding[id]; ok {
+			delete(c.holding, id)
 			found = true
 		}
 	}
@@ -146,45 +287,44 @@ func (s *session) takeHolders(ids []int64) bool {
 }
 
 // flushIDs completes ids in one call; on failure they go back to done.
-func (s *session) flushIDs(ids []int64) bool {
-	ctx, cancel := s.call()
+func (c *completer) flushIDs(ids []int64) bool {
+	ctx, cancel := callContext(c.bg)
 	defer cancel()
 	start := time.Now()
-	accepted, handed, handedOff, err := s.completeCall(ctx, ids)
-	s.w.obs.Completed(len(ids), accepted, time.Since(start), err)
+	accepted, handed, handedOff, err := c.completeCall(ctx, ids)
+	c.obs.Completed(len(ids), accepted, time.Since(start), err)
 	if len(handed) > 0 {
-		s.w.obs.HandedOff(len(handed))
-		s.w.obs.Received(handed, true)
-		s.accept(handed)
+		c.obs.HandedOff(len(handed))
+		c.obs.Received(handed, true)
+		c.handOff(handed)
 	}
 
 	if err != nil && handedOff && outcomeUnknown(err) {
 		// Like a claim whose outcome is unknown: tasks may have been handed
 		// to this worker unseen. End the session; under a new id the leader
 		// recovers whatever the old one holds.
-		s.w.log.Error("completing tasks failed after the request was sent; tasks may have been handed over unseen",
-			"worker", s.id, "error", err)
-		s.lost.Store(true)
-		s.cancel()
+		c.log.Error("completing tasks failed after the request was sent; tasks may have been handed over unseen",
+			"worker", c.id, "error", err)
+		c.lost()
 	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
+	c.mu.Lock()
 	if err != nil {
-		s.w.log.Warn("completing tasks failed; retrying", "worker", s.id, "tasks", len(ids), "error", err)
-		if len(s.done) == 0 {
-			s.firstDone = time.Now()
+		c.log.Warn("completing tasks failed; retrying", "worker", c.id, "tasks", len(ids), "error", err)
+		if len(c.done) == 0 {
+			c.firstDone = time.Now()
 		}
-		s.done = append(ids, s.done...)
+		c.done = append(ids, c.done...)
+		c.mu.Unlock()
 		return false
 	}
 	if accepted < len(ids) {
-		s.w.log.Warn("some completed tasks were no longer this worker's (recovered by the leader)",
-			"worker", s.id, "tasks", len(ids), "completed", accepted)
+		c.log.Warn("some completed tasks were no longer this worker's (recovered by the leader)",
+			"worker", c.id, "tasks", len(ids), "completed", accepted)
 	}
-	s.backlog -= len(ids)
-	s.spare = ids[:0]
-	signal(s.freed)
-	signal(s.room)
+	c.backlog -= len(ids)
+	c.spare = ids[:0]
+	c.mu.Unlock()
+	c.flushed()
 	return true
 }
 
@@ -194,18 +334,26 @@ func (s *session) flushIDs(ids []int64) bool {
 // completes only (plain complete): unlimited tasks have no units to pass,
 // and a closing session must claim nothing it would hand back.
 // takeOver reports whether the call could hand tasks over.
-func (s *session) completeCall(ctx context.Context, ids []int64) (accepted int, handed []*Task, takeOver bool, err error) {
-	holders := s.takeHolders(ids)
-	s.mu.Lock()
-	closing := s.closing
-	s.mu.Unlock()
-	if closing || !holders {
+func (c *completer) completeCall(ctx context.Context, ids []int64) (accepted int, handed []*Task, takeOver bool, err error) {
+	holders := c.takeHolders(ids)
+	c.mu.Lock()
+	closing := c.closing
+	c.mu.Unlock()
+	takeOver = holders && !closing
+	accepted, handed, err = c.complete(ctx, ids, takeOver)
+	return accepted, handed, takeOver, err
+}
+
+// completeTasks is the session's completeFunc: complete, or with take
+// complete_and_take, which takes at most limitedCap tasks.
+func (s *session) completeTasks(ctx context.Context, ids []int64, take bool) (accepted int, taken []*Task, err error) {
+	if !take {
 		err = s.w.db.QueryRow(ctx, s.w.sql.complete, ids, s.id).Scan(&accepted)
-		return accepted, nil, false, err
+		return accepted, nil, err
 	}
 	rows, err := s.w.db.Query(ctx, s.w.sql.completeAndTake, ids, s.id, s.limitedCap(len(ids)))
 	if err != nil {
-		return 0, nil, true, err
+		return 0, nil, err
 	}
 	defer rows.Close()
 	for rows.Next() {
@@ -214,14 +362,14 @@ func (s *session) completeCall(ctx context.Context, ids []int64) (accepted int, 
 		var payload []byte
 		var attempts *int
 		if err := rows.Scan(&accepted, &id, &typ, &payload, &attempts); err != nil {
-			return 0, nil, true, err
+			return 0, nil, err
 		}
 		if id != nil {
-			handed = append(handed, &Task{ID: *id, Type: *typ, Payload: payload, Attempts: *attempts, holdsUnit: true})
+			taken = append(taken, &Task{ID: *id, Type: *typ, Payload: payload, Attempts: *attempts, holdsUnit: true})
 		}
 	}
 	if err := rows.Err(); err != nil {
-		return 0, nil, true, err
+		return 0, nil, err
 	}
-	return accepted, handed, true, nil
+	return accepted, taken, nil
 }

@@ -16,7 +16,7 @@ func (s *session) fetch() (ok bool) {
 	delay := w.cfg.PollInterval
 	for s.ctx.Err() == nil {
 		batch := w.batchSize()
-		for s.queued.Load() >= int64(batch) || s.completionBacklog() >= s.maxBacklog() {
+		for s.queued.Load() >= int64(batch) || s.completer.pending() >= s.maxBacklog() {
 			select {
 			case <-s.room:
 			case <-s.ctx.Done():
@@ -79,12 +79,6 @@ func outcomeUnknown(err error) bool {
 		return pgErr.Severity == "FATAL" || pgErr.Severity == "PANIC"
 	}
 	return !pgconn.SafeToRetry(err)
-}
-
-func (s *session) completionBacklog() int {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.backlog
 }
 
 // maxBacklog is the completion backlog above which the fetcher stops

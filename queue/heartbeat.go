@@ -33,8 +33,7 @@ func (s *session) declaredDead() {
 		t.abandoned = true
 		delete(s.running, id)
 	}
-	s.backlog -= len(s.done)
-	s.done = s.done[:0]
+	s.completer.drop()
 	s.mu.Unlock()
 	s.cancelHandler()
 	s.cancel()

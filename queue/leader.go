@@ -1,62 +1,89 @@
 package queue
 
 import (
+	"context"
 	"errors"
+	"sync/atomic"
 	"time"
 
 	"github.com/jackc/pgx/v5/pgconn"
 )
 
-// lead takes part in leader election and runs maintenance while leading,
-// until s.ctx ends.
-func (s *session) lead() {
+// elector takes part in leader election for one session of a worker and
+// runs the queue's maintenance while the session leads.
+type elector struct {
+	w  *Worker
+	id string // the session's worker id
+	// bg is the context of the database calls, which never follow the
+	// session's cancellation (see callTimeout).
+	bg context.Context
+	// leading is whether the session holds the leader lease, as the last
+	// election (or maintenance refused as not the leader's) said.
+	leading atomic.Bool
+}
+
+// run takes part in leader election and runs maintenance while leading,
+// until ctx ends.
+func (e *elector) run(ctx context.Context) {
 	var lastMaintenance time.Time
 	for {
-		ctx, cancel := s.call()
+		cctx, cancel := callContext(e.bg)
 		var elected bool
-		err := s.w.db.QueryRow(ctx, s.w.sql.electLeader, s.id).Scan(&elected)
+		err := e.w.db.QueryRow(cctx, e.w.sql.electLeader, e.id).Scan(&elected)
 		cancel()
-		s.w.noteContact(err)
+		e.w.noteContact(err)
 		switch {
 		case err != nil:
-			if s.ctx.Err() == nil {
-				s.w.log.Warn("leader election failed", "worker", s.id, "error", err)
+			if ctx.Err() == nil {
+				e.w.log.Warn("leader election failed", "worker", e.id, "error", err)
 			}
-		case elected != s.leader.Load():
-			s.leader.Store(elected)
+		case elected != e.leading.Load():
+			e.leading.Store(elected)
 			if elected {
-				s.w.log.Info("worker is the leader", "worker", s.id)
+				e.w.log.Info("worker is the leader", "worker", e.id)
 			} else {
-				s.w.log.Info("worker lost the leadership", "worker", s.id)
+				e.w.log.Info("worker lost the leadership", "worker", e.id)
 			}
 		}
-		st := s.w.Settings()
-		if s.leader.Load() && time.Since(lastMaintenance) >= st.MaintenanceInterval &&
-			!s.w.lostContact.Load() && time.Since(time.Unix(0, s.w.contactSince.Load())) >= st.WorkerTimeout {
+		st := e.w.Settings()
+		if e.leading.Load() && time.Since(lastMaintenance) >= st.MaintenanceInterval &&
+			!e.w.lostContact.Load() && time.Since(time.Unix(0, e.w.contactSince.Load())) >= st.WorkerTimeout {
 			lastMaintenance = time.Now()
-			s.maintain()
+			e.maintain()
 		}
-		if !sleep(s.ctx, max(min(st.LeaderLease/3, st.MaintenanceInterval), minInterval)) {
+		if !sleep(ctx, max(min(st.LeaderLease/3, st.MaintenanceInterval), minInterval)) {
 			return
 		}
 	}
 }
 
 // maintain runs the leader's maintenance once.
-func (s *session) maintain() {
-	ctx, cancel := s.call()
+func (e *elector) maintain() {
+	ctx, cancel := callContext(e.bg)
 	defer cancel()
 	var report []byte
-	err := s.w.db.QueryRow(ctx, s.w.sql.runMaintenance, s.id).Scan(&report)
+	err := e.w.db.QueryRow(ctx, e.w.sql.runMaintenance, e.id).Scan(&report)
 	switch {
 	case isCode(err, CodeNotLeader):
-		s.leader.Store(false)
-		s.w.log.Info("worker lost the leadership", "worker", s.id)
+		e.leading.Store(false)
+		e.w.log.Info("worker lost the leadership", "worker", e.id)
 	case err != nil:
-		s.w.log.Warn("maintenance failed", "worker", s.id, "error", err)
+		e.w.log.Warn("maintenance failed", "worker", e.id, "error", err)
 	default:
-		s.w.log.Debug("maintenance", "worker", s.id, "report", string(report))
+		e.w.log.Debug("maintenance", "worker", e.id, "report", string(report))
 	}
+}
+
+// resign gives the leader lease up, if the session holds it (shutdown).
+func (e *elector) resign() {
+	if !e.leading.Load() {
+		return
+	}
+	ctx, cancel := callContext(e.bg)
+	if _, err := e.w.db.Exec(ctx, e.w.sql.resignLeader, e.id); err != nil {
+		e.w.log.Warn("resigning the leadership failed", "worker", e.id, "error", err)
+	}
+	cancel()
 }
 
 // isCode reports whether err is a database error with SQLSTATE code.

@@ -11,8 +11,9 @@ import (
 )
 
 // session holds one registration's pipeline: a fetcher claiming batches
-// into jobs, PoolSize handler goroutines, a completer flushing finished
-// tasks, a heartbeat and a leader loop.
+// into jobs (fetch.go), PoolSize handler goroutines, a completer flushing
+// finished tasks (complete.go), a heartbeat (heartbeat.go) and an elector's
+// leader loop (leader.go); shutdown.go ends it.
 type session struct {
 	w  *Worker
 	id string
@@ -41,35 +42,24 @@ type session struct {
 	// have been released, so an idle fetcher claims again at once.
 	freed chan struct{}
 
+	// mu guards running, closing and handBack, and the moves of a task
+	// between running and the completer's batch (finish, declaredDead):
+	// a shutdown finds every task either running or in the batch.
 	mu      sync.Mutex
 	running map[int64]*Task // handlers in progress
-	done    []int64         // finished, to complete
-	// holding has the ids in done whose tasks hold a slot unit: a
-	// completion hands those units over (complete_and_take).
-	holding   map[int64]struct{}
-	spare     []int64   // the other completion buffer
-	firstDone time.Time // when done became non-empty
-	// backlog counts finished tasks not completed yet: in done or in a
-	// completion call. The fetcher waits while it is over maxBacklog, so
-	// slow completions throttle claims instead of piling up tasks.
-	backlog  int
-	flushNow chan struct{} // signalled on the first and the FlushSize-th finished task
 	// handlerTime is the handlers' mean run time (moving average), for
 	// limitedCap.
 	handlerTime movingAverage
-	// urgent asks the completer to complete what is done now (see finish).
-	urgent bool
 	// closing is set when shutdown begins: from then on tasks handed over
 	// by completions go to handBack, released with the unstarted ones.
 	closing  bool
 	handBack []int64
 
-	leader atomic.Bool
+	completer *completer
+	elector   *elector
 
-	handlers  sync.WaitGroup
-	loops     sync.WaitGroup // heartbeat and leader loops
-	completer sync.WaitGroup
-	quit      chan struct{} // closed to stop the completer after a final flush
+	handlers sync.WaitGroup
+	loops    sync.WaitGroup // heartbeat and leader loops
 }
 
 // maxQueued bounds the tasks claimed ahead: two of the largest batches a
@@ -78,19 +68,35 @@ const maxQueued = 2 * 10000
 
 func newSession(ctx context.Context, w *Worker, id string) *session {
 	s := &session{
-		w:        w,
-		id:       id,
-		bg:       context.WithoutCancel(ctx),
-		jobs:     make(chan *Task, maxQueued),
-		room:     make(chan struct{}, 1),
-		freed:    make(chan struct{}, 1),
-		running:  make(map[int64]*Task, w.cfg.PoolSize),
-		holding:  make(map[int64]struct{}),
-		flushNow: make(chan struct{}, 1),
-		quit:     make(chan struct{}),
+		w:       w,
+		id:      id,
+		bg:      context.WithoutCancel(ctx),
+		jobs:    make(chan *Task, maxQueued),
+		room:    make(chan struct{}, 1),
+		freed:   make(chan struct{}, 1),
+		running: make(map[int64]*Task, w.cfg.PoolSize),
 	}
 	s.ctx, s.cancel = context.WithCancel(ctx)
 	s.hctx, s.cancelHandler = context.WithCancel(s.bg)
+	s.completer = newCompleter(completerConfig{
+		id:            id,
+		bg:            s.bg,
+		flushInterval: w.cfg.FlushInterval,
+		flushSize:     w.flushSize,
+		complete:      s.completeTasks,
+		handOff:       s.accept,
+		lost: func() {
+			s.lost.Store(true)
+			s.cancel()
+		},
+		flushed: func() {
+			signal(s.freed)
+			signal(s.room)
+		},
+		obs: w.obs,
+		log: w.log,
+	})
+	s.elector = &elector{w: w, id: id, bg: s.bg}
 	return s
 }
 
@@ -98,14 +104,14 @@ func (s *session) start() {
 	for range s.w.cfg.PoolSize {
 		s.handlers.Go(s.work)
 	}
-	s.completer.Go(s.complete)
+	s.completer.start()
 	s.loops.Go(s.heartbeat)
-	s.loops.Go(s.lead)
+	s.loops.Go(func() { s.elector.run(s.ctx) })
 }
 
 // call returns a context for one database call.
 func (s *session) call() (context.Context, context.CancelFunc) {
-	return context.WithTimeout(s.bg, callTimeout)
+	return callContext(s.bg)
 }
 
 // work is one handler goroutine: it runs tasks until jobs is closed.
@@ -169,22 +175,14 @@ func (s *session) finish(t *Task, took time.Duration) {
 		s.w.obs.Handled(t, took, nil, true)
 		return
 	}
-	s.done = append(s.done, t.ID)
-	if t.holdsUnit {
-		s.holding[t.ID] = struct{}{}
-	}
-	s.backlog++
-	n := len(s.done)
-	if n == 1 {
-		s.firstDone = time.Now()
-	}
-	if urgent {
-		s.urgent = true
-	}
+	// Into the batch under s.mu: a shutdown past its grace period finds
+	// the task either running (and releases it) or in the batch (and
+	// completes it).
+	wake := s.completer.add(t.ID, t.holdsUnit, urgent)
 	s.mu.Unlock()
 	s.w.obs.Handled(t, took, nil, false)
-	if n == 1 || n == s.w.flushSize() || urgent {
-		signal(s.flushNow)
+	if wake {
+		s.completer.flushSoon()
 	}
 }
 

@@ -14,6 +14,7 @@ func (s *session) shutdown() {
 	s.cancel()
 	s.mu.Lock()
 	s.closing = true
+	s.completer.stopTaking()
 	s.mu.Unlock()
 	var release []int64
 drain:
@@ -56,8 +57,7 @@ drain:
 			"worker", s.id, "tasks", n, "timeout", w.cfg.ShutdownTimeout)
 	}
 	s.cancelHandler()
-	close(s.quit)
-	s.completer.Wait()
+	s.completer.stop()
 	s.loops.Wait()
 	release = append(release, s.handBack...)
 
@@ -76,13 +76,7 @@ drain:
 				"worker", s.id, "tasks", len(release), "error", err)
 		}
 	}
-	if s.leader.Load() {
-		ctx, cancel := s.call()
-		if _, err := w.db.Exec(ctx, w.sql.resignLeader, s.id); err != nil {
-			w.log.Warn("resigning the leadership failed", "worker", s.id, "error", err)
-		}
-		cancel()
-	}
+	s.elector.resign()
 	w.log.Info("worker stopped", "worker", s.id, "released", len(release))
 }
 

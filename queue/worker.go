@@ -36,6 +36,13 @@ const (
 // would leave tasks nobody knows about until their worker is declared dead.
 const callTimeout = 30 * time.Second
 
+// callContext returns the context of one database call of the worker loop:
+// bg's values, callTimeout, and none of Run's cancellation (bg is
+// context.WithoutCancel of Run's context).
+func callContext(bg context.Context) (context.Context, context.CancelFunc) {
+	return context.WithTimeout(bg, callTimeout)
+}
+
 // Config configures a Worker. Only Pool is required.
 type Config struct {
 	// Pool is the database. The worker uses up to about four of its
