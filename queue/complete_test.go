@@ -1,0 +1,472 @@
+package queue
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"io"
+	"log/slog"
+	"slices"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/jackc/pgx/v5/pgconn"
+	"github.com/stretchr/testify/require"
+)
+
+// The completer's tests run without a database: its one database call is
+// a fake that records each call and answers as the case says.
+
+// completion is one call of the fake completeFunc.
+type completion struct {
+	ids  []int64
+	take bool
+}
+
+// answer is the fake's answer to its n-th call (from 0).
+type answer func(n int, ids []int64, take bool) (accepted int, taken []*Task, err error)
+
+// acceptAll completes every task and takes none over.
+func acceptAll(_ int, ids []int64, _ bool) (int, []*Task, error) { return len(ids), nil, nil }
+
+// failFirst fails the first call with err, then accepts all.
+func failFirst(err error) answer {
+	return func(n int, ids []int64, take bool) (int, []*Task, error) {
+		if n == 0 {
+			return 0, nil, err
+		}
+		return acceptAll(n, ids, take)
+	}
+}
+
+// retrying is the log line of a failed completion of n tasks.
+func retrying(n int, err error) string {
+	return fmt.Sprintf(`level=WARN msg="completing tasks failed; retrying" worker=w1 tasks=%d error=%q`, n, err.Error())
+}
+
+var (
+	serverError = &pgconn.PgError{Severity: "ERROR", Code: "40P01", Message: "deadlock detected"}
+	lostReply   = io.ErrUnexpectedEOF // the request was sent, no answer came
+)
+
+// completerRig is a completer wired to fakes that record what it does.
+type completerRig struct {
+	c *completer
+
+	mu      sync.Mutex
+	calls   []completion
+	handed  []int64 // ids of the tasks handed off, in order
+	obs     []string
+	callc   chan struct{} // signalled at each call
+	lost    int           // calls of lost
+	flushed int           // calls of flushed
+	log     bytes.Buffer  // written by the logger, read after stop
+}
+
+func newCompleterRig(flushSize int, flushInterval time.Duration, answer answer) *completerRig {
+	r := &completerRig{callc: make(chan struct{}, 100)}
+	r.c = newCompleter(completerConfig{
+		id:            "w1",
+		bg:            context.Background(),
+		flushInterval: flushInterval,
+		flushSize:     func() int { return flushSize },
+		complete: func(_ context.Context, ids []int64, take bool) (int, []*Task, error) {
+			r.mu.Lock()
+			n := len(r.calls)
+			r.calls = append(r.calls, completion{ids: slices.Clone(ids), take: take})
+			r.mu.Unlock()
+			r.callc <- struct{}{}
+			return answer(n, ids, take)
+		},
+		handOff: func(tasks []*Task) {
+			r.mu.Lock()
+			defer r.mu.Unlock()
+			for _, t := range tasks {
+				r.handed = append(r.handed, t.ID)
+			}
+		},
+		lost:    func() { r.count(&r.lost) },
+		flushed: func() { r.count(&r.flushed) },
+		obs:     &recordingObserver{rig: r},
+		log:     slog.New(slog.NewTextHandler(&r.log, &slog.HandlerOptions{ReplaceAttr: dropTime})),
+	})
+	r.c.start()
+	return r
+}
+
+// dropTime removes the time from log lines.
+func dropTime(_ []string, a slog.Attr) slog.Attr {
+	if a.Key == slog.TimeKey {
+		return slog.Attr{}
+	}
+	return a
+}
+
+func (r *completerRig) count(n *int) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	(*n)++
+}
+
+// add adds finished tasks as a handler does (finish).
+func (r *completerRig) add(holdsUnit, urgent bool, ids ...int64) {
+	for _, id := range ids {
+		if r.c.add(id, holdsUnit, urgent) {
+			r.c.flushSoon()
+		}
+	}
+}
+
+// waitCalls waits until the fake was called n times in all (the n-th call
+// may still be running).
+func (r *completerRig) waitCalls(t *testing.T, n int) {
+	t.Helper()
+	deadline := time.After(5 * time.Second)
+	for {
+		r.mu.Lock()
+		got := len(r.calls)
+		r.mu.Unlock()
+		if got >= n {
+			return
+		}
+		select {
+		case <-r.callc:
+		case <-deadline:
+			t.Fatalf("the completer made %d calls, want %d", got, n)
+		}
+	}
+}
+
+// recordingObserver records the completer's events.
+type recordingObserver struct {
+	NopObserver
+	rig *completerRig
+}
+
+func (o *recordingObserver) record(format string, args ...any) {
+	o.rig.mu.Lock()
+	defer o.rig.mu.Unlock()
+	o.rig.obs = append(o.rig.obs, fmt.Sprintf(format, args...))
+}
+
+func (o *recordingObserver) Completed(n, accepted int, _ time.Duration, err error) {
+	if err != nil {
+		o.record("completed %d failed", n)
+		return
+	}
+	o.record("completed %d accepted %d", n, accepted)
+}
+
+func (o *recordingObserver) HandedOff(n int) { o.record("handed off %d", n) }
+
+func (o *recordingObserver) Received(tasks []*Task, handedOff bool) {
+	o.record("received %d handed off %t", len(tasks), handedOff)
+}
+
+func TestCompleter(t *testing.T) {
+	t.Parallel()
+	require.False(t, outcomeUnknown(serverError))
+	require.True(t, outcomeUnknown(lostReply))
+	const hour = time.Hour
+	failLater := make(chan struct{}) // the first call fails once closed
+	for _, tt := range []struct {
+		name          string
+		flushSize     int
+		flushInterval time.Duration
+		answer        answer
+		// steps adds finished tasks; the completer is stopped after them.
+		steps       func(t *testing.T, r *completerRig)
+		wantCalls   []completion
+		wantHanded  []int64
+		wantObs     []string
+		wantLost    int
+		wantFlushed int
+		// wantPending is the backlog after stop.
+		wantPending int
+		// wantLog has the log's lines, in order.
+		wantLog []string
+	}{
+		{
+			name:      "flush on size: a call as soon as FlushSize tasks are waiting",
+			flushSize: 3, flushInterval: hour, answer: acceptAll,
+			steps: func(t *testing.T, r *completerRig) {
+				r.add(false, false, 1, 2)
+				r.add(false, false, 3)
+				r.waitCalls(t, 1)
+			},
+			wantCalls:   []completion{{ids: []int64{1, 2, 3}}},
+			wantObs:     []string{"completed 3 accepted 3"},
+			wantFlushed: 1,
+		},
+		{
+			name:      "at most FlushSize tasks per call, the rest at shutdown",
+			flushSize: 2, flushInterval: hour, answer: acceptAll,
+			steps: func(t *testing.T, r *completerRig) {
+				r.add(false, false, 1, 2, 3, 4, 5)
+				r.waitCalls(t, 2)
+			},
+			wantCalls:   []completion{{ids: []int64{1, 2}}, {ids: []int64{3, 4}}, {ids: []int64{5}}},
+			wantObs:     []string{"completed 2 accepted 2", "completed 2 accepted 2", "completed 1 accepted 1"},
+			wantFlushed: 3,
+		},
+		{
+			name:      "flush on timer: FlushInterval after the first finished task",
+			flushSize: 100, flushInterval: 20 * time.Millisecond, answer: acceptAll,
+			steps: func(t *testing.T, r *completerRig) {
+				start := time.Now()
+				r.add(false, false, 1, 2)
+				r.waitCalls(t, 1)
+				require.GreaterOrEqual(t, time.Since(start), 20*time.Millisecond)
+			},
+			wantCalls:   []completion{{ids: []int64{1, 2}}},
+			wantObs:     []string{"completed 2 accepted 2"},
+			wantFlushed: 1,
+		},
+		{
+			name:      "flush on shutdown: what is waiting is completed before stop returns",
+			flushSize: 100, flushInterval: hour, answer: acceptAll,
+			steps:       func(t *testing.T, r *completerRig) { r.add(false, false, 1, 2) },
+			wantCalls:   []completion{{ids: []int64{1, 2}}},
+			wantObs:     []string{"completed 2 accepted 2"},
+			wantFlushed: 1,
+		},
+		{
+			name:      "an urgent task is completed at once with what waits",
+			flushSize: 100, flushInterval: hour, answer: acceptAll,
+			steps: func(t *testing.T, r *completerRig) {
+				r.add(false, false, 1)
+				r.add(true, true, 2)
+				r.waitCalls(t, 1)
+			},
+			wantCalls:   []completion{{ids: []int64{1, 2}, take: true}},
+			wantObs:     []string{"completed 2 accepted 2"},
+			wantFlushed: 1,
+		},
+		{
+			name:      "tasks holding units: complete_and_take, and the tasks taken are handed off",
+			flushSize: 2, flushInterval: hour,
+			answer: func(_ int, ids []int64, take bool) (int, []*Task, error) {
+				return len(ids), []*Task{{ID: 10, holdsUnit: true}, {ID: 11, holdsUnit: true}}, nil
+			},
+			steps: func(t *testing.T, r *completerRig) {
+				r.add(true, false, 1)
+				r.add(false, false, 2)
+				r.waitCalls(t, 1)
+			},
+			wantCalls:   []completion{{ids: []int64{1, 2}, take: true}},
+			wantHanded:  []int64{10, 11},
+			wantObs:     []string{"completed 2 accepted 2", "handed off 2", "received 2 handed off true"},
+			wantFlushed: 1,
+		},
+		{
+			name:      "take only when the call's own tasks hold units",
+			flushSize: 1, flushInterval: hour, answer: acceptAll,
+			steps: func(t *testing.T, r *completerRig) {
+				r.add(false, false, 1)
+				r.waitCalls(t, 1)
+				r.add(true, false, 2)
+				r.waitCalls(t, 2)
+			},
+			wantCalls:   []completion{{ids: []int64{1}}, {ids: []int64{2}, take: true}},
+			wantObs:     []string{"completed 1 accepted 1", "completed 1 accepted 1"},
+			wantFlushed: 2,
+		},
+		{
+			name:      "a closing completer completes only",
+			flushSize: 100, flushInterval: hour, answer: acceptAll,
+			steps: func(t *testing.T, r *completerRig) {
+				r.add(true, false, 1, 2)
+				r.c.stopTaking()
+			},
+			wantCalls:   []completion{{ids: []int64{1, 2}}},
+			wantObs:     []string{"completed 2 accepted 2"},
+			wantFlushed: 1,
+		},
+		{
+			name:      "tasks no longer the worker's are logged",
+			flushSize: 2, flushInterval: hour,
+			answer:      func(int, []int64, bool) (int, []*Task, error) { return 1, nil, nil },
+			steps:       func(t *testing.T, r *completerRig) { r.add(false, false, 1, 2) },
+			wantCalls:   []completion{{ids: []int64{1, 2}}},
+			wantObs:     []string{"completed 2 accepted 1"},
+			wantFlushed: 1,
+			wantLog: []string{
+				`level=WARN msg="some completed tasks were no longer this worker's (recovered by the leader)" worker=w1 tasks=2 completed=1`,
+			},
+		},
+		{
+			name:      "a failed completion is retried with the same tasks",
+			flushSize: 2, flushInterval: hour, answer: failFirst(serverError),
+			steps: func(t *testing.T, r *completerRig) {
+				r.add(false, false, 1, 2)
+				r.waitCalls(t, 2)
+			},
+			wantCalls:   []completion{{ids: []int64{1, 2}}, {ids: []int64{1, 2}}},
+			wantObs:     []string{"completed 2 failed", "completed 2 accepted 2"},
+			wantFlushed: 1,
+			wantLog:     []string{retrying(2, serverError)},
+		},
+		{
+			name:      "the tasks of a failed completion go first in the next",
+			flushSize: 2, flushInterval: hour,
+			answer: func(n int, ids []int64, take bool) (int, []*Task, error) {
+				if n == 0 {
+					<-failLater
+					return 0, nil, serverError
+				}
+				return acceptAll(n, ids, take)
+			},
+			steps: func(t *testing.T, r *completerRig) {
+				r.add(false, false, 1, 2)
+				r.waitCalls(t, 1)
+				r.add(false, false, 3)
+				close(failLater)
+				r.waitCalls(t, 2)
+			},
+			wantCalls:   []completion{{ids: []int64{1, 2}}, {ids: []int64{1, 2}}, {ids: []int64{3}}},
+			wantObs:     []string{"completed 2 failed", "completed 2 accepted 2", "completed 1 accepted 1"},
+			wantFlushed: 2,
+			wantLog:     []string{retrying(2, serverError)},
+		},
+		{
+			name:      "a taking completion of unknown outcome ends the session, and is retried",
+			flushSize: 1, flushInterval: hour, answer: failFirst(lostReply),
+			steps: func(t *testing.T, r *completerRig) {
+				r.add(true, false, 1)
+				r.waitCalls(t, 2)
+			},
+			wantCalls:   []completion{{ids: []int64{1}, take: true}, {ids: []int64{1}}},
+			wantObs:     []string{"completed 1 failed", "completed 1 accepted 1"},
+			wantLost:    1,
+			wantFlushed: 1,
+			wantLog: []string{
+				`level=ERROR msg="completing tasks failed after the request was sent; tasks may have been handed over unseen" worker=w1 error="unexpected EOF"`,
+				retrying(1, lostReply),
+			},
+		},
+		{
+			name:      "a plain completion of unknown outcome is only retried",
+			flushSize: 1, flushInterval: hour, answer: failFirst(lostReply),
+			steps: func(t *testing.T, r *completerRig) {
+				r.add(false, false, 1)
+				r.waitCalls(t, 2)
+			},
+			wantCalls:   []completion{{ids: []int64{1}}, {ids: []int64{1}}},
+			wantObs:     []string{"completed 1 failed", "completed 1 accepted 1"},
+			wantFlushed: 1,
+			wantLog:     []string{retrying(1, lostReply)},
+		},
+		{
+			name:      "shutdown gives up after three failed completions; the tasks stay in the backlog",
+			flushSize: 100, flushInterval: hour,
+			answer:      func(int, []int64, bool) (int, []*Task, error) { return 0, nil, serverError },
+			steps:       func(t *testing.T, r *completerRig) { r.add(false, false, 1) },
+			wantCalls:   []completion{{ids: []int64{1}}, {ids: []int64{1}}, {ids: []int64{1}}},
+			wantObs:     []string{"completed 1 failed", "completed 1 failed", "completed 1 failed"},
+			wantPending: 1,
+			wantLog: []string{
+				retrying(1, serverError),
+				retrying(1, serverError),
+				retrying(1, serverError),
+			},
+		},
+		{
+			name:      "a worker declared dead drops its finished tasks",
+			flushSize: 100, flushInterval: hour, answer: acceptAll,
+			steps: func(t *testing.T, r *completerRig) {
+				r.add(false, false, 1, 2)
+				r.c.drop()
+				r.add(false, false, 3)
+			},
+		},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			r := newCompleterRig(tt.flushSize, tt.flushInterval, tt.answer)
+			tt.steps(t, r)
+			r.c.stop()
+			require.Equal(t, tt.wantCalls, r.calls)
+			require.Equal(t, tt.wantHanded, r.handed)
+			require.Equal(t, tt.wantObs, r.obs)
+			require.Equal(t, tt.wantLost, r.lost)
+			require.Equal(t, tt.wantFlushed, r.flushed)
+			require.Equal(t, tt.wantPending, r.c.pending())
+			var lines []string
+			for l := range bytes.Lines(r.log.Bytes()) {
+				lines = append(lines, string(bytes.TrimSuffix(l, []byte("\n"))))
+			}
+			require.Equal(t, tt.wantLog, lines)
+		})
+	}
+}
+
+// add reports when the completer must be woken: on the first finished
+// task, the FlushSize-th and an urgent one.
+func TestCompleterAddWakes(t *testing.T) {
+	t.Parallel()
+	c := newCompleter(completerConfig{flushSize: func() int { return 3 }})
+	for i, tt := range []struct {
+		urgent bool
+		want   bool
+	}{
+		{false, true},  // the first
+		{false, false}, // the second
+		{false, true},  // the FlushSize-th
+		{false, false}, // the fourth
+		{true, true},   // urgent
+	} {
+		require.Equal(t, tt.want, c.add(int64(i+1), false, tt.urgent), "task %d", i+1)
+	}
+}
+
+// The backlog counts finished tasks until their completion returns; the
+// fetcher waits on it.
+func TestCompleterBacklog(t *testing.T) {
+	t.Parallel()
+	release := make(chan struct{})
+	r := newCompleterRig(2, time.Hour, func(n int, ids []int64, take bool) (int, []*Task, error) {
+		<-release
+		return acceptAll(n, ids, take)
+	})
+	r.add(false, false, 1, 2, 3)
+	r.waitCalls(t, 1)
+	require.Equal(t, 3, r.c.pending(), "two in the call, one waiting")
+	close(release)
+	r.c.stop()
+	require.Equal(t, 0, r.c.pending())
+}
+
+// Two completions run at once only where they take tasks over (their
+// tasks hold units); else one at a time.
+func TestCompleterCallsInFlight(t *testing.T) {
+	t.Parallel()
+	for holdsUnit, want := range map[bool]int{true: 2, false: 1} {
+		t.Run(fmt.Sprintf("holdsUnit=%t", holdsUnit), func(t *testing.T) {
+			t.Parallel()
+			release := make(chan struct{})
+			var mu sync.Mutex
+			inFlight, most := 0, 0
+			r := newCompleterRig(1, time.Hour, func(n int, ids []int64, take bool) (int, []*Task, error) {
+				mu.Lock()
+				inFlight++
+				most = max(most, inFlight)
+				mu.Unlock()
+				<-release
+				mu.Lock()
+				inFlight--
+				mu.Unlock()
+				return acceptAll(n, ids, take)
+			})
+			r.add(holdsUnit, false, 1, 2, 3)
+			r.waitCalls(t, want)
+			time.Sleep(50 * time.Millisecond) // a call too many would start meanwhile
+			mu.Lock()
+			require.Equal(t, want, most)
+			mu.Unlock()
+			close(release)
+			r.c.stop()
+			require.Len(t, r.calls, 3)
+		})
+	}
+}
