@@ -3,8 +3,6 @@ package applier_test
 import (
 	"bytes"
 	"errors"
-	"flag"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -15,6 +13,7 @@ import (
 
 	"github.com/pgseq/pgseq/applier"
 	"github.com/pgseq/pgseq/catalog"
+	"github.com/pgseq/pgseq/internal/pgseqtest/golden"
 	"github.com/pgseq/pgseq/internal/pgtest"
 	"github.com/pgseq/pgseq/migrations"
 	"github.com/pgseq/pgseq/plan"
@@ -52,15 +51,7 @@ func accessGolden(t *testing.T, name string, got string, roles map[string]testRo
 	for placeholder, r := range roles {
 		got = strings.ReplaceAll(got, r.Name, placeholder)
 	}
-	path := filepath.Join("testdata", "access", name)
-	if f := flag.Lookup("update"); f != nil && f.Value.String() == "true" {
-		require.NoError(t, os.MkdirAll(filepath.Dir(path), 0o755))
-		require.NoError(t, os.WriteFile(path, []byte(got), 0o644))
-		return
-	}
-	want, err := os.ReadFile(path)
-	require.NoError(t, err, "missing golden file; run go test ./applier -run Access -update")
-	require.Equal(t, string(want), got, "golden file %s differs; run go test ./applier -run Access -update and review the diff", path)
+	golden.Check(t, filepath.Join("testdata", "access", name), got)
 }
 
 // accessPlan is what pgseq plan shows (applier.Plan), and its human view.

@@ -3,8 +3,6 @@ package applier_test
 import (
 	"bytes"
 	"encoding/json"
-	"flag"
-	"os"
 	"path/filepath"
 	"testing"
 
@@ -13,25 +11,11 @@ import (
 	"github.com/pgseq/pgseq/applier"
 	"github.com/pgseq/pgseq/catalog"
 	"github.com/pgseq/pgseq/inspect"
+	"github.com/pgseq/pgseq/internal/pgseqtest/golden"
 	"github.com/pgseq/pgseq/migrations"
 	"github.com/pgseq/pgseq/plan"
 	"github.com/pgseq/pgseq/render"
 )
-
-var update = flag.Bool("update", false, "rewrite golden files")
-
-func golden(t *testing.T, name string, got []byte) {
-	t.Helper()
-	path := filepath.Join("testdata", name)
-	if *update {
-		require.NoError(t, os.MkdirAll(filepath.Dir(path), 0o755))
-		require.NoError(t, os.WriteFile(path, got, 0o644))
-		return
-	}
-	want, err := os.ReadFile(path)
-	require.NoError(t, err, "missing golden file; run go test ./applier -run Drift -update")
-	require.Equal(t, string(want), string(got), "golden file %s differs; run go test ./applier -run Drift -update and review the diff", path)
-}
 
 // livePlan is what pgseq plan shows: the plan made in one snapshot, with
 // the drift since the last apply.
@@ -107,7 +91,7 @@ func TestDriftIsShownAndRepaired(t *testing.T) {
 		}},
 	}, p.Drift)
 	require.Equal(t, plan.Summary{Change: 4}, p.Summary, "the changes undo the drift")
-	golden(t, "drift_by_hand.txt", []byte(humanPlan(t, p)))
+	golden.Check(t, filepath.Join("testdata", "drift_by_hand.txt"), humanPlan(t, p))
 
 	// The saved plan carries its drift and applies as it is.
 	var doc bytes.Buffer
@@ -144,7 +128,7 @@ func TestDriftOfObjectsCreatedOrDeletedByHand(t *testing.T) {
 	}
 	require.Equal(t, []string{`create queue "manual"`, `delete task "thumb"`}, got)
 	require.Equal(t, plan.Summary{Add: 1, Destroy: 1}, p.Summary)
-	golden(t, "drift_created_deleted.txt", []byte(humanPlan(t, p)))
+	golden.Check(t, filepath.Join("testdata", "drift_created_deleted.txt"), humanPlan(t, p))
 
 	e.applyConfig(cfg)
 	after := e.livePlan(cfg)
@@ -168,7 +152,7 @@ func TestDriftTheConfigurationDeclares(t *testing.T) {
 	p := e.livePlan(cfg)
 	require.True(t, p.Empty())
 	require.Len(t, p.Drift, 1)
-	golden(t, "drift_declared.txt", []byte(humanPlan(t, p)))
+	golden.Check(t, filepath.Join("testdata", "drift_declared.txt"), humanPlan(t, p))
 
 	res := e.applyConfig(cfg)
 	require.NotZero(t, res.HistoryID, "the drift is recorded")

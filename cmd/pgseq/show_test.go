@@ -12,26 +12,10 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/pgseq/pgseq/internal/pgseqtest/golden"
 	"github.com/pgseq/pgseq/internal/pgtest"
 	"github.com/pgseq/pgseq/migrations"
 )
-
-// updateReviewGolden rewrites the golden files of these tests when
-// PGSEQ_UPDATE_GOLDEN=1 (an environment variable rather than a -update
-// flag, which other test files of the package may define).
-func updateReviewGolden() bool { return os.Getenv("PGSEQ_UPDATE_GOLDEN") == "1" }
-
-// checkReviewGolden compares got with the golden file at path, or rewrites it.
-func checkReviewGolden(t *testing.T, path, got string) {
-	t.Helper()
-	if updateReviewGolden() {
-		require.NoError(t, os.MkdirAll(filepath.Dir(path), 0o755))
-		require.NoError(t, os.WriteFile(path, []byte(got), 0o644))
-	}
-	want, err := os.ReadFile(path)
-	require.NoError(t, err, "PGSEQ_UPDATE_GOLDEN=1 go test ./cmd/pgseq creates it")
-	require.Equal(t, string(want), got, path)
-}
 
 // closedPortURL is a connection string to a port on 127.0.0.1 where
 // nothing listens: any attempt to connect fails.
@@ -70,7 +54,7 @@ func TestShowSavedPlanGolden(t *testing.T) {
 		r := runOffline("--database-url", url, "show", file)
 		require.Equal(t, 0, r.code, r.stderr)
 		require.Empty(t, r.stderr)
-		checkReviewGolden(t, strings.TrimSuffix(file, ".plan")+".txt", r.stdout)
+		golden.Check(t, strings.TrimSuffix(file, ".plan")+".txt", r.stdout)
 
 		r = runOffline("--database-url", url, "show", "--json", file)
 		require.Equal(t, 0, r.code, r.stderr)
