@@ -45,7 +45,7 @@ func (v Violation) String() string { return v.Invariant + ": " + v.Detail }
 // one statement, one snapshot, and returns the violations (none: nil).
 // atRest says that no runtime call is in flight: only then does I5 hold.
 func CheckInvariants(ctx context.Context, q Querier, schema string, atRest bool) ([]Violation, error) {
-	rows, err := q.Query(ctx, migrations.Render(invariantsSQL, schema), atRest)
+	rows, err := q.Query(ctx, InvariantsSQL(schema), atRest)
 	if err != nil {
 		return nil, fmt.Errorf("checking the slot invariants of schema %s: %w", schema, err)
 	}
@@ -55,6 +55,12 @@ func CheckInvariants(ctx context.Context, q Querier, schema string, atRest bool)
 	}
 	return vs, nil
 }
+
+// InvariantsSQL returns the statement CheckInvariants runs on schema, for
+// a caller that sends it in a batch of its own: its one parameter is
+// atRest, and its rows scan into Violation by position
+// (pgx.RowToStructByPos).
+func InvariantsSQL(schema string) string { return migrations.Render(invariantsSQL, schema) }
 
 // RequireInvariants fails the test, listing the violations, unless every
 // invariant of the slot accounting holds, I5 included: for a test that has
