@@ -13,8 +13,6 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/pgseq/pgseq/internal/pgseqtest/golden"
-	"github.com/pgseq/pgseq/internal/pgtest"
-	"github.com/pgseq/pgseq/migrations"
 )
 
 // closedPortURL is a connection string to a port on 127.0.0.1 where
@@ -111,8 +109,7 @@ func TestShowEqualsWhatPlanPrinted(t *testing.T) {
 		`DELETE FROM {{schema}}.concurrency_slots WHERE task_type = 'render' AND slot_group = 7`,
 		`INSERT INTO {{schema}}.tasks (queue, type) VALUES ('old', 'x')`,
 	} {
-		_, err := pgtest.Pool(t).Exec(context.Background(), migrations.Render(sql, c.schema))
-		require.NoError(t, err)
+		c.Exec(sql)
 	}
 	cfg := writeConfig(t, "queue \"default\" {}\ntask \"render\" {\n  concurrency = 4\n  priority    = 5\n}\n")
 	planFile := filepath.Join(t.TempDir(), "review.plan")
@@ -126,7 +123,7 @@ func TestShowEqualsWhatPlanPrinted(t *testing.T) {
 	header, body, ok := strings.Cut(shown.stdout, "\n\n")
 	require.True(t, ok, shown.stdout)
 	require.True(t, strings.HasPrefix(header, "Saved plan "+planFile+" (plan format 1.0; no database is read):\n  database           \""), header)
-	require.Contains(t, header, "\n  schema             "+c.schema+"\n")
+	require.Contains(t, header, "\n  schema             "+c.Schema+"\n")
 	rendered, _, ok := strings.Cut(planned.stdout, "\nSaved the plan to "+planFile+". ")
 	require.True(t, ok, planned.stdout)
 	require.Equal(t, rendered+"\nIt has destructive changes, which need --allow-destroy. To apply exactly this plan: pgseq apply --allow-destroy "+planFile+"\n", body)
