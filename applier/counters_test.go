@@ -261,5 +261,3 @@ func TestResolveKey(t *testing.T) {
 }
 
 func itoa(n int64) string { return strconv.FormatInt(n, 10) }
-
-func (e *env) sql(q string) string { return e.SQL(q) }
