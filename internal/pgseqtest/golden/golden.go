@@ -13,7 +13,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -35,7 +34,7 @@ func Check(t testing.TB, path, got string) {
 		require.NoError(t, os.WriteFile(path, []byte(got), 0o644))
 		return
 	}
-	rerun := fmt.Sprintf("go test -run '^%s$' -update", strings.Split(t.Name(), "/")[0])
+	rerun := fmt.Sprintf("go test -run '^%s$' -update", t.Name())
 	want, err := os.ReadFile(path)
 	require.NoError(t, err, "missing golden file; %s in the package's directory creates it", rerun)
 	require.Equal(t, string(want), got, "golden file %s differs; %s in the package's directory rewrites it: review the change with git diff", path, rerun)
