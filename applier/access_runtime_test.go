@@ -59,7 +59,7 @@ func newRuntimeAccess(t *testing.T) *runtimeAccess {
 	e := newEnv(t)
 	r := &runtimeAccess{env: e, worker: e.newRole("worker"), enqueuer: e.newRole("enqueuer")}
 	e.apply(runtimeConfig(r.worker.Name, r.enqueuer.Name))
-	e.exec(`SELECT {{schema}}.next_value('invoice')`)
+	e.Exec(`SELECT {{schema}}.next_value('invoice')`)
 	r.workerPool = poolAs(t, r.worker)
 	r.enqueuerPool = poolAs(t, r.enqueuer)
 	return r
@@ -68,30 +68,30 @@ func newRuntimeAccess(t *testing.T) *runtimeAccess {
 // contents is everything the runtime's tables hold, as the owner reads it:
 // a failed call must leave it as it was.
 func (r *runtimeAccess) contents() string {
-	r.t.Helper()
+	r.T.Helper()
 	var s string
-	err := r.pool.QueryRow(r.ctx(), migrations.Render(`SELECT concat_ws(' | ',
+	err := r.Pool.QueryRow(r.ctx(), r.SQL(`SELECT concat_ws(' | ',
 		(SELECT string_agg(format('%s/%s/%s/%s', t.id, t.status, t.worker_id, t.slot_group), ',' ORDER BY t.id) FROM {{schema}}.tasks t),
 		(SELECT string_agg(format('%s/%s/%s/%s', s.task_type, s.slot_group, s.capacity, s.used), ',' ORDER BY s.task_type, s.slot_group) FROM {{schema}}.concurrency_slots s),
 		(SELECT string_agg(format('%s/%s/%s', c.counter, c.scope, c.value), ',' ORDER BY c.counter, c.scope) FROM {{schema}}.counter_values c),
 		(SELECT string_agg(format('%s/%s', q.name, q.batch_size), ',' ORDER BY q.name) FROM {{schema}}.queues q),
 		(SELECT string_agg(format('%s/%s/%s', tt.name, tt.concurrency, tt.draining), ',' ORDER BY tt.name) FROM {{schema}}.task_types tt),
 		(SELECT string_agg(format('%s/%s', w.id, w.dead_at IS NULL), ',' ORDER BY w.id) FROM {{schema}}.workers w),
-		(SELECT string_agg(format('%s', l.worker_id), ',') FROM {{schema}}.leader l))`, r.schema)).Scan(&s)
-	require.NoError(r.t, err)
+		(SELECT string_agg(format('%s', l.worker_id), ',') FROM {{schema}}.leader l))`)).Scan(&s)
+	require.NoError(r.T, err)
 	return s
 }
 
 // refused runs sql (with {{schema}} rendered) on db and requires that it
 // fails with SQLSTATE code and changes nothing.
 func (r *runtimeAccess) refused(db *pgxpool.Pool, code, sql string, args ...any) {
-	r.t.Helper()
+	r.T.Helper()
 	before := r.contents()
-	_, err := db.Exec(r.ctx(), migrations.Render(sql, r.schema), args...)
+	_, err := db.Exec(r.ctx(), r.SQL(sql), args...)
 	var pgErr *pgconn.PgError
-	require.True(r.t, errors.As(err, &pgErr), "%s: want SQLSTATE %s, got %v", sql, code, err)
-	require.Equal(r.t, code, pgErr.Code, "%s: %s", sql, pgErr.Message)
-	require.Equal(r.t, before, r.contents(), "%s changed something", sql)
+	require.True(r.T, errors.As(err, &pgErr), "%s: want SQLSTATE %s, got %v", sql, code, err)
+	require.Equal(r.T, code, pgErr.Code, "%s: %s", sql, pgErr.Message)
+	require.Equal(r.T, before, r.contents(), "%s changed something", sql)
 }
 
 const insufficientPrivilege = "42501"
@@ -105,7 +105,7 @@ func TestWorkerRoleDrainsAndCannotWriteTables(t *testing.T) {
 	ctx := r.ctx()
 
 	// The enqueue-only role enqueues.
-	client := queue.NewClient(r.enqueuerPool, r.schema)
+	client := queue.NewClient(r.enqueuerPool, r.Schema)
 	const n = 600
 	batch := make([]queue.NewTask, n)
 	for i := range batch {
@@ -142,7 +142,7 @@ func TestWorkerRoleDrainsAndCannotWriteTables(t *testing.T) {
 		return nil
 	}
 	w, err := queue.NewWorker(queue.Config{
-		Pool: r.workerPool, Schema: r.schema, PoolSize: 6, BatchSize: 25,
+		Pool: r.workerPool, Schema: r.Schema, PoolSize: 6, BatchSize: 25,
 		Handlers:            map[string]queue.Handler{"a": handler, "b": handler, "flaky": handler},
 		MaintenanceInterval: 20 * time.Millisecond, HeartbeatInterval: 50 * time.Millisecond,
 		Logger: slog.New(slog.NewTextHandler(&log, &slog.HandlerOptions{Level: slog.LevelWarn})),
@@ -169,8 +169,7 @@ func TestWorkerRoleDrainsAndCannotWriteTables(t *testing.T) {
 
 	completed := func() int {
 		var c int
-		require.NoError(t, r.pool.QueryRow(ctx, migrations.Render(
-			`SELECT count(*) FROM {{schema}}.tasks WHERE status = 'completed'`, r.schema)).Scan(&c))
+		r.Scalar(&c, `SELECT count(*) FROM {{schema}}.tasks WHERE status = 'completed'`)
 		return c
 	}
 	require.Eventually(t, func() bool { return completed() == n+1 }, time.Minute, 10*time.Millisecond,
@@ -178,7 +177,7 @@ func TestWorkerRoleDrainsAndCannotWriteTables(t *testing.T) {
 	// The leader ran its maintenance as the worker role too.
 	require.Eventually(t, func() bool {
 		var leader *string
-		require.NoError(t, r.pool.QueryRow(ctx, migrations.Render(`SELECT worker_id FROM {{schema}}.leader`, r.schema)).Scan(&leader))
+		r.Scalar(&leader, `SELECT worker_id FROM {{schema}}.leader`)
 		return leader != nil && *leader == w.ID()
 	}, 30*time.Second, 10*time.Millisecond)
 	require.NoError(t, stop())
@@ -190,31 +189,27 @@ func TestWorkerRoleDrainsAndCannotWriteTables(t *testing.T) {
 		require.True(t, ok, "task %d ran", id)
 	}
 	var used int
-	require.NoError(t, r.pool.QueryRow(ctx, migrations.Render(`SELECT coalesce(sum(used), 0) FROM {{schema}}.concurrency_slots`, r.schema)).Scan(&used))
+	r.Scalar(&used, `SELECT coalesce(sum(used), 0) FROM {{schema}}.concurrency_slots`)
 	require.Zero(t, used, "every unit given back")
 
 	// Maintenance called directly, as the leader: works.
 	wp := r.workerPool
-	_, err = wp.Exec(ctx, migrations.Render(`SELECT {{schema}}.register_worker('leader-1', 'host', 1)`, r.schema))
-	require.NoError(t, err)
-	r.exec(`UPDATE {{schema}}.leader SET lease_until = '-infinity'`)
+	r.On(wp).Exec(`SELECT {{schema}}.register_worker('leader-1', 'host', 1)`)
+	r.Exec(`UPDATE {{schema}}.leader SET lease_until = '-infinity'`)
 	var elected bool
-	require.NoError(t, wp.QueryRow(ctx, migrations.Render(`SELECT {{schema}}.elect_leader('leader-1')`, r.schema)).Scan(&elected))
+	r.On(wp).Scalar(&elected, `SELECT {{schema}}.elect_leader('leader-1')`)
 	require.True(t, elected)
-	_, err = wp.Exec(ctx, migrations.Render(`SELECT {{schema}}.run_maintenance('leader-1')`, r.schema))
-	require.NoError(t, err)
+	r.On(wp).Exec(`SELECT {{schema}}.run_maintenance('leader-1')`)
 
 	// Now what the worker role may not do. A task of another worker, and
 	// a worker of this role that is not the leader.
-	r.exec(`SELECT {{schema}}.register_worker('other', 'host', 1)`)
-	r.exec(`SELECT {{schema}}.enqueue('a')`)
-	r.exec(`SELECT count(*) FROM {{schema}}.claim('default', 'other', 1)`)
-	r.exec(`UPDATE {{schema}}.workers SET last_heartbeat = now() - interval '1 hour' WHERE id = 'other'`)
+	r.Exec(`SELECT {{schema}}.register_worker('other', 'host', 1)`)
+	r.Exec(`SELECT {{schema}}.enqueue('a')`)
+	r.Exec(`SELECT count(*) FROM {{schema}}.claim('default', 'other', 1)`)
+	r.Exec(`UPDATE {{schema}}.workers SET last_heartbeat = now() - interval '1 hour' WHERE id = 'other'`)
 	var otherTask int64
-	require.NoError(t, r.pool.QueryRow(ctx, migrations.Render(
-		`SELECT id FROM {{schema}}.tasks WHERE worker_id = 'other'`, r.schema)).Scan(&otherTask))
-	_, err = wp.Exec(ctx, migrations.Render(`SELECT {{schema}}.register_worker('not-leader', 'host', 1)`, r.schema))
-	require.NoError(t, err)
+	r.Scalar(&otherTask, `SELECT id FROM {{schema}}.tasks WHERE worker_id = 'other'`)
+	r.On(wp).Exec(`SELECT {{schema}}.register_worker('not-leader', 'host', 1)`)
 
 	r.refused(wp, insufficientPrivilege, `UPDATE {{schema}}.concurrency_slots SET capacity = capacity + 100`)
 	r.refused(wp, insufficientPrivilege, `UPDATE {{schema}}.concurrency_slots SET used = 0`)
@@ -255,7 +250,7 @@ func TestWorkerRoleDrainsAndCannotWriteTables(t *testing.T) {
 		`SELECT count(*) FROM {{schema}}.complete_and_take(ARRAY[$1::bigint], 'not-leader')`,
 	} {
 		before := r.contents()
-		_, err := wp.Exec(ctx, migrations.Render(call, r.schema), otherTask)
+		_, err := wp.Exec(ctx, r.SQL(call), otherTask)
 		require.NoError(t, err, call)
 		require.Equal(t, before, r.contents(), "%s changed something", call)
 	}
@@ -264,13 +259,13 @@ func TestWorkerRoleDrainsAndCannotWriteTables(t *testing.T) {
 // otherSchema migrates a second pgseq schema with an application table in
 // it, and grants the test's roles nothing there. It returns its quoted name.
 func (r *runtimeAccess) otherSchema() string {
-	r.t.Helper()
-	name := pgtest.Schema(r.t)
-	_, err := applier.Migrate(r.ctx(), r.pool, name, 0)
-	require.NoError(r.t, err)
+	r.T.Helper()
+	name := pgtest.Schema(r.T)
+	_, err := applier.Migrate(r.ctx(), r.Pool, name, 0)
+	require.NoError(r.T, err)
 	quoted := migrations.Render("{{schema}}", name)
-	_, err = r.pool.Exec(r.ctx(), "CREATE TABLE "+quoted+".app_secrets (secret text); INSERT INTO "+quoted+".app_secrets VALUES ('s')")
-	require.NoError(r.t, err)
+	_, err = r.Pool.Exec(r.ctx(), "CREATE TABLE "+quoted+".app_secrets (secret text); INSERT INTO "+quoted+".app_secrets VALUES ('s')")
+	require.NoError(r.T, err)
 	return quoted
 }
 
@@ -279,7 +274,7 @@ func TestEnqueueRoleCanOnlyEnqueue(t *testing.T) {
 	t.Parallel()
 	r := newRuntimeAccess(t)
 	ep := r.enqueuerPool
-	client := queue.NewClient(ep, r.schema)
+	client := queue.NewClient(ep, r.Schema)
 	_, err := client.Enqueue(r.ctx(), "b", map[string]string{"x": "y"})
 	require.NoError(t, err)
 	_, err = client.Enqueue(r.ctx(), "nope", nil)
@@ -308,11 +303,11 @@ func TestCountersRoleAndAttachedCounters(t *testing.T) {
 	app := pgtest.Schema(t)
 	counters, inserter := e.newRole("counters"), e.newRole("inserter")
 	table := migrations.Render("{{schema}}", app) + ".issues"
-	_, err := e.pool.Exec(e.ctx(), "CREATE SCHEMA "+migrations.Render("{{schema}}", app)+
+	_, err := e.Pool.Exec(e.ctx(), "CREATE SCHEMA "+migrations.Render("{{schema}}", app)+
 		"; CREATE TABLE "+table+" (id bigserial PRIMARY KEY, seq bigint, title text)")
 	require.NoError(t, err)
 	q := pgx.Identifier{inserter.Name}.Sanitize()
-	_, err = e.pool.Exec(e.ctx(), "GRANT USAGE ON SCHEMA "+migrations.Render("{{schema}}", app)+" TO "+q+
+	_, err = e.Pool.Exec(e.ctx(), "GRANT USAGE ON SCHEMA "+migrations.Render("{{schema}}", app)+" TO "+q+
 		"; GRANT INSERT, SELECT ON "+table+" TO "+q+"; GRANT USAGE ON SEQUENCE "+table+"_id_seq TO "+q)
 	require.NoError(t, err)
 
@@ -327,25 +322,23 @@ func TestCountersRoleAndAttachedCounters(t *testing.T) {
 
 	cp := poolAs(t, counters)
 	var v, id, committed int64
-	require.NoError(t, cp.QueryRow(e.ctx(), migrations.Render(`SELECT {{schema}}.next_value('invoice')`, e.schema)).Scan(&v))
+	e.On(cp).Scalar(&v, `SELECT {{schema}}.next_value('invoice')`)
 	require.Equal(t, int64(1000), v)
-	require.NoError(t, cp.QueryRow(e.ctx(), migrations.Render(`SELECT {{schema}}.reserve('invoice', '', 'order-1')`, e.schema)).Scan(&id))
-	require.NoError(t, cp.QueryRow(e.ctx(), migrations.Render(`SELECT {{schema}}.commit_reservation($1, 'e1')`, e.schema), id).Scan(&committed))
+	e.On(cp).Scalar(&id, `SELECT {{schema}}.reserve('invoice', '', 'order-1')`)
+	e.On(cp).Scalar(&committed, `SELECT {{schema}}.commit_reservation($1, 'e1')`, id)
 	require.Equal(t, int64(1001), committed)
-	_, err = cp.Exec(e.ctx(), migrations.Render(`SELECT {{schema}}.reserve('invoice', '', 'order-2')`, e.schema))
-	require.NoError(t, err)
+	e.On(cp).Exec(`SELECT {{schema}}.reserve('invoice', '', 'order-2')`)
 	var pending int // what the Go reaper lists
-	require.NoError(t, cp.QueryRow(e.ctx(), migrations.Render(`SELECT count(*) FROM {{schema}}.reservations WHERE status = 'pending'`, e.schema)).Scan(&pending))
+	e.On(cp).Scalar(&pending, `SELECT count(*) FROM {{schema}}.reservations WHERE status = 'pending'`)
 	require.Equal(t, 1, pending)
-	_, err = cp.Exec(e.ctx(), migrations.Render(`SELECT {{schema}}.reap_reservations()`, e.schema))
-	require.NoError(t, err)
+	e.On(cp).Exec(`SELECT {{schema}}.reap_reservations()`)
 
 	ip := poolAs(t, inserter)
 	var seq int64
 	require.NoError(t, ip.QueryRow(e.ctx(), "INSERT INTO "+table+" (title) VALUES ('a') RETURNING seq").Scan(&seq))
 	require.Equal(t, int64(1), seq)
 	var counter string
-	require.NoError(t, cp.QueryRow(e.ctx(), migrations.Render(`SELECT counter FROM {{schema}}.resolve_key('iss-1')`, e.schema)).Scan(&counter))
+	e.On(cp).Scalar(&counter, `SELECT counter FROM {{schema}}.resolve_key('iss-1')`)
 	require.Equal(t, "issue", counter)
 
 	r.refused(cp, insufficientPrivilege, `UPDATE {{schema}}.counter_values SET value = value + 10`)

@@ -3,8 +3,6 @@ package applier_test
 import (
 	"bytes"
 	"errors"
-	"flag"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -15,8 +13,8 @@ import (
 
 	"github.com/pgseq/pgseq/applier"
 	"github.com/pgseq/pgseq/catalog"
+	"github.com/pgseq/pgseq/internal/pgseqtest/golden"
 	"github.com/pgseq/pgseq/internal/pgtest"
-	"github.com/pgseq/pgseq/migrations"
 	"github.com/pgseq/pgseq/plan"
 	"github.com/pgseq/pgseq/render"
 )
@@ -26,8 +24,8 @@ type testRole = pgtest.Role
 
 // newRole creates a login role named from the test's schema and suffix.
 func (e *env) newRole(suffix string) testRole {
-	e.t.Helper()
-	return pgtest.NewRole(e.t, e.pool, e.schema, suffix)
+	e.T.Helper()
+	return pgtest.NewRole(e.T, e.Pool, e.Schema, suffix)
 }
 
 // poolAs connects to the test database as role (pgtest.PoolAs).
@@ -52,42 +50,34 @@ func accessGolden(t *testing.T, name string, got string, roles map[string]testRo
 	for placeholder, r := range roles {
 		got = strings.ReplaceAll(got, r.Name, placeholder)
 	}
-	path := filepath.Join("testdata", "access", name)
-	if f := flag.Lookup("update"); f != nil && f.Value.String() == "true" {
-		require.NoError(t, os.MkdirAll(filepath.Dir(path), 0o755))
-		require.NoError(t, os.WriteFile(path, []byte(got), 0o644))
-		return
-	}
-	want, err := os.ReadFile(path)
-	require.NoError(t, err, "missing golden file; run go test ./applier -run Access -update")
-	require.Equal(t, string(want), got, "golden file %s differs; run go test ./applier -run Access -update and review the diff", path)
+	golden.Check(t, filepath.Join("testdata", "access", name), got)
 }
 
 // accessPlan is what pgseq plan shows (applier.Plan), and its human view.
 func (e *env) accessPlan(desired catalog.State) (*plan.Plan, string) {
-	e.t.Helper()
-	p, err := applier.Plan(e.ctx(), e.pool, e.schema, desired)
-	require.NoError(e.t, err)
+	e.T.Helper()
+	p, err := applier.Plan(e.ctx(), e.Pool, e.Schema, desired)
+	require.NoError(e.T, err)
 	var b bytes.Buffer
-	require.NoError(e.t, render.Plan(&b, p))
+	require.NoError(e.T, render.Plan(&b, p))
 	return p, b.String()
 }
 
 // applyAccess applies desired as pgseq apply --auto-approve does and
 // requires the next plan to be empty.
 func (e *env) applyAccess(desired catalog.State) {
-	e.t.Helper()
-	_, err := applier.ApplyConfig(e.ctx(), e.pool, e.schema, desired, applier.Options{Client: "test", Version: "test"})
-	require.NoError(e.t, err)
+	e.T.Helper()
+	_, err := applier.ApplyConfig(e.ctx(), e.Pool, e.Schema, desired, applier.Options{Client: "test", Version: "test"})
+	require.NoError(e.T, err)
 	p, human := e.accessPlan(desired)
-	require.True(e.t, p.Empty(), "plan after apply must be empty:\n%s", human)
+	require.True(e.T, p.Empty(), "plan after apply must be empty:\n%s", human)
 }
 
 // may runs a privilege probe (one of the probe constants) for role.
 func (e *env) may(role testRole, probe string) bool {
-	e.t.Helper()
+	e.T.Helper()
 	var ok bool
-	require.NoError(e.t, e.pool.QueryRow(e.ctx(), migrations.Render(probe, e.schema), role.Name).Scan(&ok))
+	e.Scalar(&ok, probe, role.Name)
 	return ok
 }
 
@@ -124,8 +114,8 @@ func TestAccessGrantChangeRevoke(t *testing.T) {
 	require.False(t, e.may(web, probeUsage), "a role never named gets nothing")
 
 	// A bystander granted by hand is not pgseq's: it keeps its grant.
-	e.exec(`GRANT USAGE ON SCHEMA {{schema}} TO ` + pgx.Identifier{bystander.Name}.Sanitize())
-	e.exec(`GRANT SELECT ON {{schema}}.tasks TO ` + pgx.Identifier{bystander.Name}.Sanitize())
+	e.Exec(`GRANT USAGE ON SCHEMA {{schema}} TO ` + pgx.Identifier{bystander.Name}.Sanitize())
+	e.Exec(`GRANT SELECT ON {{schema}}.tasks TO ` + pgx.Identifier{bystander.Name}.Sanitize())
 
 	// Change: grafana moves from read to enqueue, the worker gains
 	// counters, web appears.
@@ -143,9 +133,9 @@ func TestAccessGrantChangeRevoke(t *testing.T) {
 	// Changed outside pgseq: the worker loses EXECUTE on claim and gains
 	// UPDATE on the slots. The next plan repairs both.
 	q := pgx.Identifier{worker.Name}.Sanitize()
-	e.exec(`REVOKE EXECUTE ON FUNCTION {{schema}}.claim(text, text, integer, integer) FROM ` + q)
-	e.exec(`GRANT UPDATE (used) ON {{schema}}.concurrency_slots TO ` + q)
-	e.exec(`GRANT UPDATE ON {{schema}}.concurrency_slots TO ` + q)
+	e.Exec(`REVOKE EXECUTE ON FUNCTION {{schema}}.claim(text, text, integer, integer) FROM ` + q)
+	e.Exec(`GRANT UPDATE (used) ON {{schema}}.concurrency_slots TO ` + q)
+	e.Exec(`GRANT UPDATE ON {{schema}}.concurrency_slots TO ` + q)
 	p, human = e.accessPlan(second)
 	require.Equal(t, plan.Summary{Change: 1}, p.Summary, human)
 	accessGolden(t, "repair.txt", human, roles)
@@ -166,7 +156,7 @@ func TestAccessGrantChangeRevoke(t *testing.T) {
 	}
 	require.True(t, e.may(bystander, probeTasks), "a role pgseq does not manage is left alone")
 	var n int
-	require.NoError(t, e.pool.QueryRow(e.ctx(), migrations.Render(`SELECT count(*) FROM {{schema}}.grants`, e.schema)).Scan(&n))
+	e.Scalar(&n, `SELECT count(*) FROM {{schema}}.grants`)
 	require.Zero(t, n)
 }
 
@@ -174,9 +164,9 @@ func TestAccessRolesAreCheckedAtPlanTime(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t)
 	var me string
-	require.NoError(t, e.pool.QueryRow(e.ctx(), `SELECT current_user`).Scan(&me))
-	missing := "r" + e.schema[len(e.schema)-8:] + "_missing"
-	_, err := applier.Plan(e.ctx(), e.pool, e.schema, withAccess(
+	require.NoError(t, e.Pool.QueryRow(e.ctx(), `SELECT current_user`).Scan(&me))
+	missing := "r" + e.Schema[len(e.Schema)-8:] + "_missing"
+	_, err := applier.Plan(e.ctx(), e.Pool, e.Schema, withAccess(
 		catalog.Grant{Level: catalog.LevelWork, Role: missing},
 		catalog.Grant{Level: catalog.LevelRead, Role: me}))
 	var ape *applier.AccessProblemsError
@@ -191,7 +181,7 @@ func TestAccessRolesAreCheckedAtPlanTime(t *testing.T) {
 
 	// Nothing was created: not even the schema.
 	var exists bool
-	require.NoError(t, e.pool.QueryRow(e.ctx(), `SELECT EXISTS (SELECT 1 FROM pg_namespace WHERE nspname = $1)`, e.schema).Scan(&exists))
+	require.NoError(t, e.Pool.QueryRow(e.ctx(), `SELECT EXISTS (SELECT 1 FROM pg_namespace WHERE nspname = $1)`, e.Schema).Scan(&exists))
 	require.False(t, exists)
 }
 
@@ -212,11 +202,11 @@ func TestAccessInSavedPlans(t *testing.T) {
 
 	// Another apply changes the access levels first.
 	e.apply(withAccess(catalog.Grant{Level: catalog.LevelWork, Role: worker.Name}, catalog.Grant{Level: catalog.LevelEnqueue, Role: worker.Name}))
-	_, err = applier.Apply(e.ctx(), e.pool, read, applier.Options{Client: "test"})
+	_, err = applier.Apply(e.ctx(), e.Pool, read, applier.Options{Client: "test"})
 	require.ErrorIs(t, err, applier.ErrStale)
 
 	again := e.plan(withAccess(catalog.Grant{Level: catalog.LevelRead, Role: reader.Name}))
-	_, err = applier.Apply(e.ctx(), e.pool, again, applier.Options{Client: "test"})
+	_, err = applier.Apply(e.ctx(), e.Pool, again, applier.Options{Client: "test"})
 	require.NoError(t, err)
 	require.True(t, e.may(reader, probeTasks))
 	require.False(t, e.may(worker, probeClaim))

@@ -6,61 +6,51 @@ import (
 	"testing"
 	"time"
 
-	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/stretchr/testify/require"
 
 	"github.com/pgseq/pgseq/applier"
 	"github.com/pgseq/pgseq/catalog"
 	"github.com/pgseq/pgseq/inspect"
-	"github.com/pgseq/pgseq/internal/pgtest"
-	"github.com/pgseq/pgseq/migrations"
+	"github.com/pgseq/pgseq/internal/pgseqtest"
 	"github.com/pgseq/pgseq/plan"
 	"github.com/pgseq/pgseq/planner"
 )
 
 // env is one test's schema on the shared test database.
 type env struct {
-	t      *testing.T
-	pool   *pgxpool.Pool
-	schema string
+	*pgseqtest.DB
 }
 
 func newEnv(t *testing.T) *env {
 	t.Helper()
-	return &env{t: t, pool: pgtest.Pool(t), schema: pgtest.Schema(t)}
+	return &env{pgseqtest.New(t)}
 }
 
 func (e *env) ctx() context.Context { return context.Background() }
 
 func (e *env) plan(desired catalog.State) *plan.Plan {
-	e.t.Helper()
-	actual, _, err := inspect.ReadFor(e.ctx(), e.pool, e.schema, desired)
-	require.NoError(e.t, err)
-	return planner.Plan(desired, actual, planner.Options{Schema: e.schema})
+	e.T.Helper()
+	actual, _, err := inspect.ReadFor(e.ctx(), e.Pool, e.Schema, desired)
+	require.NoError(e.T, err)
+	return planner.Plan(desired, actual, planner.Options{Schema: e.Schema})
 }
 
 // apply plans and applies desired, then requires that planning again gives
 // an empty plan (convergence).
 func (e *env) apply(desired catalog.State) *plan.Plan {
-	e.t.Helper()
+	e.T.Helper()
 	p := e.plan(desired)
-	_, err := applier.Apply(e.ctx(), e.pool, p, applier.Options{Client: "test", Version: "test"})
-	require.NoError(e.t, err)
-	require.True(e.t, e.plan(desired).Empty(), "plan after apply must be empty")
+	_, err := applier.Apply(e.ctx(), e.Pool, p, applier.Options{Client: "test", Version: "test"})
+	require.NoError(e.T, err)
+	require.True(e.T, e.plan(desired).Empty(), "plan after apply must be empty")
 	return p
 }
 
 func (e *env) state() catalog.State {
-	e.t.Helper()
-	s, _, err := inspect.Read(e.ctx(), e.pool, e.schema)
-	require.NoError(e.t, err)
+	e.T.Helper()
+	s, _, err := inspect.Read(e.ctx(), e.Pool, e.Schema)
+	require.NoError(e.T, err)
 	return s
-}
-
-func (e *env) exec(sql string, args ...any) {
-	e.t.Helper()
-	_, err := e.pool.Exec(e.ctx(), migrations.Render(sql, e.schema), args...)
-	require.NoError(e.t, err)
 }
 
 // slotsOf returns group → (capacity, used) for a task type.
@@ -102,7 +92,7 @@ func TestApplyCreatesSchemaAndConverges(t *testing.T) {
 	require.Empty(t, e.slotsOf("thumb"), "unlimited types have no slot rows")
 
 	var n int
-	require.NoError(t, e.pool.QueryRow(e.ctx(), migrations.Render(`SELECT count(*) FROM {{schema}}.applies`, e.schema)).Scan(&n))
+	e.Scalar(&n, `SELECT count(*) FROM {{schema}}.applies`)
 	require.Equal(t, 1, n, "one history row per apply")
 }
 
@@ -110,7 +100,7 @@ func TestRaiseLimitKeepsUsage(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t)
 	e.apply(config(10))
-	e.exec(`UPDATE {{schema}}.concurrency_slots SET used = 1 WHERE task_type = 'render' AND slot_group IN (1, 2, 3)`)
+	e.Exec(`UPDATE {{schema}}.concurrency_slots SET used = 1 WHERE task_type = 'render' AND slot_group IN (1, 2, 3)`)
 
 	e.apply(config(500))
 	slots := e.slotsOf("render")
@@ -126,7 +116,7 @@ func TestLowerLimitDrainsThenTrims(t *testing.T) {
 	e := newEnv(t)
 	e.apply(config(500))
 	// 7 tasks running, held in groups 1, 20 and 50.
-	e.exec(`UPDATE {{schema}}.concurrency_slots SET used = CASE slot_group WHEN 1 THEN 3 WHEN 20 THEN 2 ELSE 2 END
+	e.Exec(`UPDATE {{schema}}.concurrency_slots SET used = CASE slot_group WHEN 1 THEN 3 WHEN 20 THEN 2 ELSE 2 END
 	        WHERE task_type = 'render' AND slot_group IN (1, 20, 50)`)
 
 	p := e.apply(config(10))
@@ -144,7 +134,7 @@ func TestLowerLimitDrainsThenTrims(t *testing.T) {
 	require.Equal(t, 7, used, "lowering never loses usage")
 
 	// The draining groups empty out; the next apply trims them.
-	e.exec(`UPDATE {{schema}}.concurrency_slots SET used = 0 WHERE task_type = 'render' AND slot_group IN (20, 50)`)
+	e.Exec(`UPDATE {{schema}}.concurrency_slots SET used = 0 WHERE task_type = 'render' AND slot_group IN (20, 50)`)
 	p = e.plan(config(10))
 	require.Equal(t, 1, p.Summary.Change, "empty drained groups are trimmed by the next apply")
 	e.apply(config(10))
@@ -159,8 +149,8 @@ func TestUsageChangedBetweenPlanAndApplyIsRespected(t *testing.T) {
 	e.apply(config(100))
 	p := e.plan(config(2)) // groups 3..50 are empty at plan time: to delete
 	// A task claims group 40 before the apply runs: it must drain, not vanish.
-	e.exec(`UPDATE {{schema}}.concurrency_slots SET used = 1 WHERE task_type = 'render' AND slot_group = 40`)
-	_, err := applier.Apply(e.ctx(), e.pool, p, applier.Options{Client: "test"})
+	e.Exec(`UPDATE {{schema}}.concurrency_slots SET used = 1 WHERE task_type = 'render' AND slot_group = 40`)
+	_, err := applier.Apply(e.ctx(), e.Pool, p, applier.Options{Client: "test"})
 	require.NoError(t, err)
 	require.Equal(t, [2]int{0, 1}, e.slotsOf("render")[40])
 }
@@ -169,7 +159,7 @@ func TestRemoveLimitAndTaskType(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t)
 	e.apply(config(50, catalog.TaskType{Name: "thumb", Queue: "default", Concurrency: 5}))
-	e.exec(`UPDATE {{schema}}.concurrency_slots SET used = 1 WHERE slot_group = 1`)
+	e.Exec(`UPDATE {{schema}}.concurrency_slots SET used = 1 WHERE slot_group = 1`)
 
 	// Removing the limit deletes the empty slot groups; the one still held
 	// drains at capacity 0 until its holder gives its unit back (migration
@@ -191,16 +181,16 @@ func TestDeleteQueueWithUnfinishedTasksNeedsPermission(t *testing.T) {
 	e := newEnv(t)
 	two := catalog.State{Queues: []catalog.Queue{catalog.DefaultQueue("default"), catalog.DefaultQueue("old")}}
 	e.apply(two)
-	e.exec(`INSERT INTO {{schema}}.tasks (queue, type) VALUES ('old', 'x'), ('old', 'x')`)
+	e.Exec(`INSERT INTO {{schema}}.tasks (queue, type) VALUES ('old', 'x'), ('old', 'x')`)
 
 	one := catalog.State{Queues: []catalog.Queue{catalog.DefaultQueue("default")}}
 	p := e.plan(one)
 	require.True(t, p.Changes[0].Destructive)
-	_, err := applier.Apply(e.ctx(), e.pool, p, applier.Options{})
+	_, err := applier.Apply(e.ctx(), e.Pool, p, applier.Options{})
 	require.ErrorIs(t, err, applier.ErrDestroyNotAllowed)
 	require.Len(t, e.state().Queues, 2, "nothing applied")
 
-	_, err = applier.Apply(e.ctx(), e.pool, p, applier.Options{AllowDestroy: true})
+	_, err = applier.Apply(e.ctx(), e.Pool, p, applier.Options{AllowDestroy: true})
 	require.NoError(t, err)
 	require.Len(t, e.state().Queues, 1)
 }
@@ -211,8 +201,8 @@ func TestDeleteQueueRechecksTasksAtApplyTime(t *testing.T) {
 	e.apply(catalog.State{Queues: []catalog.Queue{catalog.DefaultQueue("default"), catalog.DefaultQueue("old")}})
 	p := e.plan(catalog.State{Queues: []catalog.Queue{catalog.DefaultQueue("default")}})
 	require.False(t, p.Changes[0].Destructive, "empty at plan time")
-	e.exec(`INSERT INTO {{schema}}.tasks (queue, type) VALUES ('old', 'x')`)
-	_, err := applier.Apply(e.ctx(), e.pool, p, applier.Options{})
+	e.Exec(`INSERT INTO {{schema}}.tasks (queue, type) VALUES ('old', 'x')`)
+	_, err := applier.Apply(e.ctx(), e.Pool, p, applier.Options{})
 	require.ErrorIs(t, err, applier.ErrDestroyNotAllowed)
 	require.Len(t, e.state().Queues, 2)
 }
@@ -225,7 +215,7 @@ func TestStalePlanIsRefused(t *testing.T) {
 	e.apply(config(30)) // another apply lands first
 	before := e.state()
 
-	_, err := applier.Apply(e.ctx(), e.pool, stale, applier.Options{})
+	_, err := applier.Apply(e.ctx(), e.Pool, stale, applier.Options{})
 	require.ErrorIs(t, err, applier.ErrStale)
 	require.Equal(t, before, e.state(), "database unchanged")
 }
@@ -236,16 +226,16 @@ func TestConcurrentAppliesNeverInterleave(t *testing.T) {
 	e.apply(config(10))
 
 	// Hold the apply lock in another transaction, as a running apply does.
-	holder, err := e.pool.Begin(e.ctx())
+	holder, err := e.Pool.Begin(e.ctx())
 	require.NoError(t, err)
 	defer holder.Rollback(e.ctx())
 	_, err = holder.Exec(e.ctx(), `SET LOCAL application_name = 'pgseq apply (test holder)'`)
 	require.NoError(t, err)
-	require.NoError(t, applier.Lock(e.ctx(), holder, e.pool, e.schema, time.Second))
+	require.NoError(t, applier.Lock(e.ctx(), holder, e.Pool, e.Schema, time.Second))
 
 	// A second apply times out and names the holder.
 	p := e.plan(config(20))
-	_, err = applier.Apply(e.ctx(), e.pool, p, applier.Options{LockTimeout: 300 * time.Millisecond})
+	_, err = applier.Apply(e.ctx(), e.Pool, p, applier.Options{LockTimeout: 300 * time.Millisecond})
 	var lte *applier.LockTimeoutError
 	require.True(t, errors.As(err, &lte), "got %v", err)
 	require.Len(t, lte.Holders, 1)
@@ -256,7 +246,7 @@ func TestConcurrentAppliesNeverInterleave(t *testing.T) {
 	// With a longer timeout the second apply waits for the first to finish.
 	done := make(chan error, 1)
 	go func() {
-		_, err := applier.Apply(e.ctx(), e.pool, p, applier.Options{LockTimeout: 10 * time.Second})
+		_, err := applier.Apply(e.ctx(), e.Pool, p, applier.Options{LockTimeout: 10 * time.Second})
 		done <- err
 	}()
 	select {
@@ -282,15 +272,15 @@ func TestRecreatedTypeLimitsItsLeftoverTasks(t *testing.T) {
 	e := newEnv(t)
 	thumb := catalog.TaskType{Name: "thumb", Queue: "default", Concurrency: 1}
 	e.apply(config(5, thumb))
-	e.exec(`SELECT {{schema}}.enqueue('thumb') FROM generate_series(1, 4)`)
+	e.Exec(`SELECT {{schema}}.enqueue('thumb') FROM generate_series(1, 4)`)
 
 	p := e.plan(config(5))
-	_, err := applier.Apply(e.ctx(), e.pool, p, applier.Options{Client: "test", Version: "test", AllowDestroy: true})
+	_, err := applier.Apply(e.ctx(), e.Pool, p, applier.Options{Client: "test", Version: "test", AllowDestroy: true})
 	require.NoError(t, err)
 	e.apply(config(5, thumb))
 
-	e.exec(`SELECT {{schema}}.register_worker('w', 'host', 10)`)
+	e.Exec(`SELECT {{schema}}.register_worker('w', 'host', 10)`)
 	var claimed int
-	require.NoError(t, e.pool.QueryRow(e.ctx(), migrations.Render(`SELECT count(*) FROM {{schema}}.claim('default', 'w', 10)`, e.schema)).Scan(&claimed))
+	e.Scalar(&claimed, `SELECT count(*) FROM {{schema}}.claim('default', 'w', 10)`)
 	require.Equal(t, 1, claimed, "thumb's limit of 1 holds for the tasks left from before it was deleted")
 }

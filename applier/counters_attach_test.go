@@ -17,28 +17,28 @@ import (
 // appSchema makes an empty application schema beside the test's pgseq
 // schema and returns its name.
 func (e *env) appSchema() string {
-	e.t.Helper()
-	app := "a" + e.schema[1:] // t_… → a_…: as long as the schema name, so never cut at 63 bytes
-	e.exec(`CREATE SCHEMA ` + pgx.Identifier{app}.Sanitize())
-	e.t.Cleanup(func() { _, _ = e.pool.Exec(e.ctx(), `DROP SCHEMA `+pgx.Identifier{app}.Sanitize()+` CASCADE`) })
+	e.T.Helper()
+	app := "a" + e.Schema[1:] // t_… → a_…: as long as the schema name, so never cut at 63 bytes
+	e.Exec(`CREATE SCHEMA ` + pgx.Identifier{app}.Sanitize())
+	e.T.Cleanup(func() { _, _ = e.Pool.Exec(e.ctx(), `DROP SCHEMA `+pgx.Identifier{app}.Sanitize()+` CASCADE`) })
 	return app
 }
 
 // numbersByScope returns the numbers of table's column per scope (the
 // empty string without a scope), sorted.
 func (e *env) numbersByScope(table, scopeExpr string) map[string][]int64 {
-	e.t.Helper()
-	rows, err := e.pool.Query(e.ctx(), fmt.Sprintf(`SELECT %s, index FROM %s`, scopeExpr, table))
-	require.NoError(e.t, err)
+	e.T.Helper()
+	rows, err := e.Pool.Query(e.ctx(), fmt.Sprintf(`SELECT %s, index FROM %s`, scopeExpr, table))
+	require.NoError(e.T, err)
 	out := map[string][]int64{}
 	var scope string
 	var n *int64
 	_, err = pgx.ForEachRow(rows, []any{&scope, &n}, func() error {
-		require.NotNil(e.t, n, "a row of %s without a number in scope %q", table, scope)
+		require.NotNil(e.T, n, "a row of %s without a number in scope %q", table, scope)
 		out[scope] = append(out[scope], *n)
 		return nil
 	})
-	require.NoError(e.t, err)
+	require.NoError(e.T, err)
 	for _, vs := range out {
 		sort.Slice(vs, func(i, j int) bool { return vs[i] < vs[j] })
 	}
@@ -86,9 +86,9 @@ func TestAttachToEmptyAndUnnumberedTables(t *testing.T) {
 					e := newEnv(t)
 					app := e.appSchema()
 					table := pgx.Identifier{app, "items"}.Sanitize()
-					e.exec(`CREATE TABLE ` + table + ` (id bigserial PRIMARY KEY, project_id bigint, index bigint)`)
+					e.Exec(`CREATE TABLE ` + table + ` (id bigserial PRIMARY KEY, project_id bigint, index bigint)`)
 					if tc.seed != "" {
-						e.exec(`INSERT INTO ` + table + ` (project_id, index) VALUES ` + tc.seed)
+						e.Exec(`INSERT INTO ` + table + ` (project_id, index) VALUES ` + tc.seed)
 					}
 					k := catalog.Counter{Name: "item_number", Table: app + ".items", Column: "index",
 						Start: 10, LockTimeout: catalog.DefaultCounterLockTimeout, Strategy: strategy}
@@ -115,7 +115,7 @@ func TestAttachToEmptyAndUnnumberedTables(t *testing.T) {
 
 					e.apply(desired)
 					for i := 0; i < 2; i++ {
-						e.exec(`INSERT INTO ` + table + ` (project_id) VALUES (1)`)
+						e.Exec(`INSERT INTO ` + table + ` (project_id) VALUES (1)`)
 					}
 					got := e.numbersByScope(table, scopeExpr)
 					if !scoped {
@@ -142,18 +142,18 @@ func TestAttachRefusesRowsWithoutScope(t *testing.T) {
 	e := newEnv(t)
 	app := e.appSchema()
 	table := pgx.Identifier{app, "items"}.Sanitize()
-	e.exec(`CREATE TABLE ` + table + ` (id bigserial PRIMARY KEY, project_id bigint, index bigint)`)
-	e.exec(`INSERT INTO ` + table + ` (project_id, index) VALUES (1, 1), (NULL, NULL), (NULL, 7)`)
+	e.Exec(`CREATE TABLE ` + table + ` (id bigserial PRIMARY KEY, project_id bigint, index bigint)`)
+	e.Exec(`INSERT INTO ` + table + ` (project_id, index) VALUES (1, 1), (NULL, NULL), (NULL, 7)`)
 	k := catalog.Counter{Name: "item_number", Table: app + ".items", Column: "index", Scope: []string{"project_id"},
 		Start: 1, LockTimeout: catalog.DefaultCounterLockTimeout, Strategy: catalog.StrategyCounterTable}
 
 	p := e.plan(withCounters(k))
 	require.Contains(t, strings.Join(p.Changes[1].Reasons, "; "), "2 rows have a NULL scope (project_id): apply refuses")
-	_, err := applier.Apply(e.ctx(), e.pool, p, applier.Options{Client: "test", Version: "test"})
+	_, err := applier.Apply(e.ctx(), e.Pool, p, applier.Options{Client: "test", Version: "test"})
 	require.ErrorContains(t, err, "has 2 rows with a NULL scope column (project_id)")
 	require.Empty(t, e.state().Queues, "nothing applied")
 	var unnumbered int
-	require.NoError(t, e.pool.QueryRow(e.ctx(), `SELECT count(*) FROM `+table+` WHERE index IS NULL`).Scan(&unnumbered))
+	require.NoError(t, e.Pool.QueryRow(e.ctx(), `SELECT count(*) FROM `+table+` WHERE index IS NULL`).Scan(&unnumbered))
 	require.Equal(t, 1, unnumbered, "no row numbered")
 }
 
@@ -166,12 +166,12 @@ func TestAttachedCounterExplicitValue(t *testing.T) {
 	e.apply(withCounters(taskIndex(app)))
 	tasks := pgx.Identifier{app, "tasks"}.Sanitize()
 
-	_, err := e.pool.Exec(e.ctx(), `INSERT INTO `+tasks+` (project_id, index) VALUES (1, 42)`)
+	_, err := e.Pool.Exec(e.ctx(), `INSERT INTO `+tasks+` (project_id, index) VALUES (1, 42)`)
 	requireSQLState(t, err, "PS028")
 	require.ErrorContains(t, err, "the INSERT gave 42, the next number is 6")
 
 	var got int64
-	require.NoError(t, e.pool.QueryRow(e.ctx(), `INSERT INTO `+tasks+` (project_id, index) VALUES (1, 6) RETURNING index`).Scan(&got))
+	require.NoError(t, e.Pool.QueryRow(e.ctx(), `INSERT INTO `+tasks+` (project_id, index) VALUES (1, 6) RETURNING index`).Scan(&got))
 	require.EqualValues(t, 6, got, "exactly the next number is kept")
 	require.EqualValues(t, 7, e.insertTask(app, 1), "the refused insert burned no number")
 }
@@ -182,9 +182,9 @@ func TestOldTriggerIsRepaired(t *testing.T) {
 	t.Parallel()
 	e, app := counterEnv(t)
 	e.apply(withCounters(taskIndex(app)))
-	obj := catalog.ObjectsFor(e.schema, "task_index")
-	fn := pgx.Identifier{e.schema, obj.Function}.Sanitize()
-	e.exec(`CREATE OR REPLACE FUNCTION ` + fn + `() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN RETURN NEW; END $$`)
+	obj := catalog.ObjectsFor(e.Schema, "task_index")
+	fn := pgx.Identifier{e.Schema, obj.Function}.Sanitize()
+	e.Exec(`CREATE OR REPLACE FUNCTION ` + fn + `() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN RETURN NEW; END $$`)
 
 	p := e.plan(withCounters(taskIndex(app)))
 	require.Equal(t, 1, p.Summary.Change)

@@ -12,7 +12,6 @@ import (
 
 	"github.com/pgseq/pgseq/applier"
 	"github.com/pgseq/pgseq/catalog"
-	"github.com/pgseq/pgseq/migrations"
 	"github.com/pgseq/pgseq/plan"
 )
 
@@ -20,13 +19,13 @@ import (
 // numbered by hand) beside the test's pgseq schema.
 func counterEnv(t *testing.T) (*env, string) {
 	e := newEnv(t)
-	app := e.schema + "_app"
-	e.exec(`CREATE SCHEMA "` + app + `"`)
-	t.Cleanup(func() { _, _ = e.pool.Exec(e.ctx(), `DROP SCHEMA "`+app+`" CASCADE`) })
-	e.exec(`CREATE TABLE "` + app + `".projects (id bigint PRIMARY KEY, key text NOT NULL UNIQUE)`)
-	e.exec(`CREATE TABLE "` + app + `".tasks (id bigserial PRIMARY KEY, project_id bigint REFERENCES "` + app + `".projects, index bigint, title text)`)
-	e.exec(`INSERT INTO "` + app + `".projects VALUES (1, 'PROJ'), (2, 'ENG'), (3, 'OPS')`)
-	e.exec(`INSERT INTO "` + app + `".tasks (project_id, index, title)
+	app := e.Schema + "_app"
+	e.Exec(`CREATE SCHEMA "` + app + `"`)
+	t.Cleanup(func() { _, _ = e.Pool.Exec(e.ctx(), `DROP SCHEMA "`+app+`" CASCADE`) })
+	e.Exec(`CREATE TABLE "` + app + `".projects (id bigint PRIMARY KEY, key text NOT NULL UNIQUE)`)
+	e.Exec(`CREATE TABLE "` + app + `".tasks (id bigserial PRIMARY KEY, project_id bigint REFERENCES "` + app + `".projects, index bigint, title text)`)
+	e.Exec(`INSERT INTO "` + app + `".projects VALUES (1, 'PROJ'), (2, 'ENG'), (3, 'OPS')`)
+	e.Exec(`INSERT INTO "` + app + `".tasks (project_id, index, title)
 	        SELECT 1, g, 'old' FROM generate_series(1, 5) g UNION ALL SELECT 2, g, 'old' FROM generate_series(1, 3) g`)
 	return e, app
 }
@@ -49,9 +48,9 @@ func withCounters(cs ...catalog.Counter) catalog.State {
 }
 
 func (e *env) insertTask(app string, project int) int64 {
-	e.t.Helper()
+	e.T.Helper()
 	var index int64
-	require.NoError(e.t, e.pool.QueryRow(e.ctx(), `INSERT INTO "`+app+`".tasks (project_id, title) VALUES ($1, 'new') RETURNING index`, project).Scan(&index))
+	require.NoError(e.T, e.Pool.QueryRow(e.ctx(), `INSERT INTO "`+app+`".tasks (project_id, title) VALUES ($1, 'new') RETURNING index`, project).Scan(&index))
 	return index
 }
 
@@ -67,7 +66,7 @@ func TestAttachedCounterBackfillsAndNumbers(t *testing.T) {
 	require.EqualValues(t, 7, e.insertTask(app, 1))
 
 	// A rolled-back insert gives its number back.
-	tx, err := e.pool.Begin(e.ctx())
+	tx, err := e.Pool.Begin(e.ctx())
 	require.NoError(t, err)
 	_, err = tx.Exec(e.ctx(), `INSERT INTO "`+app+`".tasks (project_id) VALUES (1)`)
 	require.NoError(t, err)
@@ -89,16 +88,16 @@ func TestCounterDriftIsRepaired(t *testing.T) {
 	t.Parallel()
 	e, app := counterEnv(t)
 	e.apply(withCounters(taskIndex(app)))
-	obj := catalog.ObjectsFor(e.schema, "task_index")
+	obj := catalog.ObjectsFor(e.Schema, "task_index")
 
-	e.exec(`ALTER TABLE "` + app + `".tasks DISABLE TRIGGER "` + obj.Trigger + `"`)
+	e.Exec(`ALTER TABLE "` + app + `".tasks DISABLE TRIGGER "` + obj.Trigger + `"`)
 	p := e.plan(withCounters(taskIndex(app)))
 	require.Equal(t, 1, p.Summary.Change, "a disabled trigger is drift")
 	require.Contains(t, strings.Join(p.Changes[0].Reasons, " "), "trigger missing or disabled")
 	e.apply(withCounters(taskIndex(app)))
 	require.EqualValues(t, 6, e.insertTask(app, 1))
 
-	e.exec(`DROP TRIGGER "` + obj.Trigger + `" ON "` + app + `".tasks`)
+	e.Exec(`DROP TRIGGER "` + obj.Trigger + `" ON "` + app + `".tasks`)
 	require.Equal(t, 1, e.plan(withCounters(taskIndex(app))).Summary.Change, "a dropped trigger is drift")
 	e.apply(withCounters(taskIndex(app)))
 	require.EqualValues(t, 7, e.insertTask(app, 1))
@@ -107,9 +106,9 @@ func TestCounterDriftIsRepaired(t *testing.T) {
 func TestCounterRefusesDuplicateRows(t *testing.T) {
 	t.Parallel()
 	e, app := counterEnv(t)
-	e.exec(`INSERT INTO "` + app + `".tasks (project_id, index) VALUES (1, 3)`)
+	e.Exec(`INSERT INTO "` + app + `".tasks (project_id, index) VALUES (1, 3)`)
 	p := e.plan(withCounters(taskIndex(app)))
-	_, err := applier.Apply(e.ctx(), e.pool, p, applier.Options{})
+	_, err := applier.Apply(e.ctx(), e.Pool, p, applier.Options{})
 	require.ErrorContains(t, err, "same (project_id, index) = (1, 3)")
 	require.Empty(t, e.state().Counters, "nothing applied")
 }
@@ -120,7 +119,7 @@ func TestCounterDeleteAndLowerNeedPermission(t *testing.T) {
 	e.apply(withCounters(taskIndex(app), invoices()))
 	var v int64
 	for i := 0; i < 3; i++ {
-		require.NoError(t, e.pool.QueryRow(e.ctx(), e.sql(`SELECT {{schema}}.next_value('invoice_number')`)).Scan(&v))
+		require.NoError(t, e.Pool.QueryRow(e.ctx(), e.SQL(`SELECT {{schema}}.next_value('invoice_number')`)).Scan(&v))
 	}
 	require.EqualValues(t, 1002, v)
 
@@ -129,26 +128,26 @@ func TestCounterDeleteAndLowerNeedPermission(t *testing.T) {
 	lowered.Start = 500
 	p := e.plan(withCounters(taskIndex(app), lowered))
 	require.True(t, p.Changes[0].Destructive)
-	_, err := applier.Apply(e.ctx(), e.pool, p, applier.Options{})
+	_, err := applier.Apply(e.ctx(), e.Pool, p, applier.Options{})
 	require.ErrorIs(t, err, applier.ErrDestroyNotAllowed)
 
 	// Raising start jumps existing scopes up.
 	raised := invoices()
 	raised.Start = 5000
 	e.apply(withCounters(taskIndex(app), raised))
-	require.NoError(t, e.pool.QueryRow(e.ctx(), e.sql(`SELECT {{schema}}.next_value('invoice_number')`)).Scan(&v))
+	require.NoError(t, e.Pool.QueryRow(e.ctx(), e.SQL(`SELECT {{schema}}.next_value('invoice_number')`)).Scan(&v))
 	require.EqualValues(t, 5000, v)
 
 	// Deleting a counter is destructive.
 	p = e.plan(withCounters(raised))
 	require.Equal(t, plan.Summary{Destroy: 1}, p.Summary)
-	_, err = applier.Apply(e.ctx(), e.pool, p, applier.Options{})
+	_, err = applier.Apply(e.ctx(), e.Pool, p, applier.Options{})
 	require.ErrorIs(t, err, applier.ErrDestroyNotAllowed)
-	_, err = applier.Apply(e.ctx(), e.pool, p, applier.Options{AllowDestroy: true})
+	_, err = applier.Apply(e.ctx(), e.Pool, p, applier.Options{AllowDestroy: true})
 	require.NoError(t, err)
 	require.True(t, e.plan(withCounters(raised)).Empty())
 	var idx *int64
-	require.NoError(t, e.pool.QueryRow(e.ctx(), `INSERT INTO "`+app+`".tasks (project_id) VALUES (1) RETURNING index`).Scan(&idx))
+	require.NoError(t, e.Pool.QueryRow(e.ctx(), `INSERT INTO "`+app+`".tasks (project_id) VALUES (1) RETURNING index`).Scan(&idx))
 	require.Nil(t, idx, "the trigger is gone; the rows keep their numbers")
 }
 
@@ -165,7 +164,7 @@ func TestAttachedCounterRewindNeverBelowTable(t *testing.T) {
 	low.Start = 1
 	p := e.plan(withCounters(low))
 	require.True(t, p.Changes[0].Destructive)
-	_, err := applier.Apply(e.ctx(), e.pool, p, applier.Options{AllowDestroy: true})
+	_, err := applier.Apply(e.ctx(), e.Pool, p, applier.Options{AllowDestroy: true})
 	require.NoError(t, err)
 	require.EqualValues(t, 101, e.insertTask(app, 3), "rewound, but never below the table's highest value")
 	require.EqualValues(t, 7, e.insertTask(app, 1))
@@ -176,22 +175,22 @@ func TestCounterValuesAreProtected(t *testing.T) {
 	e, _ := counterEnv(t)
 	e.apply(withCounters(invoices()))
 	var v int64
-	require.NoError(t, e.pool.QueryRow(e.ctx(), e.sql(`SELECT {{schema}}.next_value('invoice_number')`)).Scan(&v))
+	require.NoError(t, e.Pool.QueryRow(e.ctx(), e.SQL(`SELECT {{schema}}.next_value('invoice_number')`)).Scan(&v))
 	for _, q := range []string{
 		`DELETE FROM {{schema}}.counter_values`,
 		`UPDATE {{schema}}.counter_values SET value = value - 1`,
 		`TRUNCATE {{schema}}.counter_values CASCADE`,
 	} {
-		_, err := e.pool.Exec(e.ctx(), e.sql(q))
+		_, err := e.Pool.Exec(e.ctx(), e.SQL(q))
 		requireSQLState(t, err, "PS020")
 	}
-	_, err := e.pool.Exec(e.ctx(), e.sql(`UPDATE {{schema}}.counter_values SET value = value + 10`))
+	_, err := e.Pool.Exec(e.ctx(), e.SQL(`UPDATE {{schema}}.counter_values SET value = value + 10`))
 	require.NoError(t, err, "raising (skipping ahead) is allowed")
 
 	// A counter with a constant prefix has one numbering: no scopes.
-	_, err = e.pool.Exec(e.ctx(), e.sql(`SELECT {{schema}}.next_value('invoice_number', 'eu')`))
+	_, err = e.Pool.Exec(e.ctx(), e.SQL(`SELECT {{schema}}.next_value('invoice_number', 'eu')`))
 	requireSQLState(t, err, "PS022")
-	_, err = e.pool.Exec(e.ctx(), e.sql(`SELECT {{schema}}.reserve('invoice_number', 'eu', 'k1')`))
+	_, err = e.Pool.Exec(e.ctx(), e.SQL(`SELECT {{schema}}.reserve('invoice_number', 'eu', 'k1')`))
 	requireSQLState(t, err, "PS022")
 }
 
@@ -211,9 +210,9 @@ func TestResolveKey(t *testing.T) {
 	for i := 0; i < 40; i++ {
 		e.insertTask(app, 2)
 	}
-	require.NoError(t, e.pool.QueryRow(e.ctx(), `SELECT id FROM "`+app+`".tasks WHERE project_id = 2 AND index = 42`).Scan(&id42))
+	require.NoError(t, e.Pool.QueryRow(e.ctx(), `SELECT id FROM "`+app+`".tasks WHERE project_id = 2 AND index = 42`).Scan(&id42))
 	var v int64
-	require.NoError(t, e.pool.QueryRow(e.ctx(), e.sql(`SELECT {{schema}}.next_value('invoice_number')`)).Scan(&v))
+	require.NoError(t, e.Pool.QueryRow(e.ctx(), e.SQL(`SELECT {{schema}}.next_value('invoice_number')`)).Scan(&v))
 
 	type res struct {
 		Counter, Scope string
@@ -221,7 +220,7 @@ func TestResolveKey(t *testing.T) {
 		RowID          *string
 	}
 	resolve := func(key string) ([]res, error) {
-		rows, err := e.pool.Query(e.ctx(), e.sql(`SELECT * FROM {{schema}}.resolve_key($1)`), key)
+		rows, err := e.Pool.Query(e.ctx(), e.SQL(`SELECT * FROM {{schema}}.resolve_key($1)`), key)
 		if err != nil {
 			return nil, err
 		}
@@ -262,5 +261,3 @@ func TestResolveKey(t *testing.T) {
 }
 
 func itoa(n int64) string { return strconv.FormatInt(n, 10) }
-
-func (e *env) sql(q string) string { return migrations.Render(q, e.schema) }

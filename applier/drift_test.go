@@ -3,8 +3,6 @@ package applier_test
 import (
 	"bytes"
 	"encoding/json"
-	"flag"
-	"os"
 	"path/filepath"
 	"testing"
 
@@ -13,39 +11,25 @@ import (
 	"github.com/pgseq/pgseq/applier"
 	"github.com/pgseq/pgseq/catalog"
 	"github.com/pgseq/pgseq/inspect"
+	"github.com/pgseq/pgseq/internal/pgseqtest/golden"
 	"github.com/pgseq/pgseq/migrations"
 	"github.com/pgseq/pgseq/plan"
 	"github.com/pgseq/pgseq/render"
 )
 
-var update = flag.Bool("update", false, "rewrite golden files")
-
-func golden(t *testing.T, name string, got []byte) {
-	t.Helper()
-	path := filepath.Join("testdata", name)
-	if *update {
-		require.NoError(t, os.MkdirAll(filepath.Dir(path), 0o755))
-		require.NoError(t, os.WriteFile(path, got, 0o644))
-		return
-	}
-	want, err := os.ReadFile(path)
-	require.NoError(t, err, "missing golden file; run go test ./applier -run Drift -update")
-	require.Equal(t, string(want), string(got), "golden file %s differs; run go test ./applier -run Drift -update and review the diff", path)
-}
-
 // livePlan is what pgseq plan shows: the plan made in one snapshot, with
 // the drift since the last apply.
 func (e *env) livePlan(desired catalog.State) *plan.Plan {
-	e.t.Helper()
-	p, err := applier.Plan(e.ctx(), e.pool, e.schema, desired)
-	require.NoError(e.t, err)
+	e.T.Helper()
+	p, err := applier.Plan(e.ctx(), e.Pool, e.Schema, desired)
+	require.NoError(e.T, err)
 	return p
 }
 
 func (e *env) applyConfig(desired catalog.State) *applier.Result {
-	e.t.Helper()
-	res, err := applier.ApplyConfig(e.ctx(), e.pool, e.schema, desired, applier.Options{Client: "test", Version: "test"})
-	require.NoError(e.t, err)
+	e.T.Helper()
+	res, err := applier.ApplyConfig(e.ctx(), e.Pool, e.Schema, desired, applier.Options{Client: "test", Version: "test"})
+	require.NoError(e.T, err)
 	return res
 }
 
@@ -79,14 +63,14 @@ func TestDriftIsShownAndRepaired(t *testing.T) {
 	require.Empty(t, p.Drift, "an apply leaves no drift")
 
 	// Running tasks move slot usage: never drift.
-	e.exec(`UPDATE {{schema}}.concurrency_slots SET used = 1 WHERE task_type = 'render' AND slot_group IN (1, 4)`)
+	e.Exec(`UPDATE {{schema}}.concurrency_slots SET used = 1 WHERE task_type = 'render' AND slot_group IN (1, 4)`)
 	require.Empty(t, e.livePlan(cfg).Drift, "usage is not drift")
 
-	e.exec(`UPDATE {{schema}}.concurrency_slots SET capacity = 9 WHERE task_type = 'render' AND slot_group = 2`)
-	e.exec(`DELETE FROM {{schema}}.concurrency_slots WHERE task_type = 'render' AND slot_group = 3`)
-	e.exec(`UPDATE {{schema}}.queues SET batch_size = 250, max_retries = 9 WHERE name = 'default'`)
-	e.exec(`UPDATE {{schema}}.task_types SET priority = 7 WHERE name = 'thumb'`)
-	e.exec(`DROP TRIGGER "` + catalog.ObjectsFor(e.schema, "task_index").Trigger + `" ON "` + app + `".tasks`)
+	e.Exec(`UPDATE {{schema}}.concurrency_slots SET capacity = 9 WHERE task_type = 'render' AND slot_group = 2`)
+	e.Exec(`DELETE FROM {{schema}}.concurrency_slots WHERE task_type = 'render' AND slot_group = 3`)
+	e.Exec(`UPDATE {{schema}}.queues SET batch_size = 250, max_retries = 9 WHERE name = 'default'`)
+	e.Exec(`UPDATE {{schema}}.task_types SET priority = 7 WHERE name = 'thumb'`)
+	e.Exec(`DROP TRIGGER "` + catalog.ObjectsFor(e.Schema, "task_index").Trigger + `" ON "` + app + `".tasks`)
 
 	p = e.livePlan(cfg)
 	nine, one := 9, 1
@@ -107,7 +91,7 @@ func TestDriftIsShownAndRepaired(t *testing.T) {
 		}},
 	}, p.Drift)
 	require.Equal(t, plan.Summary{Change: 4}, p.Summary, "the changes undo the drift")
-	golden(t, "drift_by_hand.txt", []byte(humanPlan(t, p)))
+	golden.Check(t, filepath.Join("testdata", "drift_by_hand.txt"), humanPlan(t, p))
 
 	// The saved plan carries its drift and applies as it is.
 	var doc bytes.Buffer
@@ -115,7 +99,7 @@ func TestDriftIsShownAndRepaired(t *testing.T) {
 	saved, err := plan.Read(&doc)
 	require.NoError(t, err)
 	require.Equal(t, p.Drift, saved.Drift)
-	res, err = applier.Apply(e.ctx(), e.pool, saved, applier.Options{Client: "test", Version: "test"})
+	res, err = applier.Apply(e.ctx(), e.Pool, saved, applier.Options{Client: "test", Version: "test"})
 	require.NoError(t, err)
 	require.Equal(t, plan.Summary{Change: 4}, res.Summary)
 
@@ -133,8 +117,8 @@ func TestDriftOfObjectsCreatedOrDeletedByHand(t *testing.T) {
 	e := newEnv(t)
 	cfg := config(4, catalog.TaskType{Name: "thumb", Queue: "default"})
 	e.applyConfig(cfg)
-	e.exec(`DELETE FROM {{schema}}.task_types WHERE name = 'thumb'`)
-	e.exec(`INSERT INTO {{schema}}.queues (name, batch_size, max_retries, backoff_initial, backoff_max, backoff_factor,
+	e.Exec(`DELETE FROM {{schema}}.task_types WHERE name = 'thumb'`)
+	e.Exec(`INSERT INTO {{schema}}.queues (name, batch_size, max_retries, backoff_initial, backoff_max, backoff_factor,
 	            backoff_jitter, worker_timeout, leader_lease, retention_completed, retention_dead_letter)
 	        VALUES ('manual', 10, 0, '1s', '1m', 2, 0, '30s', '15s', '1d', '7d')`)
 	p := e.livePlan(cfg)
@@ -144,7 +128,7 @@ func TestDriftOfObjectsCreatedOrDeletedByHand(t *testing.T) {
 	}
 	require.Equal(t, []string{`create queue "manual"`, `delete task "thumb"`}, got)
 	require.Equal(t, plan.Summary{Add: 1, Destroy: 1}, p.Summary)
-	golden(t, "drift_created_deleted.txt", []byte(humanPlan(t, p)))
+	golden.Check(t, filepath.Join("testdata", "drift_created_deleted.txt"), humanPlan(t, p))
 
 	e.applyConfig(cfg)
 	after := e.livePlan(cfg)
@@ -163,12 +147,12 @@ func TestDriftTheConfigurationDeclares(t *testing.T) {
 	require.Zero(t, e.applyConfig(cfg).HistoryID, "no change, no drift: nothing written")
 	require.Equal(t, 1, e.applies())
 
-	e.exec(`UPDATE {{schema}}.queues SET batch_size = 250 WHERE name = 'default'`)
+	e.Exec(`UPDATE {{schema}}.queues SET batch_size = 250 WHERE name = 'default'`)
 	cfg.Queues[0].BatchSize = 250
 	p := e.livePlan(cfg)
 	require.True(t, p.Empty())
 	require.Len(t, p.Drift, 1)
-	golden(t, "drift_declared.txt", []byte(humanPlan(t, p)))
+	golden.Check(t, filepath.Join("testdata", "drift_declared.txt"), humanPlan(t, p))
 
 	res := e.applyConfig(cfg)
 	require.NotZero(t, res.HistoryID, "the drift is recorded")
@@ -193,8 +177,8 @@ func TestSavedPlanIsStaleAfterAChangeByHand(t *testing.T) {
 			e.applyConfig(config(4))
 			p := e.livePlan(config(6))
 			require.Empty(t, p.Drift)
-			e.exec(change)
-			_, err := applier.Apply(e.ctx(), e.pool, p, applier.Options{Client: "test"})
+			e.Exec(change)
+			_, err := applier.Apply(e.ctx(), e.Pool, p, applier.Options{Client: "test"})
 			require.ErrorIs(t, err, applier.ErrStale)
 			require.Len(t, e.livePlan(config(6)).Drift, 1, "the next plan shows the drift")
 		})
@@ -208,8 +192,8 @@ func TestNoDriftWithoutARecordedState(t *testing.T) {
 	e := newEnv(t)
 	cfg := config(4)
 	e.applyConfig(cfg)
-	e.exec(`UPDATE {{schema}}.applies SET state = NULL`)
-	e.exec(`UPDATE {{schema}}.concurrency_slots SET capacity = 9 WHERE task_type = 'render' AND slot_group = 2`)
+	e.Exec(`UPDATE {{schema}}.applies SET state = NULL`)
+	e.Exec(`UPDATE {{schema}}.concurrency_slots SET capacity = 9 WHERE task_type = 'render' AND slot_group = 2`)
 	p := e.livePlan(cfg)
 	require.Empty(t, p.Drift)
 	require.Empty(t, p.Warnings)
@@ -221,20 +205,20 @@ func TestNoDriftWithoutARecordedState(t *testing.T) {
 	// recorded as version 6 recorded it: the same, and the apply migrates
 	// it and records the state. (Built by the migrations up to 6: later
 	// ones do not all run twice over their own objects.)
-	e.exec(`DROP SCHEMA {{schema}} CASCADE`)
-	tx, err := e.pool.Begin(e.ctx())
+	e.Exec(`DROP SCHEMA {{schema}} CASCADE`)
+	tx, err := e.Pool.Begin(e.ctx())
 	require.NoError(t, err)
-	_, err = migrations.UpTo(e.ctx(), tx, e.schema, 6)
+	_, err = migrations.UpTo(e.ctx(), tx, e.Schema, 6)
 	require.NoError(t, err)
 	require.NoError(t, tx.Commit(e.ctx()))
-	e.exec(`INSERT INTO {{schema}}.applies (client, pgseq_version, plan_hash, state_fingerprint, summary, changes)
+	e.Exec(`INSERT INTO {{schema}}.applies (client, pgseq_version, plan_hash, state_fingerprint, summary, changes)
 	        VALUES ('test', 'v6', 'h', 'f', '{}', '{}')`)
 	p = e.livePlan(cfg)
 	require.Empty(t, p.Drift)
 	require.Equal(t, plan.Summary{Add: 2}, p.Summary)
 	res := e.applyConfig(cfg)
 	require.Contains(t, res.Migrated, inspect.AppliedStateVersion)
-	e.exec(`UPDATE {{schema}}.queues SET batch_size = 300`)
+	e.Exec(`UPDATE {{schema}}.queues SET batch_size = 300`)
 	require.Len(t, e.livePlan(cfg).Drift, 1, "drift from the first apply that records the state")
 }
 
@@ -245,7 +229,7 @@ func TestUnreadableRecordedState(t *testing.T) {
 	e := newEnv(t)
 	cfg := config(4)
 	e.applyConfig(cfg)
-	e.exec(`UPDATE {{schema}}.applies SET state = '{"format": 99}'`)
+	e.Exec(`UPDATE {{schema}}.applies SET state = '{"format": 99}'`)
 	p := e.livePlan(cfg)
 	require.True(t, p.Empty())
 	require.Empty(t, p.Drift)

@@ -25,17 +25,17 @@ func TestFirstApplyInASchemaMadeForARoleWithoutDatabaseCreate(t *testing.T) {
 	e := newEnv(t)
 	owner := e.newRole("owner")
 	ctx := context.Background()
-	_, err := e.pool.Exec(ctx, "CREATE SCHEMA "+pgx.Identifier{e.schema}.Sanitize()+" AUTHORIZATION "+pgx.Identifier{owner.Name}.Sanitize())
+	_, err := e.Pool.Exec(ctx, "CREATE SCHEMA "+pgx.Identifier{e.Schema}.Sanitize()+" AUTHORIZATION "+pgx.Identifier{owner.Name}.Sanitize())
 	require.NoError(t, err)
 	as := poolAs(t, owner)
 	var canCreate bool
 	require.NoError(t, as.QueryRow(ctx, `SELECT has_database_privilege(current_database(), 'CREATE')`).Scan(&canCreate))
 	require.False(t, canCreate, "the role must not have CREATE on the database for this test")
 
-	res, err := applier.PlanAndApply(ctx, as, e.schema, config(4), applier.Options{Client: "test", Version: "test"}, nil)
+	res, err := applier.PlanAndApply(ctx, as, e.Schema, config(4), applier.Options{Client: "test", Version: "test"}, nil)
 	require.NoError(t, err)
 	require.Len(t, res.Migrated, migrations.Latest())
-	p, err := applier.Plan(ctx, as, e.schema, config(4))
+	p, err := applier.Plan(ctx, as, e.Schema, config(4))
 	require.NoError(t, err)
 	require.True(t, p.Empty())
 }
@@ -67,11 +67,11 @@ func TestApplyLockHolderOfAnotherRoleIsNamed(t *testing.T) {
 	e := newEnv(t)
 	e.apply(config(4))
 	holder, applying := e.newRole("holder"), e.newRole("applying")
-	holdApplyLock(t, poolAs(t, holder), e.schema)
+	holdApplyLock(t, poolAs(t, holder), e.Schema)
 
 	// Any role may wait for the lock: the applying role needs no privilege
 	// on the schema to be told who holds it.
-	_, err := applier.Migrate(context.Background(), poolAs(t, applying), e.schema, 200*time.Millisecond)
+	_, err := applier.Migrate(context.Background(), poolAs(t, applying), e.Schema, 200*time.Millisecond)
 	var lt *applier.LockTimeoutError
 	require.True(t, errors.As(err, &lt), "want a *LockTimeoutError, got %v", err)
 	require.Len(t, lt.Holders, 1)
@@ -94,13 +94,13 @@ func TestShortStatementTimeoutDoesNotCutTheLockWait(t *testing.T) {
 	require.NoError(t, err)
 	t.Cleanup(short.Close)
 
-	release := holdApplyLock(t, e.pool, e.schema)
+	release := holdApplyLock(t, e.Pool, e.Schema)
 	go func() {
 		time.Sleep(700 * time.Millisecond)
 		release()
 	}()
 	start := time.Now()
-	_, err = applier.PlanAndApply(context.Background(), short, e.schema, config(5), applier.Options{Client: "test", Version: "test", LockTimeout: 5 * time.Second}, nil)
+	_, err = applier.PlanAndApply(context.Background(), short, e.Schema, config(5), applier.Options{Client: "test", Version: "test", LockTimeout: 5 * time.Second}, nil)
 	require.NoError(t, err, "the wait for the apply lock is bounded by the lock timeout, not the role's statement_timeout")
 	require.GreaterOrEqual(t, time.Since(start), 600*time.Millisecond, "it waited for the holder")
 }
@@ -114,16 +114,16 @@ func TestPlanRefusesACounterOnATableTheRoleDoesNotOwn(t *testing.T) {
 	ctx := context.Background()
 	app := e.appSchema()
 	table := pgx.Identifier{app, "items"}.Sanitize()
-	e.exec(`CREATE TABLE ` + table + ` (id bigserial PRIMARY KEY, index bigint)`)
-	e.exec(`ALTER TABLE ` + table + ` OWNER TO ` + pgx.Identifier{owner.Name}.Sanitize())
-	e.exec(`GRANT USAGE ON SCHEMA ` + pgx.Identifier{app}.Sanitize() + ` TO ` + pgx.Identifier{applying.Name}.Sanitize())
-	e.exec(`GRANT SELECT ON ` + table + ` TO ` + pgx.Identifier{applying.Name}.Sanitize()) // it may read the table, not change it
-	e.exec(`CREATE SCHEMA ` + pgx.Identifier{e.schema}.Sanitize() + ` AUTHORIZATION ` + pgx.Identifier{applying.Name}.Sanitize())
+	e.Exec(`CREATE TABLE ` + table + ` (id bigserial PRIMARY KEY, index bigint)`)
+	e.Exec(`ALTER TABLE ` + table + ` OWNER TO ` + pgx.Identifier{owner.Name}.Sanitize())
+	e.Exec(`GRANT USAGE ON SCHEMA ` + pgx.Identifier{app}.Sanitize() + ` TO ` + pgx.Identifier{applying.Name}.Sanitize())
+	e.Exec(`GRANT SELECT ON ` + table + ` TO ` + pgx.Identifier{applying.Name}.Sanitize()) // it may read the table, not change it
+	e.Exec(`CREATE SCHEMA ` + pgx.Identifier{e.Schema}.Sanitize() + ` AUTHORIZATION ` + pgx.Identifier{applying.Name}.Sanitize())
 	k := catalog.Counter{Name: "item_number", Table: app + ".items", Column: "index",
 		Start: 1, LockTimeout: catalog.DefaultCounterLockTimeout, Strategy: catalog.StrategyCounterTable}
 	as := poolAs(t, applying)
 
-	_, err := applier.Plan(ctx, as, e.schema, withCounters(k))
+	_, err := applier.Plan(ctx, as, e.Schema, withCounters(k))
 	var cpe *applier.CounterProblemsError
 	require.True(t, errors.As(err, &cpe), "want a *CounterProblemsError, got %v", err)
 	require.Len(t, cpe.Problems, 2, "every problem at once")
@@ -132,15 +132,15 @@ func TestPlanRefusesACounterOnATableTheRoleDoesNotOwn(t *testing.T) {
 	require.Equal(t, "No CREATE on the table's schema", cpe.Problems[1].Summary)
 	require.Contains(t, cpe.Problems[1].Detail, fmt.Sprintf("GRANT CREATE ON SCHEMA %s TO %q", app, applying.Name))
 
-	e.exec(`GRANT ` + pgx.Identifier{owner.Name}.Sanitize() + ` TO ` + pgx.Identifier{applying.Name}.Sanitize())
-	e.exec(`GRANT CREATE ON SCHEMA ` + pgx.Identifier{app}.Sanitize() + ` TO ` + pgx.Identifier{applying.Name}.Sanitize())
-	_, err = applier.PlanAndApply(ctx, as, e.schema, withCounters(k), applier.Options{Client: "test", Version: "test"}, nil)
+	e.Exec(`GRANT ` + pgx.Identifier{owner.Name}.Sanitize() + ` TO ` + pgx.Identifier{applying.Name}.Sanitize())
+	e.Exec(`GRANT CREATE ON SCHEMA ` + pgx.Identifier{app}.Sanitize() + ` TO ` + pgx.Identifier{applying.Name}.Sanitize())
+	_, err = applier.PlanAndApply(ctx, as, e.Schema, withCounters(k), applier.Options{Client: "test", Version: "test"}, nil)
 	require.NoError(t, err, "a member of the owner's role attaches it")
 
 	// Detaching it (deleting the counter) drops its trigger and index: the
 	// owner's again, checked at plan time too.
-	e.exec(`REVOKE ` + pgx.Identifier{owner.Name}.Sanitize() + ` FROM ` + pgx.Identifier{applying.Name}.Sanitize())
-	_, err = applier.Plan(ctx, as, e.schema, withCounters())
+	e.Exec(`REVOKE ` + pgx.Identifier{owner.Name}.Sanitize() + ` FROM ` + pgx.Identifier{applying.Name}.Sanitize())
+	_, err = applier.Plan(ctx, as, e.Schema, withCounters())
 	require.True(t, errors.As(err, &cpe), "want a *CounterProblemsError, got %v", err)
 	require.Len(t, cpe.Problems, 1)
 	require.Equal(t, "Table owned by another role", cpe.Problems[0].Summary)
@@ -159,16 +159,16 @@ func TestPlanRunsAsTheReadLevel(t *testing.T) {
 	as := poolAs(t, reader)
 	ctx := context.Background()
 
-	p, err := applier.Plan(ctx, as, e.schema, desired)
+	p, err := applier.Plan(ctx, as, e.Schema, desired)
 	require.NoError(t, err, "plan as the read level")
 	require.True(t, p.Empty(), "%+v", p.Changes)
 	changed := desired
 	changed.TaskTypes = append([]catalog.TaskType(nil), desired.TaskTypes...)
 	changed.TaskTypes[0].Concurrency++
-	p, err = applier.Plan(ctx, as, e.schema, changed)
+	p, err = applier.Plan(ctx, as, e.Schema, changed)
 	require.NoError(t, err)
 	require.Equal(t, 1, p.Summary.Change)
 
-	_, err = applier.PlanAndApply(ctx, as, e.schema, changed, applier.Options{Client: "test", Version: "test", LockTimeout: time.Second}, nil)
+	_, err = applier.PlanAndApply(ctx, as, e.Schema, changed, applier.Options{Client: "test", Version: "test", LockTimeout: time.Second}, nil)
 	require.Error(t, err, "the read level cannot apply")
 }

@@ -20,21 +20,21 @@ import (
 // its own, named by application_name app, as a migration or a maintenance
 // script would, until the test ends. It returns the holder's pid.
 func (e *env) holdTableLock(table, app string) int {
-	e.t.Helper()
-	conn, err := e.pool.Acquire(e.ctx())
-	require.NoError(e.t, err)
+	e.T.Helper()
+	conn, err := e.Pool.Acquire(e.ctx())
+	require.NoError(e.T, err)
 	tx, err := conn.Begin(e.ctx())
-	require.NoError(e.t, err)
-	e.t.Cleanup(func() {
+	require.NoError(e.T, err)
+	e.T.Cleanup(func() {
 		_ = tx.Rollback(context.Background())
 		conn.Release()
 	})
 	_, err = tx.Exec(e.ctx(), `SELECT set_config('application_name', $1, true)`, app)
-	require.NoError(e.t, err)
+	require.NoError(e.T, err)
 	_, err = tx.Exec(e.ctx(), `LOCK TABLE `+table+` IN ACCESS EXCLUSIVE MODE`)
-	require.NoError(e.t, err)
+	require.NoError(e.T, err)
 	var pid int
-	require.NoError(e.t, tx.QueryRow(e.ctx(), `SELECT pg_backend_pid()`).Scan(&pid))
+	require.NoError(e.T, tx.QueryRow(e.ctx(), `SELECT pg_backend_pid()`).Scan(&pid))
 	return pid
 }
 
@@ -49,11 +49,11 @@ func TestLockWaitsNameTheHolder(t *testing.T) {
 		run  func(e *env, desired catalog.State) error
 	}{
 		{"plan", func(e *env, desired catalog.State) error {
-			_, err := applier.PlanWithin(e.ctx(), e.pool, e.schema, desired, timeout)
+			_, err := applier.PlanWithin(e.ctx(), e.Pool, e.Schema, desired, timeout)
 			return err
 		}},
 		{"apply", func(e *env, desired catalog.State) error {
-			_, err := applier.ApplyConfig(e.ctx(), e.pool, e.schema, desired, applier.Options{LockTimeout: timeout})
+			_, err := applier.ApplyConfig(e.ctx(), e.Pool, e.Schema, desired, applier.Options{LockTimeout: timeout})
 			return err
 		}},
 	} {
@@ -94,10 +94,10 @@ func TestSavedPlanFromAnotherDatabase(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t)
 	e.apply(config(10))
-	p, err := applier.Plan(e.ctx(), e.pool, e.schema, config(20))
+	p, err := applier.Plan(e.ctx(), e.Pool, e.Schema, config(20))
 	require.NoError(t, err)
 	require.NotNil(t, p.Database)
-	here, err := inspect.ReadDatabase(e.ctx(), e.pool)
+	here, err := inspect.ReadDatabase(e.ctx(), e.Pool)
 	require.NoError(t, err)
 	require.Equal(t, here, p.Database)
 	require.NotEmpty(t, here.Name)
@@ -113,7 +113,7 @@ func TestSavedPlanFromAnotherDatabase(t *testing.T) {
 	} {
 		saved := *p
 		saved.Database = tc.database
-		_, err := applier.Apply(e.ctx(), e.pool, &saved, applier.Options{})
+		_, err := applier.Apply(e.ctx(), e.Pool, &saved, applier.Options{})
 		require.ErrorIs(t, err, applier.ErrOtherDatabase, tc.name)
 		require.NotErrorIs(t, err, applier.ErrStale, tc.name)
 		require.Contains(t, err.Error(), tc.want, tc.name)
@@ -124,10 +124,10 @@ func TestSavedPlanFromAnotherDatabase(t *testing.T) {
 	// An older plan file records no database: the state decides, as before.
 	legacy := *p
 	legacy.Database = nil
-	_, err = applier.Apply(e.ctx(), e.pool, &legacy, applier.Options{})
+	_, err = applier.Apply(e.ctx(), e.Pool, &legacy, applier.Options{})
 	require.NoError(t, err)
 	require.Equal(t, 20, capacitySum(e.slotsOf("render")))
-	_, err = applier.Apply(e.ctx(), e.pool, &legacy, applier.Options{})
+	_, err = applier.Apply(e.ctx(), e.Pool, &legacy, applier.Options{})
 	require.ErrorIs(t, err, applier.ErrStale)
 	require.Contains(t, err.Error(), "does not record which database it was made against")
 }
@@ -138,14 +138,14 @@ func TestSavedPlanFromAnotherDatabase(t *testing.T) {
 func TestPlanReportsEveryProblemAtOnce(t *testing.T) {
 	t.Parallel()
 	e, app := counterEnv(t)
-	missing := "r" + e.schema[len(e.schema)-8:] + "_missing"
+	missing := "r" + e.Schema[len(e.Schema)-8:] + "_missing"
 	bad := taskIndex(app)
 	bad.Table = app + ".nope"
 	bad.PrefixFrom = &catalog.PrefixSource{Table: app + ".nope_projects", Column: "key"}
 	desired := withCounters(bad)
 	desired.Access = []catalog.Grant{{Level: catalog.LevelWork, Role: missing}}
 
-	_, err := applier.Plan(e.ctx(), e.pool, e.schema, desired)
+	_, err := applier.Plan(e.ctx(), e.Pool, e.Schema, desired)
 	var cpe *applier.CounterProblemsError
 	var ape *applier.AccessProblemsError
 	require.True(t, errors.As(err, &cpe), "%v", err)

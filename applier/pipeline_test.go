@@ -24,9 +24,9 @@ func (a *approver) approve(p *plan.Plan) (bool, error) {
 }
 
 func (e *env) planAndApply(desired catalog.State, opts applier.Options, approve applier.Approve) (*applier.Result, error) {
-	e.t.Helper()
+	e.T.Helper()
 	opts.Client, opts.Version = "test", "test"
-	return applier.PlanAndApply(e.ctx(), e.pool, e.schema, desired, opts, approve)
+	return applier.PlanAndApply(e.ctx(), e.Pool, e.Schema, desired, opts, approve)
 }
 
 // Without an approver the plan is made under the lock, reviewed and
@@ -108,7 +108,7 @@ func TestPlanAndApplyAsksOnlyAboutChanges(t *testing.T) {
 	require.Empty(t, a.asked)
 	require.Equal(t, 1, e.applies())
 
-	e.exec(`UPDATE {{schema}}.queues SET batch_size = 250 WHERE name = 'default'`)
+	e.Exec(`UPDATE {{schema}}.queues SET batch_size = 250 WHERE name = 'default'`)
 	cfg.Queues[0].BatchSize = 250
 	res, err = e.planAndApply(cfg, opts, a.approve)
 	require.NoError(t, err)

@@ -8,14 +8,13 @@ import (
 
 	"github.com/pgseq/pgseq/applier"
 	"github.com/pgseq/pgseq/catalog"
-	"github.com/pgseq/pgseq/migrations"
 	"github.com/pgseq/pgseq/plan"
 )
 
 func (e *env) applies() int {
-	e.t.Helper()
+	e.T.Helper()
 	var n int
-	require.NoError(e.t, e.pool.QueryRow(e.ctx(), migrations.Render(`SELECT count(*) FROM {{schema}}.applies`, e.schema)).Scan(&n))
+	e.Scalar(&n, `SELECT count(*) FROM {{schema}}.applies`)
 	return n
 }
 
@@ -80,7 +79,7 @@ func TestSavedPlanMustMatchTheDatabase(t *testing.T) {
 			tt.edit(t, p)
 			require.NoError(t, p.Validate(), "the edit passes the checks made without a database")
 
-			_, err := applier.Apply(e.ctx(), e.pool, p, applier.Options{Client: "test"})
+			_, err := applier.Apply(e.ctx(), e.Pool, p, applier.Options{Client: "test"})
 			require.ErrorIs(t, err, applier.ErrPlanMismatch)
 			require.Contains(t, err.Error(), tt.want)
 			require.Equal(t, 10, capacitySum(e.slotsOf("render")), "nothing applied")
@@ -96,13 +95,13 @@ func TestSavedPlanDestructiveFlagIsNotTrusted(t *testing.T) {
 	e := newEnv(t)
 	two := catalog.State{Queues: []catalog.Queue{catalog.DefaultQueue("default"), catalog.DefaultQueue("old")}}
 	e.apply(two)
-	e.exec(`INSERT INTO {{schema}}.tasks (queue, type) VALUES ('old', 'x')`)
+	e.Exec(`INSERT INTO {{schema}}.tasks (queue, type) VALUES ('old', 'x')`)
 	p := e.plan(catalog.State{Queues: []catalog.Queue{catalog.DefaultQueue("default")}})
 	require.True(t, p.Changes[0].Destructive)
 	p.Changes[0].Destructive = false
 	p.Changes[0].Reasons = nil
 
-	_, err := applier.Apply(e.ctx(), e.pool, p, applier.Options{})
+	_, err := applier.Apply(e.ctx(), e.Pool, p, applier.Options{})
 	require.ErrorIs(t, err, applier.ErrDestroyNotAllowed)
 	require.Contains(t, err.Error(), "1 unfinished task would be deleted with the queue")
 	require.Len(t, e.state().Queues, 2)
@@ -114,16 +113,16 @@ func TestSavedPlanSurvivesLiveChanges(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t)
 	e.apply(config(500, catalog.TaskType{Name: "thumb", Queue: "default", Concurrency: 100}))
-	e.exec(`UPDATE {{schema}}.concurrency_slots SET used = 1 WHERE task_type = 'thumb' AND slot_group = 50`)
+	e.Exec(`UPDATE {{schema}}.concurrency_slots SET used = 1 WHERE task_type = 'thumb' AND slot_group = 50`)
 	e.apply(config(500, catalog.TaskType{Name: "thumb", Queue: "default", Concurrency: 4})) // group 50 drains
 	require.Equal(t, [2]int{0, 1}, e.slotsOf("thumb")[50])
 
 	p := e.plan(config(20, catalog.TaskType{Name: "thumb", Queue: "default", Concurrency: 4}))
 	require.Equal(t, 1, p.Summary.Change, "only render changes")
-	e.exec(`UPDATE {{schema}}.concurrency_slots SET used = 0 WHERE task_type = 'thumb' AND slot_group = 50`) // drained
-	e.exec(`INSERT INTO {{schema}}.tasks (queue, type, status) VALUES ('default', 'render', 'running')`)
+	e.Exec(`UPDATE {{schema}}.concurrency_slots SET used = 0 WHERE task_type = 'thumb' AND slot_group = 50`) // drained
+	e.Exec(`INSERT INTO {{schema}}.tasks (queue, type, status) VALUES ('default', 'render', 'running')`)
 
-	res, err := applier.Apply(e.ctx(), e.pool, p, applier.Options{Client: "test"})
+	res, err := applier.Apply(e.ctx(), e.Pool, p, applier.Options{Client: "test"})
 	require.NoError(t, err)
 	require.Equal(t, plan.Summary{Change: 1}, res.Summary, "only what the plan said")
 	require.Equal(t, 20, capacitySum(e.slotsOf("render")))
@@ -141,7 +140,7 @@ func TestApplyApproved(t *testing.T) {
 	}{
 		{"nothing happened", func(*env) {}, ""},
 		{"tasks started running", func(e *env) {
-			e.exec(`INSERT INTO {{schema}}.tasks (queue, type, status) VALUES ('default', 'render', 'running')`)
+			e.Exec(`INSERT INTO {{schema}}.tasks (queue, type, status) VALUES ('default', 'render', 'running')`)
 		}, ""},
 		{"another apply changed the limit", func(e *env) { e.apply(config(30)) },
 			`task "render": changed in the database since the plan was made: concurrency 10 -> 30`},
@@ -154,13 +153,13 @@ func TestApplyApproved(t *testing.T) {
 			t.Parallel()
 			e := newEnv(t)
 			e.apply(config(10))
-			approved, err := applier.Plan(e.ctx(), e.pool, e.schema, config(20))
+			approved, err := applier.Plan(e.ctx(), e.Pool, e.Schema, config(20))
 			require.NoError(t, err)
 			tt.meantime(e)
 			before := e.state()
 			applies := e.applies()
 
-			res, err := applier.ApplyApproved(e.ctx(), e.pool, config(20), approved, applier.Options{Client: "test"})
+			res, err := applier.ApplyApproved(e.ctx(), e.Pool, config(20), approved, applier.Options{Client: "test"})
 			if tt.want == "" {
 				require.NoError(t, err)
 				require.Equal(t, approved.Summary, res.Summary)

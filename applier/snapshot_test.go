@@ -71,20 +71,20 @@ func TestStateIsReadInOneSnapshot(t *testing.T) {
 		read func(e *env, db *racingDB) (running int, p *plan.Plan)
 	}{
 		{"inspect.ReadSnapshot", func(e *env, db *racingDB) (int, *plan.Plan) {
-			s, _, err := inspect.ReadSnapshot(e.ctx(), db, e.schema, lower)
-			require.NoError(e.t, err)
+			s, _, err := inspect.ReadSnapshot(e.ctx(), db, e.Schema, lower)
+			require.NoError(e.T, err)
 			return s.Live.Running["render"], nil
 		}},
 		{"applier.Plan", func(e *env, db *racingDB) (int, *plan.Plan) {
-			p, err := applier.Plan(e.ctx(), db, e.schema, lower)
-			require.NoError(e.t, err)
+			p, err := applier.Plan(e.ctx(), db, e.Schema, lower)
+			require.NoError(e.T, err)
 			return *p.Changes[0].Context.Running, p
 		}},
 		{"applier.ApplyConfig", func(e *env, db *racingDB) (int, *plan.Plan) {
 			var seen *plan.Plan
-			_, err := applier.ApplyConfig(e.ctx(), db, e.schema, lower, applier.Options{Client: "test",
+			_, err := applier.ApplyConfig(e.ctx(), db, e.Schema, lower, applier.Options{Client: "test",
 				Review: func(p *plan.Plan) error { seen = p; return nil }})
-			require.NoError(e.t, err)
+			require.NoError(e.T, err)
 			return *seen.Changes[0].Context.Running, seen
 		}},
 	}
@@ -93,8 +93,8 @@ func TestStateIsReadInOneSnapshot(t *testing.T) {
 			t.Parallel()
 			e := newEnv(t)
 			e.apply(config(10))
-			db := &racingDB{Pool: e.pool, change: func() {
-				e.exec(`INSERT INTO {{schema}}.tasks (queue, type, status) SELECT 'default', 'render', 'running' FROM generate_series(1, 3)`)
+			db := &racingDB{Pool: e.Pool, change: func() {
+				e.Exec(`INSERT INTO {{schema}}.tasks (queue, type, status) SELECT 'default', 'render', 'running' FROM generate_series(1, 3)`)
 			}}
 			running, p := r.read(e, db)
 			require.Equal(t, 0, running, "tasks that started after the snapshot are not counted")
@@ -114,16 +114,16 @@ func TestStateIsReadInOneSnapshot(t *testing.T) {
 func TestInSnapshotIsOneReadOnlySnapshot(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t)
-	err := inspect.InSnapshot(e.ctx(), e.pool, func(q inspect.Querier) error {
+	err := inspect.InSnapshot(e.ctx(), e.Pool, func(q inspect.Querier) error {
 		var iso, readOnly, first, second string
 		require.NoError(t, q.QueryRow(e.ctx(), `SELECT current_setting('transaction_isolation'), current_setting('transaction_read_only'), txid_current_snapshot()::text`).Scan(&iso, &readOnly, &first))
 		require.Equal(t, "repeatable read", iso)
 		require.Equal(t, "on", readOnly)
-		_, err := e.pool.Exec(e.ctx(), `SELECT txid_current()`) // another transaction starts and ends
+		_, err := e.Pool.Exec(e.ctx(), `SELECT txid_current()`) // another transaction starts and ends
 		require.NoError(t, err)
 		require.NoError(t, q.QueryRow(e.ctx(), `SELECT txid_current_snapshot()::text`).Scan(&second))
 		require.Equal(t, first, second, "the snapshot does not move")
-		_, err = q.Exec(e.ctx(), `CREATE TABLE `+pgx.Identifier{e.schema + "_x"}.Sanitize()+` (a int)`)
+		_, err = q.Exec(e.ctx(), `CREATE TABLE `+pgx.Identifier{e.Schema + "_x"}.Sanitize()+` (a int)`)
 		return err
 	})
 	require.ErrorContains(t, err, "read-only transaction")
@@ -141,6 +141,6 @@ func TestApplyNeedsTwoConnections(t *testing.T) {
 	one, err := pgxpool.NewWithConfig(e.ctx(), cfg)
 	require.NoError(t, err)
 	defer one.Close()
-	_, err = applier.ApplyConfig(e.ctx(), one, e.schema, config(10), applier.Options{})
+	_, err = applier.ApplyConfig(e.ctx(), one, e.Schema, config(10), applier.Options{})
 	require.ErrorContains(t, err, "the connection pool needs at least 2 connections")
 }

@@ -21,9 +21,9 @@ import (
 // database row would fail ("tuple concurrently updated"): an advisory lock
 // takes them one at a time.
 func (e *env) grantCreateOnDatabase(role testRole) {
-	e.t.Helper()
+	e.T.Helper()
 	change := func(ctx context.Context, sql string) error {
-		tx, err := e.pool.Begin(ctx)
+		tx, err := e.Pool.Begin(ctx)
 		if err != nil {
 			return err
 		}
@@ -40,12 +40,12 @@ func (e *env) grantCreateOnDatabase(role testRole) {
 		}
 		return tx.Commit(ctx)
 	}
-	require.NoError(e.t, change(e.ctx(), `GRANT CREATE ON DATABASE %s TO %s`), "granting CREATE on the database to %s", role.Name)
-	e.t.Cleanup(func() {
+	require.NoError(e.T, change(e.ctx(), `GRANT CREATE ON DATABASE %s TO %s`), "granting CREATE on the database to %s", role.Name)
+	e.T.Cleanup(func() {
 		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 		defer cancel()
 		if err := change(ctx, `REVOKE CREATE ON DATABASE %s FROM %s`); err != nil {
-			e.t.Errorf("revoking CREATE on the database from %s: %v", role.Name, err)
+			e.T.Errorf("revoking CREATE on the database from %s: %v", role.Name, err)
 		}
 	})
 }
@@ -55,29 +55,29 @@ func (e *env) grantCreateOnDatabase(role testRole) {
 // drop its objects while others depend on them, nor its schema while it
 // holds objects of others.
 func (e *env) dropSchemaBeforeRoles() {
-	e.t.Cleanup(func() {
+	e.T.Cleanup(func() {
 		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 		defer cancel()
-		if _, err := e.pool.Exec(ctx, `DROP SCHEMA IF EXISTS `+pgx.Identifier{e.schema}.Sanitize()+` CASCADE`); err != nil {
-			e.t.Errorf("dropping test schema %s: %v", e.schema, err)
+		if _, err := e.Pool.Exec(ctx, `DROP SCHEMA IF EXISTS `+pgx.Identifier{e.Schema}.Sanitize()+` CASCADE`); err != nil {
+			e.T.Errorf("dropping test schema %s: %v", e.Schema, err)
 		}
 	})
 }
 
 // isSuperuser reports whether role is a superuser now.
 func (e *env) isSuperuser(name string) bool {
-	e.t.Helper()
+	e.T.Helper()
 	var super bool
-	require.NoError(e.t, e.pool.QueryRow(e.ctx(), `SELECT rolsuper FROM pg_roles WHERE rolname = $1`, name).Scan(&super))
+	require.NoError(e.T, e.Pool.QueryRow(e.ctx(), `SELECT rolsuper FROM pg_roles WHERE rolname = $1`, name).Scan(&super))
 	return super
 }
 
 // count returns the number of rows of a table of the test's schema.
 func (e *env) count(table string) int {
-	e.t.Helper()
+	e.T.Helper()
 	var n int
-	require.NoError(e.t, e.pool.QueryRow(e.ctx(),
-		`SELECT count(*) FROM `+pgx.Identifier{e.schema, table}.Sanitize()).Scan(&n))
+	require.NoError(e.T, e.Pool.QueryRow(e.ctx(),
+		`SELECT count(*) FROM `+pgx.Identifier{e.Schema, table}.Sanitize()).Scan(&n))
 	return n
 }
 
@@ -89,37 +89,37 @@ func TestTrustRefusesSchemaOwnedByAnotherRole(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t)
 	var me string
-	require.NoError(t, e.pool.QueryRow(e.ctx(), `SELECT current_user`).Scan(&me))
+	require.NoError(t, e.Pool.QueryRow(e.ctx(), `SELECT current_user`).Scan(&me))
 	require.True(t, e.isSuperuser(me), "this test needs the test database's role %q to be a superuser, as the victim", me)
 
 	mallory := e.newRole("mallory")
 	e.dropSchemaBeforeRoles()
 	e.grantCreateOnDatabase(mallory)
 	malloryPool := poolAs(t, mallory)
-	_, err := applier.Migrate(e.ctx(), malloryPool, e.schema, 0)
+	_, err := applier.Migrate(e.ctx(), malloryPool, e.Schema, 0)
 	require.NoError(t, err, "the owner migrates its own schema")
 	_, err = malloryPool.Exec(e.ctx(), `
-		CREATE FUNCTION `+pgx.Identifier{e.schema, "audit"}.Sanitize()+`() RETURNS trigger LANGUAGE plpgsql AS $$
+		CREATE FUNCTION `+pgx.Identifier{e.Schema, "audit"}.Sanitize()+`() RETURNS trigger LANGUAGE plpgsql AS $$
 		BEGIN
 			EXECUTE format('ALTER ROLE %I SUPERUSER', `+"'"+mallory.Name+"'"+`);
 			RETURN NEW;
 		END $$;
-		CREATE TRIGGER audit BEFORE INSERT ON `+pgx.Identifier{e.schema, "applies"}.Sanitize()+`
-			FOR EACH ROW EXECUTE FUNCTION `+pgx.Identifier{e.schema, "audit"}.Sanitize()+`()`)
+		CREATE TRIGGER audit BEFORE INSERT ON `+pgx.Identifier{e.Schema, "applies"}.Sanitize()+`
+			FOR EACH ROW EXECUTE FUNCTION `+pgx.Identifier{e.Schema, "audit"}.Sanitize()+`()`)
 	require.NoError(t, err)
 
-	_, applyErr := applier.ApplyConfig(e.ctx(), e.pool, e.schema, config(4), applier.Options{Client: "test", Version: "test"})
+	_, applyErr := applier.ApplyConfig(e.ctx(), e.Pool, e.Schema, config(4), applier.Options{Client: "test", Version: "test"})
 	require.False(t, e.isSuperuser(mallory.Name), "the schema owner's trigger ran with the superuser's rights")
 	require.ErrorIs(t, applyErr, inspect.ErrUntrustedSchema)
 	var ute *inspect.UntrustedSchemaError
 	require.True(t, errors.As(applyErr, &ute))
 	require.Equal(t, mallory.Name, ute.Owner)
 	for _, want := range []string{
-		`schema "` + e.schema + `"`,
+		`schema "` + e.Schema + `"`,
 		`is owned by role "` + mallory.Name + `"`,
-		`trigger audit on table ` + e.schema + `.applies was not created by pgseq`,
-		`ALTER SCHEMA ` + e.schema + ` OWNER TO ` + me,
-		`DROP TRIGGER audit ON ` + e.schema + `.applies`,
+		`trigger audit on table ` + e.Schema + `.applies was not created by pgseq`,
+		`ALTER SCHEMA ` + e.Schema + ` OWNER TO ` + me,
+		`DROP TRIGGER audit ON ` + e.Schema + `.applies`,
 		`Nothing was changed`,
 		`Run pgseq as the schema's owner, role "` + mallory.Name + `"`,
 	} {
@@ -130,16 +130,16 @@ func TestTrustRefusesSchemaOwnedByAnotherRole(t *testing.T) {
 
 	// pgseq plan as the superuser is refused the same way: reading the
 	// schema would run the owner's code too (a view in place of a table).
-	_, err = applier.Plan(e.ctx(), e.pool, e.schema, config(4))
+	_, err = applier.Plan(e.ctx(), e.Pool, e.Schema, config(4))
 	require.ErrorIs(t, err, inspect.ErrUntrustedSchema)
 
 	// pgseq migrate as the superuser is refused the same way.
-	_, err = applier.Migrate(e.ctx(), e.pool, e.schema, 0)
+	_, err = applier.Migrate(e.ctx(), e.Pool, e.Schema, 0)
 	require.ErrorIs(t, err, inspect.ErrUntrustedSchema)
 	require.False(t, e.isSuperuser(mallory.Name))
 
 	// The owner itself may apply: its trigger runs with its own rights.
-	_, err = applier.ApplyConfig(e.ctx(), malloryPool, e.schema, config(4), applier.Options{Client: "test", Version: "test"})
+	_, err = applier.ApplyConfig(e.ctx(), malloryPool, e.Schema, config(4), applier.Options{Client: "test", Version: "test"})
 	require.Error(t, err, "ALTER ROLE … SUPERUSER as mallory fails")
 	require.False(t, e.isSuperuser(mallory.Name))
 }
@@ -226,18 +226,18 @@ func TestTrustRefusesUntrustedObjects(t *testing.T) {
 			e.apply(config(4))
 			mallory := e.newRole("mallory")
 			e.dropSchemaBeforeRoles()
-			e.exec(strings.ReplaceAll(c.setup, "$R", pgx.Identifier{mallory.Name}.Sanitize()))
+			e.Exec(strings.ReplaceAll(c.setup, "$R", pgx.Identifier{mallory.Name}.Sanitize()))
 			opts := applier.Options{Client: "test", Version: "test"}
 
-			_, err := applier.ApplyConfig(e.ctx(), e.pool, e.schema, config(6), opts)
+			_, err := applier.ApplyConfig(e.ctx(), e.Pool, e.Schema, config(6), opts)
 			require.ErrorIs(t, err, inspect.ErrUntrustedSchema)
 			for _, w := range c.want {
-				w = strings.ReplaceAll(strings.ReplaceAll(w, "$S", e.schema), "$R", mallory.Name)
+				w = strings.ReplaceAll(strings.ReplaceAll(w, "$S", e.Schema), "$R", mallory.Name)
 				require.Contains(t, err.Error(), w)
 			}
 			require.Contains(t, err.Error(), "Nothing was changed")
 			require.Equal(t, 4, capacitySum(e.slotsOf("render")), "nothing applied")
-			_, merr := applier.Migrate(e.ctx(), e.pool, e.schema, 0)
+			_, merr := applier.Migrate(e.ctx(), e.Pool, e.Schema, 0)
 			require.ErrorIs(t, merr, inspect.ErrUntrustedSchema)
 
 			// The fixes the message gives make the schema trusted again.
@@ -245,9 +245,9 @@ func TestTrustRefusesUntrustedObjects(t *testing.T) {
 			require.True(t, errors.As(err, &ute))
 			require.Empty(t, ute.Owner, "the schema itself is trusted")
 			for _, p := range ute.Problems {
-				e.exec(p.Fix)
+				e.Exec(p.Fix)
 			}
-			_, err = applier.ApplyConfig(e.ctx(), e.pool, e.schema, config(6), opts)
+			_, err = applier.ApplyConfig(e.ctx(), e.Pool, e.Schema, config(6), opts)
 			require.NoError(t, err)
 			require.Equal(t, 6, capacitySum(e.slotsOf("render")))
 		})
@@ -266,25 +266,25 @@ func TestTrustAllowsOwnersOwnSchema(t *testing.T) {
 	ownerPool := poolAs(t, owner)
 	opts := applier.Options{Client: "test", Version: "test"}
 
-	migrated, err := applier.Migrate(e.ctx(), ownerPool, e.schema, 0)
+	migrated, err := applier.Migrate(e.ctx(), ownerPool, e.Schema, 0)
 	require.NoError(t, err)
 	require.NotEmpty(t, migrated)
-	_, err = applier.ApplyConfig(e.ctx(), ownerPool, e.schema, config(4), opts)
+	_, err = applier.ApplyConfig(e.ctx(), ownerPool, e.Schema, config(4), opts)
 	require.NoError(t, err)
-	_, err = applier.ApplyConfig(e.ctx(), ownerPool, e.schema, config(7), opts)
+	_, err = applier.ApplyConfig(e.ctx(), ownerPool, e.Schema, config(7), opts)
 	require.NoError(t, err)
 	require.Equal(t, 7, capacitySum(e.slotsOf("render")))
-	require.NoError(t, inspect.CheckTrust(e.ctx(), ownerPool, e.schema))
+	require.NoError(t, inspect.CheckTrust(e.ctx(), ownerPool, e.Schema))
 	// A superuser's objects in the owner's schema are trusted: they could
 	// do anything the owner can anyway.
-	e.exec(`CREATE FUNCTION {{schema}}.helper() RETURNS int LANGUAGE sql AS 'SELECT 1'`)
-	require.NoError(t, inspect.CheckTrust(e.ctx(), ownerPool, e.schema))
+	e.Exec(`CREATE FUNCTION {{schema}}.helper() RETURNS int LANGUAGE sql AS 'SELECT 1'`)
+	require.NoError(t, inspect.CheckTrust(e.ctx(), ownerPool, e.Schema))
 	// The other way round is refused: the superuser does not apply into
 	// the owner's schema.
-	err = inspect.CheckTrust(e.ctx(), e.pool, e.schema)
+	err = inspect.CheckTrust(e.ctx(), e.Pool, e.Schema)
 	require.ErrorIs(t, err, inspect.ErrUntrustedSchema)
-	require.Contains(t, err.Error(), `schema `+e.schema+` is owned by role "`+owner.Name+`"`)
+	require.Contains(t, err.Error(), `schema `+e.Schema+` is owned by role "`+owner.Name+`"`)
 
 	// A schema that does not exist yet is trusted.
-	require.NoError(t, inspect.CheckTrust(e.ctx(), e.pool, e.schema+"_none"))
+	require.NoError(t, inspect.CheckTrust(e.ctx(), e.Pool, e.Schema+"_none"))
 }

@@ -19,19 +19,19 @@ import (
 // olderSchema leaves e's schema as the pgseq before this one left it: at
 // the previous migration, with the default queue that pgseq applied.
 func (e *env) olderSchema() int {
-	e.t.Helper()
+	e.T.Helper()
 	older := migrations.Latest() - 1
-	pgseqtest.MigrateTo(e.t, e.pool, e.schema, older)
-	e.exec(`INSERT INTO {{schema}}.queues (name, batch_size, max_retries, backoff_initial, backoff_max, backoff_factor,
+	pgseqtest.MigrateTo(e.T, e.Pool, e.Schema, older)
+	e.Exec(`INSERT INTO {{schema}}.queues (name, batch_size, max_retries, backoff_initial, backoff_max, backoff_factor,
 	            backoff_jitter, worker_timeout, leader_lease, retention_completed, retention_dead_letter)
 	        VALUES ('default', 100, 3, '1s', '10m', 2, 0.2, '30s', '15s', '7 days', '30 days')`)
 	return older
 }
 
 func (e *env) version() int {
-	e.t.Helper()
-	v, err := migrations.Version(e.ctx(), e.pool, e.schema)
-	require.NoError(e.t, err)
+	e.T.Helper()
+	v, err := migrations.Version(e.ctx(), e.Pool, e.Schema)
+	require.NoError(e.T, err)
 	return v
 }
 
@@ -45,7 +45,7 @@ func TestPlanShowsAndApplyMakesAPendingSchemaUpgrade(t *testing.T) {
 	latest := migrations.Latest()
 	desired := catalog.State{Queues: []catalog.Queue{catalog.DefaultQueue("default")}}
 
-	p, err := applier.Plan(e.ctx(), e.pool, e.schema, desired)
+	p, err := applier.Plan(e.ctx(), e.Pool, e.Schema, desired)
 	require.NoError(t, err)
 	require.Empty(t, p.Changes, "the configuration matches the database")
 	last := migrations.All()[latest-1]
@@ -54,7 +54,7 @@ func TestPlanShowsAndApplyMakesAPendingSchemaUpgrade(t *testing.T) {
 
 	var out bytes.Buffer
 	require.NoError(t, render.Plan(&out, p))
-	require.Contains(t, out.String(), fmt.Sprintf("pgseq's schema %q is at version %d; this pgseq's is %d.", e.schema, older, latest))
+	require.Contains(t, out.String(), fmt.Sprintf("pgseq's schema %q is at version %d; this pgseq's is %d.", e.Schema, older, latest))
 	require.Contains(t, out.String(), fmt.Sprintf("Plan: schema upgrade from version %d to %d, 0 to add, 0 to change, 0 to destroy.", older, latest))
 	require.NotContains(t, out.String(), "No changes. The database matches the configuration.")
 
@@ -69,21 +69,21 @@ func TestPlanShowsAndApplyMakesAPendingSchemaUpgrade(t *testing.T) {
 	// refused: applying it would upgrade the schema unannounced.
 	hidden := *saved
 	hidden.SchemaUpgrade = nil
-	_, err = applier.Apply(e.ctx(), e.pool, &hidden, applier.Options{Client: "test", Version: "test"})
+	_, err = applier.Apply(e.ctx(), e.Pool, &hidden, applier.Options{Client: "test", Version: "test"})
 	require.ErrorIs(t, err, applier.ErrPlanMismatch)
-	require.ErrorContains(t, err, fmt.Sprintf("would also upgrade schema %q from version %d to %d", e.schema, older, latest))
+	require.ErrorContains(t, err, fmt.Sprintf("would also upgrade schema %q from version %d to %d", e.Schema, older, latest))
 	require.Equal(t, older, e.version(), "nothing was applied")
 
-	res, err := applier.Apply(e.ctx(), e.pool, saved, applier.Options{Client: "test", Version: "test"})
+	res, err := applier.Apply(e.ctx(), e.Pool, saved, applier.Options{Client: "test", Version: "test"})
 	require.NoError(t, err)
 	require.Equal(t, []int{latest}, res.Migrated)
 	require.Equal(t, latest, e.version())
 
 	// Applied: the same plan file is now stale for its upgrade.
-	_, err = applier.Apply(e.ctx(), e.pool, saved, applier.Options{Client: "test", Version: "test"})
+	_, err = applier.Apply(e.ctx(), e.Pool, saved, applier.Options{Client: "test", Version: "test"})
 	require.ErrorIs(t, err, applier.ErrPlanMismatch)
 
-	p, err = applier.Plan(e.ctx(), e.pool, e.schema, desired)
+	p, err = applier.Plan(e.ctx(), e.Pool, e.Schema, desired)
 	require.NoError(t, err)
 	require.True(t, p.Empty(), "nothing left to do after the upgrade")
 }
@@ -94,7 +94,7 @@ func TestApplyOfAnUnchangedConfigurationUpgrades(t *testing.T) {
 	e := newEnv(t)
 	e.olderSchema()
 	desired := catalog.State{Queues: []catalog.Queue{catalog.DefaultQueue("default")}}
-	res, err := applier.PlanAndApply(e.ctx(), e.pool, e.schema, desired, applier.Options{Client: "test", Version: "test"}, nil)
+	res, err := applier.PlanAndApply(e.ctx(), e.Pool, e.Schema, desired, applier.Options{Client: "test", Version: "test"}, nil)
 	require.NoError(t, err)
 	require.Equal(t, []int{migrations.Latest()}, res.Migrated)
 	require.Equal(t, migrations.Latest(), e.version())
@@ -128,28 +128,27 @@ func TestPlanValidatesItsSchemaUpgrade(t *testing.T) {
 func TestUpgradingApplyWaitsForRuntimeOnVersion16Keys(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t)
-	pgseqtest.MigrateTo(t, e.pool, e.schema, 16)
-	e.exec(`INSERT INTO {{schema}}.queues (name, batch_size, max_retries, backoff_initial, backoff_max, backoff_factor,
+	pgseqtest.MigrateTo(t, e.Pool, e.Schema, 16)
+	e.Exec(`INSERT INTO {{schema}}.queues (name, batch_size, max_retries, backoff_initial, backoff_max, backoff_factor,
 	            backoff_jitter, worker_timeout, leader_lease, retention_completed, retention_dead_letter)
 	        VALUES ('default', 100, 3, '1s', '10m', 2, 0.2, '30s', '15s', '7 days', '30 days')`)
-	e.exec(`INSERT INTO {{schema}}.task_types (name, queue, concurrency) VALUES ('render', 'default', 2)`)
-	e.exec(`INSERT INTO {{schema}}.concurrency_slots (task_type, slot_group, capacity) VALUES ('render', 1, 2)`)
+	e.Exec(`INSERT INTO {{schema}}.task_types (name, queue, concurrency) VALUES ('render', 'default', 2)`)
+	e.Exec(`INSERT INTO {{schema}}.concurrency_slots (task_type, slot_group, capacity) VALUES ('render', 1, 2)`)
 
 	// A runtime call on version 16 (its enqueue's first statement).
-	runtime, err := e.pool.Begin(e.ctx())
+	runtime, err := e.Pool.Begin(e.ctx())
 	require.NoError(t, err)
 	defer runtime.Rollback(e.ctx()) //nolint:errcheck // ends the call
-	_, err = runtime.Exec(e.ctx(), migrations.Render(`SELECT pg_advisory_xact_lock_shared(1885827953, {{schema}}.slot_lock_key('render'))`, e.schema))
-	require.NoError(t, err)
+	e.On(runtime).Exec(`SELECT pg_advisory_xact_lock_shared(1885827953, {{schema}}.slot_lock_key('render'))`)
 
 	desired := config(3)
-	_, err = applier.ApplyConfig(e.ctx(), e.pool, e.schema, desired, applier.Options{Client: "test", Version: "test", LockTimeout: 300 * time.Millisecond})
+	_, err = applier.ApplyConfig(e.ctx(), e.Pool, e.Schema, desired, applier.Options{Client: "test", Version: "test", LockTimeout: 300 * time.Millisecond})
 	require.Error(t, err, "the apply waits for the runtime call on the version 16 key")
 	require.ErrorContains(t, err, "schema version 16")
 	require.Equal(t, 16, e.version(), "nothing was applied")
 
 	require.NoError(t, runtime.Rollback(e.ctx()))
-	res, err := applier.ApplyConfig(e.ctx(), e.pool, e.schema, desired, applier.Options{Client: "test", Version: "test"})
+	res, err := applier.ApplyConfig(e.ctx(), e.Pool, e.Schema, desired, applier.Options{Client: "test", Version: "test"})
 	require.NoError(t, err)
 	require.Contains(t, res.Migrated, 17)
 	require.Equal(t, 3, capacitySum(e.slotsOf("render")))

@@ -38,8 +38,8 @@ func TestBackfillUnderConcurrentInserts(t *testing.T) {
 				existing = 50
 			)
 			e := newEnv(t)
-			e.exec(`CREATE TABLE {{app}}.tasks (id bigserial PRIMARY KEY, project_id bigint NOT NULL, index bigint, numbered_by text)`)
-			e.exec(`INSERT INTO {{app}}.tasks (project_id, index, numbered_by)
+			e.Exec(`CREATE TABLE {{app}}.tasks (id bigserial PRIMARY KEY, project_id bigint NOT NULL, index bigint, numbered_by text)`)
+			e.Exec(`INSERT INTO {{app}}.tasks (project_id, index, numbered_by)
 			        SELECT p, i, 'seed' FROM generate_series(1, $1::int) p, generate_series(1, $2::int) i`, scopes, existing)
 			// The apply below migrates the pgseq schema; do it first so the
 			// clients' race is with the counter's DDL only.
@@ -50,8 +50,8 @@ func TestBackfillUnderConcurrentInserts(t *testing.T) {
 			// scope, then read MAX in a new statement (so its snapshot is
 			// taken after the lock), then insert.
 			lock := `SELECT pg_advisory_xact_lock(hashtext('app tasks'), $1::int)`
-			maxIndex := e.q(`SELECT coalesce(max(index), 0) + 1 FROM {{app}}.tasks WHERE project_id = $1`)
-			insertOld := e.q(`INSERT INTO {{app}}.tasks (project_id, index, numbered_by) VALUES ($1, $2, 'app') RETURNING index`)
+			maxIndex := e.SQL(`SELECT coalesce(max(index), 0) + 1 FROM {{app}}.tasks WHERE project_id = $1`)
+			insertOld := e.SQL(`INSERT INTO {{app}}.tasks (project_id, index, numbered_by) VALUES ($1, $2, 'app') RETURNING index`)
 			oldPath := func(ctx context.Context, scope int) (got, computed int64, err error) {
 				tx, err := pool.Begin(ctx)
 				if err != nil {
@@ -69,7 +69,7 @@ func TestBackfillUnderConcurrentInserts(t *testing.T) {
 				}
 				return got, computed, tx.Commit(ctx)
 			}
-			insertNew := e.q(`INSERT INTO {{app}}.tasks (project_id, numbered_by) VALUES ($1, 'trigger') RETURNING index`)
+			insertNew := e.SQL(`INSERT INTO {{app}}.tasks (project_id, numbered_by) VALUES ($1, 'trigger') RETURNING index`)
 			newPath := func(ctx context.Context, scope int) (got, computed int64, err error) {
 				err = pool.QueryRow(ctx, insertNew, scope).Scan(&got)
 				return got, got, err
@@ -149,7 +149,7 @@ func TestBackfillUnderConcurrentInserts(t *testing.T) {
 			}
 			waitFor("inserts before the apply", func() bool { return oldDone.Load() >= some })
 			var before int
-			e.scalar(&before, `SELECT count(*) FROM {{app}}.tasks`)
+			e.Scalar(&before, `SELECT count(*) FROM {{app}}.tasks`)
 			e.apply(e.attached("task_index", "tasks", 1, strategy))
 			applied.Store(true)
 			oldAt := oldDone.Load()
@@ -161,8 +161,8 @@ func TestBackfillUnderConcurrentInserts(t *testing.T) {
 			require.NoError(t, errors.Join(errs...), "no insert may fail but a refused number (no duplicate, no unique violation)")
 
 			var byTrigger, total int
-			e.scalar(&byTrigger, `SELECT count(*) FROM {{app}}.tasks WHERE numbered_by = 'trigger'`)
-			e.scalar(&total, `SELECT count(*) FROM {{app}}.tasks`)
+			e.Scalar(&byTrigger, `SELECT count(*) FROM {{app}}.tasks WHERE numbered_by = 'trigger'`)
+			e.Scalar(&total, `SELECT count(*) FROM {{app}}.tasks`)
 			require.Equal(t, scopes*existing+inserted, total)
 			require.Greater(t, before, scopes*existing, "clients inserted before the apply")
 			require.Positive(t, byTrigger, "clients inserted after the apply")

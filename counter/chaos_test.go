@@ -158,11 +158,11 @@ func TestGaplessUnderChaos(t *testing.T) {
 
 		t.Run(fmt.Sprintf("attached counter_table %d scopes", scopes), func(t *testing.T) {
 			e := newEnv(t)
-			e.exec(`CREATE TABLE {{app}}.tasks (id bigserial PRIMARY KEY, project_id bigint NOT NULL, index bigint, title text)`)
+			e.Exec(`CREATE TABLE {{app}}.tasks (id bigserial PRIMARY KEY, project_id bigint NOT NULL, index bigint, title text)`)
 			e.apply(e.attached("task_index", "tasks", 1, catalog.StrategyCounterTable))
 			pool := e.ownPool(workers + 2)
-			insert := e.q(`INSERT INTO {{app}}.tasks (project_id, title) VALUES ($1, 'chaos')`)
-			res := c.run(t, pool, e.pool, func(ctx context.Context, tx pgx.Tx, scope string) error {
+			insert := e.SQL(`INSERT INTO {{app}}.tasks (project_id, title) VALUES ($1, 'chaos')`)
+			res := c.run(t, pool, e.Pool, func(ctx context.Context, tx pgx.Tx, scope string) error {
 				_, err := tx.Exec(ctx, insert, scope)
 				return err
 			})
@@ -171,11 +171,11 @@ func TestGaplessUnderChaos(t *testing.T) {
 
 		t.Run(fmt.Sprintf("next_value %d scopes", scopes), func(t *testing.T) {
 			e := newEnv(t)
-			e.exec(`CREATE TABLE {{app}}.ledger (scope text NOT NULL, value bigint NOT NULL)`)
+			e.Exec(`CREATE TABLE {{app}}.ledger (scope text NOT NULL, value bigint NOT NULL)`)
 			e.apply(standalone("entry_number", 1000))
 			pool := e.ownPool(workers + 2)
-			insert := e.q(`INSERT INTO {{app}}.ledger (scope, value) VALUES ($1, $2)`)
-			res := c.run(t, pool, e.pool, func(ctx context.Context, tx pgx.Tx, scope string) error {
+			insert := e.SQL(`INSERT INTO {{app}}.ledger (scope, value) VALUES ($1, $2)`)
+			res := c.run(t, pool, e.Pool, func(ctx context.Context, tx pgx.Tx, scope string) error {
 				v, err := e.c.NextValue(ctx, tx, "entry_number", scope)
 				if err != nil {
 					return err
@@ -190,11 +190,11 @@ func TestGaplessUnderChaos(t *testing.T) {
 	t.Run("attached advisory_lock 10 scopes", func(t *testing.T) {
 		c := chaos{workers: workers, duration: time.Second, scopes: 10, rollback: 0.10, kill: 0.03}
 		e := newEnv(t)
-		e.exec(`CREATE TABLE {{app}}.tasks (id bigserial PRIMARY KEY, project_id bigint NOT NULL, index bigint, title text)`)
+		e.Exec(`CREATE TABLE {{app}}.tasks (id bigserial PRIMARY KEY, project_id bigint NOT NULL, index bigint, title text)`)
 		e.apply(e.attached("task_index", "tasks", 1, catalog.StrategyAdvisoryLock))
 		pool := e.ownPool(workers + 2)
-		insert := e.q(`INSERT INTO {{app}}.tasks (project_id, title) VALUES ($1, 'chaos')`)
-		res := c.run(t, pool, e.pool, func(ctx context.Context, tx pgx.Tx, scope string) error {
+		insert := e.SQL(`INSERT INTO {{app}}.tasks (project_id, title) VALUES ($1, 'chaos')`)
+		res := c.run(t, pool, e.Pool, func(ctx context.Context, tx pgx.Tx, scope string) error {
 			_, err := tx.Exec(ctx, insert, scope)
 			return err
 		})
@@ -205,7 +205,7 @@ func TestGaplessUnderChaos(t *testing.T) {
 // checkChaos requires gapless values per scope, as many as the clients saw
 // commit, and (for a counter with counter rows) counter rows that agree.
 func (e *env) checkChaos(res chaosResult, valuesSQL, counterName string, start int64) {
-	t := e.t
+	t := e.T
 	t.Helper()
 	got := requireGapless(t, e.valuesByScope(valuesSQL), start)
 	require.Equal(t, res.committed, got, "committed values per scope = commits the clients saw")

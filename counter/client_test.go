@@ -18,57 +18,57 @@ import (
 func TestNextValue(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t)
-	e.exec(`CREATE TABLE {{app}}.tasks (id bigserial PRIMARY KEY, project_id bigint NOT NULL, index bigint)`)
+	e.Exec(`CREATE TABLE {{app}}.tasks (id bigserial PRIMARY KEY, project_id bigint NOT NULL, index bigint)`)
 	e.apply(standalone("invoice_number", 1000), e.attached("task_index", "tasks", 1, catalog.StrategyCounterTable))
 
-	v, err := e.c.NextValue(bg, e.pool, "invoice_number", "")
+	v, err := e.c.NextValue(bg, e.Pool, "invoice_number", "")
 	require.NoError(t, err)
 	require.EqualValues(t, 1000, v)
 
 	// Rolled back: the number comes back.
-	err = pgx.BeginFunc(bg, e.pool, func(tx pgx.Tx) error {
+	err = pgx.BeginFunc(bg, e.Pool, func(tx pgx.Tx) error {
 		v, err := e.c.NextValue(bg, tx, "invoice_number", "")
 		require.NoError(t, err)
 		require.EqualValues(t, 1001, v)
 		return errors.New("roll back")
 	})
 	require.Error(t, err)
-	v, err = e.c.NextValue(bg, e.pool, "invoice_number", "")
+	v, err = e.c.NextValue(bg, e.Pool, "invoice_number", "")
 	require.NoError(t, err)
 	require.EqualValues(t, 1001, v)
 
 	// Values in the order of the scopes; a scope named twice gets two.
-	vs, err := e.c.NextValues(bg, e.pool, "invoice_number", []string{"b", "", "a", "b"})
+	vs, err := e.c.NextValues(bg, e.Pool, "invoice_number", []string{"b", "", "a", "b"})
 	require.NoError(t, err)
 	require.Equal(t, []int64{1000, 1002, 1000, 1001}, vs)
-	vs, err = e.c.NextValues(bg, e.pool, "invoice_number", nil)
+	vs, err = e.c.NextValues(bg, e.Pool, "invoice_number", nil)
 	require.NoError(t, err)
 	require.Empty(t, vs)
 
-	_, err = e.c.NextValue(bg, e.pool, "nope", "")
+	_, err = e.c.NextValue(bg, e.Pool, "nope", "")
 	require.ErrorIs(t, err, counter.ErrUnknownCounter)
 	require.ErrorContains(t, err, `next value of counter "nope" scope "": unknown counter "nope" (SQLSTATE PS021)`)
-	_, err = e.c.NextValues(bg, e.pool, "nope", []string{"a"})
+	_, err = e.c.NextValues(bg, e.Pool, "nope", []string{"a"})
 	require.ErrorIs(t, err, counter.ErrUnknownCounter)
-	_, err = e.c.NextValue(bg, e.pool, "task_index", "1")
+	_, err = e.c.NextValue(bg, e.Pool, "task_index", "1")
 	require.ErrorIs(t, err, counter.ErrWrongKind)
 
 	// Counter rows are protected from the application.
-	_, err = e.pool.Exec(bg, e.q(`DELETE FROM {{schema}}.counter_values`))
+	_, err = e.Pool.Exec(bg, e.SQL(`DELETE FROM {{schema}}.counter_values`))
 	var pgErr *pgconn.PgError
 	require.ErrorAs(t, err, &pgErr)
 	require.Equal(t, counter.CodeProtected, pgErr.Code)
 
-	require.Equal(t, e.schema, e.c.Schema())
+	require.Equal(t, e.Schema, e.c.Schema())
 	require.Equal(t, "pgseq", counter.New("").Schema())
 }
 
 func TestResolveKey(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t)
-	e.exec(`CREATE TABLE {{app}}.projects (id bigint PRIMARY KEY, key text NOT NULL UNIQUE)`)
-	e.exec(`CREATE TABLE {{app}}.tasks (id bigserial PRIMARY KEY, project_id bigint NOT NULL REFERENCES {{app}}.projects, index bigint)`)
-	e.exec(`INSERT INTO {{app}}.projects VALUES (1, 'PROJ'), (2, 'ENG')`)
+	e.Exec(`CREATE TABLE {{app}}.projects (id bigint PRIMARY KEY, key text NOT NULL UNIQUE)`)
+	e.Exec(`CREATE TABLE {{app}}.tasks (id bigserial PRIMARY KEY, project_id bigint NOT NULL REFERENCES {{app}}.projects, index bigint)`)
+	e.Exec(`INSERT INTO {{app}}.projects VALUES (1, 'PROJ'), (2, 'ENG')`)
 	tasks := e.attached("task_index", "tasks", 1, catalog.StrategyCounterTable)
 	tasks.PrefixFrom = &catalog.PrefixSource{Table: e.app + ".projects", Column: "key"}
 	invoices := standalone("invoice_number", 1)
@@ -76,9 +76,9 @@ func TestResolveKey(t *testing.T) {
 	e.apply(tasks, invoices)
 	var eng2 string
 	for i := 0; i < 2; i++ {
-		e.scalar(&eng2, `INSERT INTO {{app}}.tasks (project_id) VALUES (2) RETURNING id::text`)
+		e.Scalar(&eng2, `INSERT INTO {{app}}.tasks (project_id) VALUES (2) RETURNING id::text`)
 	}
-	_, err := e.c.NextValue(bg, e.pool, "invoice_number", "")
+	_, err := e.c.NextValue(bg, e.Pool, "invoice_number", "")
 	require.NoError(t, err)
 
 	for key, want := range map[string]counter.Resolved{
@@ -87,7 +87,7 @@ func TestResolveKey(t *testing.T) {
 		eng2:       {Counter: "task_index", Scope: "2", Number: 2, RowID: eng2},
 		"inv-1":    {Counter: "invoice_number", Number: 1},
 	} {
-		got, err := e.c.ResolveKey(bg, e.pool, key)
+		got, err := e.c.ResolveKey(bg, e.Pool, key)
 		require.NoError(t, err, key)
 		require.Equal(t, []counter.Resolved{want}, got, key)
 	}
@@ -100,7 +100,7 @@ func TestResolveKey(t *testing.T) {
 		"INV-2":    counter.ErrNotFound,
 		"999999":   counter.ErrNotFound,
 	} {
-		_, err := e.c.ResolveKey(bg, e.pool, key)
+		_, err := e.c.ResolveKey(bg, e.Pool, key)
 		require.ErrorIs(t, err, want, key)
 		var pgErr *pgconn.PgError
 		require.ErrorAs(t, err, &pgErr, "the database error is kept")
@@ -109,7 +109,7 @@ func TestResolveKey(t *testing.T) {
 		require.Equal(t, pgErr.Code, ce.Code)
 		require.Contains(t, err.Error(), pgErr.Message)
 	}
-	_, err = e.c.ResolveKey(bg, e.pool, "nope-1")
+	_, err = e.c.ResolveKey(bg, e.Pool, "nope-1")
 	require.EqualError(t, err, `resolving key "nope-1": unknown key prefix "NOPE" (SQLSTATE PS010)`)
 }
 
@@ -117,7 +117,7 @@ func TestResolveKey(t *testing.T) {
 // returned at once; the context ends the waiting.
 func TestInTx(t *testing.T) {
 	t.Parallel()
-	pool := newEnv(t).pool
+	pool := newEnv(t).Pool
 	raise := func(ctx context.Context, tx pgx.Tx, code string) error {
 		_, err := tx.Exec(ctx, `SELECT set_config('pgseq.test', $1, true)`, code)
 		if err != nil {
@@ -169,16 +169,16 @@ func TestInTx(t *testing.T) {
 func TestResolveUUID(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t)
-	e.exec(`CREATE TABLE {{app}}.tasks (id uuid PRIMARY KEY, project_id bigint NOT NULL, index bigint)`)
+	e.Exec(`CREATE TABLE {{app}}.tasks (id uuid PRIMARY KEY, project_id bigint NOT NULL, index bigint)`)
 	e.apply(e.attached("task_index", "tasks", 1, catalog.StrategyCounterTable))
 	const digit, letter = "4f8a9c2d-1e3b-4a7c-b5e1-9c8f2a1d0e3b", "d4f8a9c2-1e3b-4a7c-b5e1-9c8f2a1d0e3b"
-	e.exec(`INSERT INTO {{app}}.tasks (id, project_id) VALUES ($1, 1), ($2, 1)`, digit, letter)
+	e.Exec(`INSERT INTO {{app}}.tasks (id, project_id) VALUES ($1, 1), ($2, 1)`, digit, letter)
 	for n, id := range []string{digit, letter} {
-		got, err := e.c.ResolveKey(bg, e.pool, id)
+		got, err := e.c.ResolveKey(bg, e.Pool, id)
 		require.NoError(t, err, id)
 		require.Equal(t, []counter.Resolved{{Counter: "task_index", Scope: "1", Number: int64(n + 1), RowID: id}}, got)
 	}
-	got, err := e.c.ResolveKey(bg, e.pool, strings.ToUpper(letter))
+	got, err := e.c.ResolveKey(bg, e.Pool, strings.ToUpper(letter))
 	require.NoError(t, err, "UUIDs are case-insensitive")
 	require.Len(t, got, 1)
 }
@@ -189,18 +189,18 @@ func TestResolveUUID(t *testing.T) {
 func TestNullScopeIsRefused(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t)
-	e.exec(`CREATE TABLE {{app}}.a (id bigserial PRIMARY KEY, project_id bigint, index bigint)`)
-	e.exec(`CREATE TABLE {{app}}.b (id bigserial PRIMARY KEY, project_id bigint, index bigint)`)
+	e.Exec(`CREATE TABLE {{app}}.a (id bigserial PRIMARY KEY, project_id bigint, index bigint)`)
+	e.Exec(`CREATE TABLE {{app}}.b (id bigserial PRIMARY KEY, project_id bigint, index bigint)`)
 	e.apply(e.attached("numbers_a", "a", 1, catalog.StrategyCounterTable), e.attached("numbers_b", "b", 1, catalog.StrategyAdvisoryLock))
 	for _, table := range []string{"a", "b"} {
 		for i := 0; i < 2; i++ {
-			_, err := e.pool.Exec(bg, e.q(`INSERT INTO {{app}}.`+table+` (project_id) VALUES (NULL)`))
+			_, err := e.Pool.Exec(bg, e.SQL(`INSERT INTO {{app}}.`+table+` (project_id) VALUES (NULL)`))
 			var pgErr *pgconn.PgError
 			require.ErrorAs(t, err, &pgErr, table)
 			require.Equal(t, "23502", pgErr.Code, pgErr.Message)
 		}
 		var n int64
-		e.scalar(&n, `INSERT INTO {{app}}.`+table+` (project_id) VALUES (1) RETURNING index`)
+		e.Scalar(&n, `INSERT INTO {{app}}.`+table+` (project_id) VALUES (1) RETURNING index`)
 		require.EqualValues(t, 1, n, table)
 	}
 }

@@ -57,8 +57,8 @@ func TestOppositeOrderDeadlocks(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t)
 	e.apply(standalone("pair", 1))
-	e.exec(`CREATE TABLE {{app}}.taken (scope text, value bigint)`)
-	record := e.q(`INSERT INTO {{app}}.taken VALUES ($1, $2)`)
+	e.Exec(`CREATE TABLE {{app}}.taken (scope text, value bigint)`)
+	record := e.SQL(`INSERT INTO {{app}}.taken VALUES ($1, $2)`)
 
 	takeBoth := func(ctx context.Context, tx pgx.Tx, order [2]string, meet func()) error {
 		for i, s := range order {
@@ -78,7 +78,7 @@ func TestOppositeOrderDeadlocks(t *testing.T) {
 
 	t.Run("plain transactions: one is aborted", func(t *testing.T) {
 		errs := crossed(t, func(ctx context.Context, order [2]string, meet func()) error {
-			tx, err := e.pool.Begin(ctx)
+			tx, err := e.Pool.Begin(ctx)
 			if err != nil {
 				return err
 			}
@@ -110,7 +110,7 @@ func TestOppositeOrderDeadlocks(t *testing.T) {
 	t.Run("InTx retries to success", func(t *testing.T) {
 		var attempts atomic.Int32
 		errs := crossed(t, func(ctx context.Context, order [2]string, meet func()) error {
-			return counter.InTx(ctx, e.pool, func(tx pgx.Tx) error {
+			return counter.InTx(ctx, e.Pool, func(tx pgx.Tx) error {
 				attempts.Add(1)
 				return takeBoth(ctx, tx, order, meet)
 			})
@@ -125,7 +125,7 @@ func TestOppositeOrderDeadlocks(t *testing.T) {
 		// A third transaction holds scope a, so both calls are inside
 		// next_values, waiting, at the same time: each locks a before b,
 		// whatever order it was given.
-		holder, err := e.pool.Begin(bg)
+		holder, err := e.Pool.Begin(bg)
 		require.NoError(t, err)
 		_, err = e.c.NextValue(bg, holder, "pair", "a")
 		require.NoError(t, err)
@@ -136,7 +136,7 @@ func TestOppositeOrderDeadlocks(t *testing.T) {
 			wg.Add(1)
 			go func() {
 				defer wg.Done()
-				errs[i] = counter.Retry{Attempts: 1}.InTx(bg, e.pool, func(tx pgx.Tx) error {
+				errs[i] = counter.Retry{Attempts: 1}.InTx(bg, e.Pool, func(tx pgx.Tx) error {
 					vs, err := e.c.NextValues(bg, tx, "pair", order)
 					got[i] = vs
 					if err == nil {
@@ -153,8 +153,8 @@ func TestOppositeOrderDeadlocks(t *testing.T) {
 		// Poll until both calls wait (or the deadline passes), then assert.
 		var waiting int
 		for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(5 * time.Millisecond) {
-			e.scalar(&waiting, `SELECT count(*) FROM pg_stat_activity
-				WHERE wait_event_type = 'Lock' AND strpos(query, $1) > 0 AND datname = current_database()`, e.schema+`".next_values`)
+			e.Scalar(&waiting, `SELECT count(*) FROM pg_stat_activity
+				WHERE wait_event_type = 'Lock' AND strpos(query, $1) > 0 AND datname = current_database()`, e.Schema+`".next_values`)
 			if waiting >= 2 || time.Now().After(deadline) {
 				break
 			}
@@ -179,7 +179,7 @@ func TestOppositeOrderDeadlocks(t *testing.T) {
 					order := append([]string{}, scopes...)
 					rand.Shuffle(len(order), func(i, j int) { order[i], order[j] = order[j], order[i] })
 					order = order[:2+rand.N(4)]
-					err := counter.Retry{Attempts: 1}.InTx(bg, e.pool, func(tx pgx.Tx) error {
+					err := counter.Retry{Attempts: 1}.InTx(bg, e.Pool, func(tx pgx.Tx) error {
 						vs, err := e.c.NextValues(bg, tx, "pair", order)
 						if err != nil {
 							return err
@@ -224,29 +224,28 @@ func TestNextValuesHashCollisionDoesNotDeadlock(t *testing.T) {
 	e.apply(standalone("pair", 1))
 	const x, m, y = "s14208", "s15", "s189525"
 	var hx, hy int32
-	e.scalar(&hx, `SELECT hashtext($1)`, x)
-	e.scalar(&hy, `SELECT hashtext($1)`, y)
+	e.Scalar(&hx, `SELECT hashtext($1)`, x)
+	e.Scalar(&hy, `SELECT hashtext($1)`, y)
 	require.Equal(t, hx, hy, "the scopes' hashes collide")
-	_, err := e.c.NextValues(bg, e.pool, "pair", []string{x, m, y})
+	_, err := e.c.NextValues(bg, e.Pool, "pair", []string{x, m, y})
 	require.NoError(t, err)
 
-	holder, err := e.pool.Begin(bg)
+	holder, err := e.Pool.Begin(bg)
 	require.NoError(t, err)
 	defer holder.Rollback(bg) //nolint:errcheck // committed below
-	_, err = holder.Exec(bg, e.q(`UPDATE {{schema}}.counter_values SET value = value WHERE counter = 'pair' AND scope = $1`), x)
-	require.NoError(t, err)
+	e.On(holder).Exec(`UPDATE {{schema}}.counter_values SET value = value WHERE counter = 'pair' AND scope = $1`, x)
 
 	waiting := func(event string) {
 		t.Helper()
 		require.Eventually(t, func() bool {
 			var n int
-			e.scalar(&n, `SELECT count(*) FROM pg_stat_activity WHERE wait_event = $1 AND strpos(query, $2) > 0`, event, e.schema+`".next_values`)
+			e.Scalar(&n, `SELECT count(*) FROM pg_stat_activity WHERE wait_event = $1 AND strpos(query, $2) > 0`, event, e.Schema+`".next_values`)
 			return n > 0
 		}, 5*time.Second, 10*time.Millisecond, "a next_values call waits on %s", event)
 	}
 	errs := make(chan error, 2)
 	call := func(scopes ...string) {
-		errs <- counter.Retry{Attempts: 1}.InTx(bg, e.pool, func(tx pgx.Tx) error {
+		errs <- counter.Retry{Attempts: 1}.InTx(bg, e.Pool, func(tx pgx.Tx) error {
 			_, err := e.c.NextValues(bg, tx, "pair", scopes)
 			return err
 		})

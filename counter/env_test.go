@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"slices"
-	"strings"
 	"testing"
 	"time"
 
@@ -17,53 +16,33 @@ import (
 	"github.com/pgseq/pgseq/internal/dbconn"
 	"github.com/pgseq/pgseq/internal/pgseqtest"
 	"github.com/pgseq/pgseq/internal/pgtest"
-	"github.com/pgseq/pgseq/migrations"
 )
 
-// env is a test's pgseq schema, an app schema beside it, and a client.
+// env is a test's pgseq schema, an app schema beside it ({{app}} in
+// statements), and a client.
 type env struct {
-	t      *testing.T
-	pool   *pgxpool.Pool // shared by the test binary
-	schema string        // pgseq's schema
-	app    string        // the application's schema
-	c      *counter.Client
+	*pgseqtest.DB
+	app string // the application's schema
+	c   *counter.Client
 }
 
 var bg = context.Background()
 
-func newEnv(t *testing.T) *env {
+func newEnv(t testing.TB) *env {
 	t.Helper()
-	e := &env{t: t, pool: pgtest.Pool(t), schema: pgtest.Schema(t)}
-	e.app = "a" + e.schema[1:] // t_… → a_…: as long as the schema name, so never cut at 63 bytes
-	e.c = counter.New(e.schema)
-	e.exec(`CREATE SCHEMA ` + e.appIdent())
-	t.Cleanup(func() { _, _ = e.pool.Exec(bg, `DROP SCHEMA `+e.appIdent()+` CASCADE`) })
+	d := pgseqtest.New(t)
+	app := "a" + d.Schema[1:] // t_… → a_…: as long as the schema name, so never cut at 63 bytes
+	e := &env{DB: d.With("{{app}}", pgx.Identifier{app}.Sanitize()), app: app, c: counter.New(d.Schema)}
+	e.Exec(`CREATE SCHEMA {{app}}`)
+	t.Cleanup(func() { _, _ = e.Pool.Exec(bg, e.SQL(`DROP SCHEMA {{app}} CASCADE`)) })
 	return e
-}
-
-func (e *env) appIdent() string { return pgx.Identifier{e.app}.Sanitize() }
-
-// q renders {{schema}} (pgseq's) and {{app}} in a statement.
-func (e *env) q(sql string) string {
-	return migrations.Render(strings.ReplaceAll(sql, "{{app}}", e.appIdent()), e.schema)
-}
-
-func (e *env) exec(sql string, args ...any) {
-	e.t.Helper()
-	_, err := e.pool.Exec(bg, e.q(sql), args...)
-	require.NoError(e.t, err, sql)
-}
-
-func (e *env) scalar(dest any, sql string, args ...any) {
-	e.t.Helper()
-	require.NoError(e.t, e.pool.QueryRow(bg, e.q(sql), args...).Scan(dest), sql)
 }
 
 // apply declares exactly these counters (and the default queue), applies
 // them, and requires that planning again gives an empty plan.
 func (e *env) apply(cs ...catalog.Counter) {
-	e.t.Helper()
-	pgseqtest.Apply(e.t, e.pool, e.schema, counters(cs...))
+	e.T.Helper()
+	pgseqtest.Apply(e.T, e.Pool, e.Schema, counters(cs...))
 }
 
 // counters is a configuration of exactly these counters and the default
@@ -75,15 +54,15 @@ func counters(cs ...catalog.Counter) catalog.State {
 // ownPool opens a pool of its own, for tests that terminate backends or
 // need many connections at once.
 func (e *env) ownPool(size int) *pgxpool.Pool {
-	e.t.Helper()
-	cfg, err := dbconn.ParseConfig(pgtest.ConnString(e.t), "pgseq counter test")
-	require.NoError(e.t, err)
+	e.T.Helper()
+	cfg, err := dbconn.ParseConfig(pgtest.ConnString(e.T), "pgseq counter test")
+	require.NoError(e.T, err)
 	cfg.MaxConns = int32(size)
 	ctx, cancel := context.WithTimeout(bg, time.Minute)
 	defer cancel()
 	p, err := dbconn.ConnectConfig(ctx, cfg)
-	require.NoError(e.t, err)
-	e.t.Cleanup(p.Close)
+	require.NoError(e.T, err)
+	e.T.Cleanup(p.Close)
 	return p
 }
 
@@ -102,7 +81,7 @@ func (e *env) attached(name, table string, start int64, strategy string) catalog
 
 // requireGapless requires that, per scope, the values are exactly
 // start..start+n-1 and returns the number of values per scope.
-func requireGapless(t *testing.T, values map[string][]int64, start int64) map[string]int {
+func requireGapless(t testing.TB, values map[string][]int64, start int64) map[string]int {
 	t.Helper()
 	counts := map[string]int{}
 	for scope, vs := range values {
@@ -132,32 +111,32 @@ func clip(vs []int64) string {
 
 // valuesByScope reads scope → values from a query returning (scope text, value bigint).
 func (e *env) valuesByScope(sql string) map[string][]int64 {
-	e.t.Helper()
-	rows, err := e.pool.Query(bg, e.q(sql))
-	require.NoError(e.t, err)
+	e.T.Helper()
+	rows, err := e.Pool.Query(bg, e.SQL(sql))
+	require.NoError(e.T, err)
 	out := map[string][]int64{}
 	for rows.Next() {
 		var s string
 		var v int64
-		require.NoError(e.t, rows.Scan(&s, &v))
+		require.NoError(e.T, rows.Scan(&s, &v))
 		out[s] = append(out[s], v)
 	}
-	require.NoError(e.t, rows.Err())
+	require.NoError(e.T, rows.Err())
 	return out
 }
 
 // counterValues reads scope → last value issued for a counter.
 func (e *env) counterValues(name string) map[string]int64 {
-	e.t.Helper()
-	rows, err := e.pool.Query(bg, e.q(`SELECT scope, value FROM {{schema}}.counter_values WHERE counter = $1`), name)
-	require.NoError(e.t, err)
+	e.T.Helper()
+	rows, err := e.Pool.Query(bg, e.SQL(`SELECT scope, value FROM {{schema}}.counter_values WHERE counter = $1`), name)
+	require.NoError(e.T, err)
 	out := map[string]int64{}
 	for rows.Next() {
 		var s string
 		var v int64
-		require.NoError(e.t, rows.Scan(&s, &v))
+		require.NoError(e.T, rows.Scan(&s, &v))
 		out[s] = v
 	}
-	require.NoError(e.t, rows.Err())
+	require.NoError(e.T, rows.Err())
 	return out
 }

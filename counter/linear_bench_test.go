@@ -8,12 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/jackc/pgx/v5"
-
 	"github.com/pgseq/pgseq/catalog"
-	"github.com/pgseq/pgseq/internal/pgseqtest"
-	"github.com/pgseq/pgseq/internal/pgtest"
-	"github.com/pgseq/pgseq/migrations"
 )
 
 var benchSizes = flag.String("numbers.sizes", "5000,10000,20000,100000",
@@ -45,38 +40,27 @@ func BenchmarkNumbersInOneTransaction(b *testing.B) {
 		}
 		sizes = append(sizes, n)
 	}
-	pool, schema := pgtest.Pool(b), pgtest.Schema(b)
-	app := "a" + schema[1:]
-	q := func(sql string) string {
-		return migrations.Render(strings.ReplaceAll(sql, "{{app}}", pgx.Identifier{app}.Sanitize()), schema)
-	}
-	exec := func(sql string) {
-		b.Helper()
-		if _, err := pool.Exec(bg, q(sql)); err != nil {
-			b.Fatalf("%s: %v", sql, err)
-		}
-	}
-	exec(`CREATE SCHEMA {{app}}`)
-	b.Cleanup(func() { _, _ = pool.Exec(bg, q(`DROP SCHEMA {{app}} CASCADE`)) })
-	exec(`CREATE TABLE {{app}}.tasks (id bigserial PRIMARY KEY, project_id bigint NOT NULL, index bigint)`)
-	exec(`CREATE TABLE {{app}}.items (id bigserial PRIMARY KEY, project_id bigint NOT NULL, index bigint)`)
+	e := newEnv(b)
+	app := e.app
+	e.Exec(`CREATE TABLE {{app}}.tasks (id bigserial PRIMARY KEY, project_id bigint NOT NULL, index bigint)`)
+	e.Exec(`CREATE TABLE {{app}}.items (id bigserial PRIMARY KEY, project_id bigint NOT NULL, index bigint)`)
 	// item_index is declared standalone: the benchmark's own trigger numbers
 	// items with it.
-	pgseqtest.Apply(b, pool, schema, counters(standalone("invoice_number", 1), standalone("item_index", 1), catalog.Counter{
+	e.Apply(counters(standalone("invoice_number", 1), standalone("item_index", 1), catalog.Counter{
 		Name: "task_index", Table: app + ".tasks", Column: "index", Scope: []string{"project_id"},
 		Start: 1, LockTimeout: catalog.DefaultCounterLockTimeout, Strategy: catalog.StrategyCounterTable,
 	}))
-	exec(`CREATE FUNCTION {{app}}.number_item() RETURNS trigger LANGUAGE plpgsql AS $$
+	e.Exec(`CREATE FUNCTION {{app}}.number_item() RETURNS trigger LANGUAGE plpgsql AS $$
 	      BEGIN
 	          PERFORM pg_advisory_xact_lock(1, hashtext(NEW.project_id::text));
 	          NEW.index := {{schema}}.increment_value('item_index', NEW.project_id::text, 1);
 	          RETURN NEW;
 	      END $$`)
-	exec(`CREATE TRIGGER number_item BEFORE INSERT ON {{app}}.items FOR EACH ROW EXECUTE FUNCTION {{app}}.number_item()`)
+	e.Exec(`CREATE TRIGGER number_item BEFORE INSERT ON {{app}}.items FOR EACH ROW EXECUTE FUNCTION {{app}}.number_item()`)
 	// Each scope already has its counter row, as a scope in use does.
-	exec(`SELECT {{schema}}.next_value('invoice_number')`)
-	exec(`INSERT INTO {{app}}.tasks (project_id) VALUES (1)`)
-	exec(`INSERT INTO {{app}}.items (project_id) VALUES (1)`)
+	e.Exec(`SELECT {{schema}}.next_value('invoice_number')`)
+	e.Exec(`INSERT INTO {{app}}.tasks (project_id) VALUES (1)`)
+	e.Exec(`INSERT INTO {{app}}.items (project_id) VALUES (1)`)
 
 	cases := []struct{ name, sql string }{
 		{"next_value", `SELECT count({{schema}}.next_value('invoice_number')) FROM generate_series(1, $1)`},
@@ -88,12 +72,12 @@ func BenchmarkNumbersInOneTransaction(b *testing.B) {
 			b.Run(fmt.Sprintf("%s/n=%d", c.name, n), func(b *testing.B) {
 				var took time.Duration
 				for range b.N {
-					tx, err := pool.Begin(bg)
+					tx, err := e.Pool.Begin(bg)
 					if err != nil {
 						b.Fatal(err)
 					}
 					start := time.Now()
-					if _, err := tx.Exec(bg, q(c.sql), n); err != nil {
+					if _, err := tx.Exec(bg, e.SQL(c.sql), n); err != nil {
 						b.Fatal(err)
 					}
 					took += time.Since(start)

@@ -25,8 +25,8 @@ import (
 // numberItems creates {{app}}.items, numbered per project_id by the
 // attached counter item_index that linearEnv applies.
 func (e *env) numberItems() {
-	e.t.Helper()
-	e.exec(`CREATE TABLE {{app}}.items (id bigserial PRIMARY KEY, project_id bigint NOT NULL, index bigint,
+	e.T.Helper()
+	e.Exec(`CREATE TABLE {{app}}.items (id bigserial PRIMARY KEY, project_id bigint NOT NULL, index bigint,
 	        UNIQUE (project_id, index))`)
 }
 
@@ -34,17 +34,17 @@ func (e *env) numberItems() {
 // gapless from 1 per scope, and that the counter rows of item_index and
 // entry_number hold each scope's highest value.
 func (e *env) requireIssued() {
-	e.t.Helper()
+	e.T.Helper()
 	for name, sql := range map[string]string{
 		"item_index":   `SELECT project_id::text, index FROM {{app}}.items`,
 		"entry_number": `SELECT scope, value FROM {{app}}.ledger`,
 	} {
-		got := requireGapless(e.t, e.valuesByScope(sql), 1)
+		got := requireGapless(e.T, e.valuesByScope(sql), 1)
 		want := map[string]int64{}
 		for scope, n := range got {
 			want[scope] = int64(n)
 		}
-		require.Equal(e.t, want, e.counterValues(name), "counter rows of %s", name)
+		require.Equal(e.T, want, e.counterValues(name), "counter rows of %s", name)
 	}
 }
 
@@ -55,7 +55,7 @@ func linearEnv(t *testing.T) *env {
 	e := newEnv(t)
 	e.numberItems()
 	e.apply(e.attached("item_index", "items", 1, catalog.StrategyCounterTable), standalone("entry_number", 1))
-	e.exec(`CREATE TABLE {{app}}.ledger (scope text NOT NULL, value bigint NOT NULL, UNIQUE (scope, value))`)
+	e.Exec(`CREATE TABLE {{app}}.ledger (scope text NOT NULL, value bigint NOT NULL, UNIQUE (scope, value))`)
 	return e
 }
 
@@ -72,12 +72,12 @@ const (
 func TestCounterSavepointRollbackReturnsNumbers(t *testing.T) {
 	t.Parallel()
 	e := linearEnv(t)
-	tx, err := e.pool.Begin(bg)
+	tx, err := e.Pool.Begin(bg)
 	require.NoError(t, err)
 	defer tx.Rollback(bg) //nolint:errcheck // no-op after commit
 	exec := func(sql string, args ...any) {
 		t.Helper()
-		_, err := tx.Exec(bg, e.q(sql), args...)
+		_, err := tx.Exec(bg, e.SQL(sql), args...)
 		require.NoError(t, err, sql)
 	}
 	exec(insertItems, 1, 300)
@@ -109,7 +109,7 @@ func TestCounterSavepointRollbackReturnsNumbers(t *testing.T) {
 func TestCounterTwoStatementsInOneTransaction(t *testing.T) {
 	t.Parallel()
 	e := linearEnv(t)
-	err := pgx.BeginFunc(bg, e.pool, func(tx pgx.Tx) error {
+	err := pgx.BeginFunc(bg, e.Pool, func(tx pgx.Tx) error {
 		for _, step := range []struct {
 			sql   string
 			scope any
@@ -118,15 +118,15 @@ func TestCounterTwoStatementsInOneTransaction(t *testing.T) {
 			{insertItems, 1, 400}, {takeEntries, "a", 300}, {insertItems, 2, 7}, {insertItems, 1, 400},
 			{takeEntries, "b", 3}, {takeEntries, "a", 300},
 		} {
-			if _, err := tx.Exec(bg, e.q(step.sql), step.scope, step.n); err != nil {
+			if _, err := tx.Exec(bg, e.SQL(step.sql), step.scope, step.n); err != nil {
 				return err
 			}
 		}
 		return nil
 	})
 	require.NoError(t, err)
-	e.exec(insertItems, 1, 1)
-	e.exec(takeEntries, "a", 1)
+	e.Exec(insertItems, 1, 1)
+	e.Exec(takeEntries, "a", 1)
 	e.requireIssued()
 	require.Equal(t, map[string]int64{"1": 801, "2": 7}, e.counterValues("item_index"))
 	require.Equal(t, map[string]int64{"a": 601, "b": 3}, e.counterValues("entry_number"))
@@ -152,10 +152,10 @@ func TestCounterConcurrentBatchesInOneScope(t *testing.T) {
 			for range rounds {
 				err := pgx.BeginFunc(ctx, pool, func(tx pgx.Tx) error {
 					batch := func() error {
-						if _, err := tx.Exec(ctx, e.q(insertItems), 1, 1+rng.IntN(150)); err != nil {
+						if _, err := tx.Exec(ctx, e.SQL(insertItems), 1, 1+rng.IntN(150)); err != nil {
 							return err
 						}
-						_, err := tx.Exec(ctx, e.q(takeEntries), "a", 1+rng.IntN(150))
+						_, err := tx.Exec(ctx, e.SQL(takeEntries), "a", 1+rng.IntN(150))
 						return err
 					}
 					if err := batch(); err != nil {
@@ -204,15 +204,14 @@ var errRollBack = errors.New("roll back")
 func TestCounterHintIsOnlyAHint(t *testing.T) {
 	t.Parallel()
 	e := linearEnv(t)
-	tx, err := e.pool.Begin(bg)
+	tx, err := e.Pool.Begin(bg)
 	require.NoError(t, err)
 	defer tx.Rollback(bg) //nolint:errcheck // no-op after commit
 	next := func(scope string) int64 {
 		t.Helper()
 		var v int64
-		require.NoError(t, tx.QueryRow(bg, e.q(`SELECT {{schema}}.next_value('entry_number', $1)`), scope).Scan(&v))
-		_, err := tx.Exec(bg, e.q(`INSERT INTO {{app}}.ledger VALUES ($1, $2)`), scope, v)
-		require.NoError(t, err)
+		e.On(tx).Scalar(&v, `SELECT {{schema}}.next_value('entry_number', $1)`, scope)
+		e.On(tx).Exec(`INSERT INTO {{app}}.ledger VALUES ($1, $2)`, scope, v)
 		return v
 	}
 	// hint points every setting at these row versions.
@@ -224,8 +223,8 @@ func TestCounterHintIsOnlyAHint(t *testing.T) {
 	ctid := func(scope string) string {
 		t.Helper()
 		var c string
-		require.NoError(t, tx.QueryRow(bg, e.q(`SELECT ctid::text FROM {{schema}}.counter_values
-		                                      WHERE counter = 'entry_number' AND scope = $1`), scope).Scan(&c))
+		e.On(tx).Scalar(&c, `SELECT ctid::text FROM {{schema}}.counter_values
+		                                      WHERE counter = 'entry_number' AND scope = $1`, scope)
 		return c
 	}
 
@@ -257,19 +256,18 @@ func TestCounterHintIsOnlyAHint(t *testing.T) {
 func TestCounterCostPerNumberDoesNotGrow(t *testing.T) {
 	t.Parallel()
 	e := linearEnv(t)
-	e.exec(insertItems, 1, 1)
-	e.exec(takeEntries, "a", 1)
+	e.Exec(insertItems, 1, 1)
+	e.Exec(takeEntries, "a", 1)
 	for _, c := range []struct{ name, sql string }{
 		{"attached", `INSERT INTO {{app}}.items (project_id) SELECT 1 FROM generate_series(1, %d)`},
 		{"next_value", `SELECT count({{schema}}.next_value('entry_number', 'a')) FROM generate_series(1, %d)`},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			tx, err := e.pool.Begin(bg)
+			tx, err := e.Pool.Begin(bg)
 			require.NoError(t, err)
 			defer tx.Rollback(bg) //nolint:errcheck // measures only
 			take := func(n int) {
-				_, err := tx.Exec(bg, e.q(fmt.Sprintf(c.sql, n)))
-				require.NoError(t, err)
+				e.On(tx).Exec(fmt.Sprintf(c.sql, n))
 			}
 			buffers := func() int64 {
 				var plan []struct {
@@ -279,7 +277,7 @@ func TestCounterCostPerNumberDoesNotGrow(t *testing.T) {
 					}
 				}
 				var js []byte
-				require.NoError(t, tx.QueryRow(bg, e.q(`EXPLAIN (ANALYZE, BUFFERS, FORMAT JSON) `+fmt.Sprintf(c.sql, 500))).Scan(&js))
+				e.On(tx).Scalar(&js, `EXPLAIN (ANALYZE, BUFFERS, FORMAT JSON) `+fmt.Sprintf(c.sql, 500))
 				require.NoError(t, json.Unmarshal(js, &plan))
 				return plan[0].Plan.Hit + plan[0].Plan.Read
 			}
@@ -300,19 +298,19 @@ func TestCounterCostPerNumberDoesNotGrow(t *testing.T) {
 func TestCounterResolvePrefixUsesIndex(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t)
-	e.exec(`CREATE TABLE {{app}}.projects (id bigint PRIMARY KEY, key text NOT NULL UNIQUE)`)
-	e.exec(`CREATE TABLE {{app}}.tasks (id bigserial PRIMARY KEY, project_id bigint NOT NULL REFERENCES {{app}}.projects, index bigint)`)
+	e.Exec(`CREATE TABLE {{app}}.projects (id bigint PRIMARY KEY, key text NOT NULL UNIQUE)`)
+	e.Exec(`CREATE TABLE {{app}}.tasks (id bigserial PRIMARY KEY, project_id bigint NOT NULL REFERENCES {{app}}.projects, index bigint)`)
 	tasks := e.attached("task_index", "tasks", 1, catalog.StrategyCounterTable)
 	tasks.PrefixFrom = &catalog.PrefixSource{Table: e.app + ".projects", Column: "key"}
 	e.apply(tasks)
-	e.exec(`INSERT INTO {{app}}.projects SELECT i, 'P' || i FROM generate_series(1, 40) i`)
+	e.Exec(`INSERT INTO {{app}}.projects SELECT i, 'P' || i FROM generate_series(1, 40) i`)
 	for p := 1; p <= 40; p++ {
-		e.exec(`INSERT INTO {{app}}.tasks (project_id) SELECT $1 FROM generate_series(1, 500)`, p)
+		e.Exec(`INSERT INTO {{app}}.tasks (project_id) SELECT $1 FROM generate_series(1, 500)`, p)
 	}
-	e.exec(`ANALYZE {{app}}.tasks`)
+	e.Exec(`ANALYZE {{app}}.tasks`)
 	// plan explains a statement as resolve_key executes it: EXECUTE … USING
 	// the scope as text and the number.
-	e.exec(`CREATE FUNCTION {{app}}.plan(q text) RETURNS json LANGUAGE plpgsql AS $$
+	e.Exec(`CREATE FUNCTION {{app}}.plan(q text) RETURNS json LANGUAGE plpgsql AS $$
 	        DECLARE p json;
 	        BEGIN
 	            EXECUTE 'EXPLAIN (FORMAT JSON) ' || q INTO p USING '17'::text, 42::bigint;
@@ -321,24 +319,24 @@ func TestCounterResolvePrefixUsesIndex(t *testing.T) {
 	nodes := func(query string) []string {
 		t.Helper()
 		var js []byte
-		require.NoError(t, e.pool.QueryRow(bg, e.q(`SELECT {{app}}.plan($1)::text`), query).Scan(&js))
+		e.Scalar(&js, `SELECT {{app}}.plan($1)::text`, query)
 		var plan []struct{ Plan planNode }
 		require.NoError(t, json.Unmarshal(js, &plan))
 		return plan[0].Plan.types()
 	}
 
 	var query string
-	e.scalar(&query, `SELECT {{schema}}.scoped_row_query(c) FROM {{schema}}.counters c WHERE c.name = 'task_index'`)
+	e.Scalar(&query, `SELECT {{schema}}.scoped_row_query(c) FROM {{schema}}.counters c WHERE c.name = 'task_index'`)
 	got := nodes(query)
 	require.NotContains(t, got, "Seq Scan", query)
 	require.Subset(t, []string{"Index Scan", "Index Only Scan"}, got[len(got)-1:], "%s: %v", query, got)
-	old := fmt.Sprintf(`SELECT id::text FROM %s.tasks WHERE project_id::text = $1 AND index = $2 LIMIT 1`, e.appIdent())
+	old := e.SQL(`SELECT id::text FROM {{app}}.tasks WHERE project_id::text = $1 AND index = $2 LIMIT 1`)
 	require.Contains(t, nodes(old), "Seq Scan", "version 10's statement, for comparison")
 
 	var row string
-	e.scalar(&row, `SELECT row_id FROM {{schema}}.resolve_key('p17-42')`)
+	e.Scalar(&row, `SELECT row_id FROM {{schema}}.resolve_key('p17-42')`)
 	var want string
-	e.scalar(&want, `SELECT id::text FROM {{app}}.tasks WHERE project_id = 17 AND index = 42`)
+	e.Scalar(&want, `SELECT id::text FROM {{app}}.tasks WHERE project_id = 17 AND index = 42`)
 	require.Equal(t, want, row)
 }
 

@@ -24,18 +24,17 @@ func TestLockTimeout(t *testing.T) {
 	slow.LockTimeout = catalog.Duration(200 * time.Millisecond)
 	tasks := e.attached("task_index", "tasks", 1, catalog.StrategyCounterTable)
 	tasks.LockTimeout = catalog.Duration(200 * time.Millisecond)
-	e.exec(`CREATE TABLE {{app}}.tasks (id bigserial PRIMARY KEY, project_id bigint NOT NULL, index bigint)`)
+	e.Exec(`CREATE TABLE {{app}}.tasks (id bigserial PRIMARY KEY, project_id bigint NOT NULL, index bigint)`)
 	e.apply(slow, tasks)
 
-	holder, err := e.pool.Begin(bg)
+	holder, err := e.Pool.Begin(bg)
 	require.NoError(t, err)
 	defer holder.Rollback(bg) //nolint:errcheck // ends the test's hold
 	_, err = e.c.NextValue(bg, holder, "invoice_number", "2026")
 	require.NoError(t, err)
-	_, err = holder.Exec(bg, e.q(`INSERT INTO {{app}}.tasks (project_id) VALUES (7)`))
-	require.NoError(t, err)
+	e.On(holder).Exec(`INSERT INTO {{app}}.tasks (project_id) VALUES (7)`)
 
-	waiter, err := e.pool.Begin(bg)
+	waiter, err := e.Pool.Begin(bg)
 	require.NoError(t, err)
 	defer waiter.Rollback(bg) //nolint:errcheck // aborted anyway
 	_, err = waiter.Exec(bg, `SET LOCAL lock_timeout = '1min'`)
@@ -65,7 +64,7 @@ func TestLockTimeout(t *testing.T) {
 
 	// next_values names every scope it was asked for.
 	started = time.Now()
-	_, err = e.c.NextValues(bg, e.pool, "invoice_number", []string{"2024", "2026"})
+	_, err = e.c.NextValues(bg, e.Pool, "invoice_number", []string{"2024", "2026"})
 	require.ErrorAs(t, err, &lte)
 	require.Equal(t, []string{"2024", "2026"}, lte.Scopes)
 	require.Less(t, time.Since(started), 700*time.Millisecond)
@@ -73,7 +72,7 @@ func TestLockTimeout(t *testing.T) {
 	// An attached counter's trigger times out the same way; Translate
 	// names the counter.
 	started = time.Now()
-	_, err = e.pool.Exec(bg, e.q(`INSERT INTO {{app}}.tasks (project_id) VALUES (7)`))
+	_, err = e.Pool.Exec(bg, e.SQL(`INSERT INTO {{app}}.tasks (project_id) VALUES (7)`))
 	took = time.Since(started)
 	require.ErrorAs(t, err, &pgErr)
 	require.Equal(t, "55P03", pgErr.Code)

@@ -60,15 +60,15 @@ func TestReservations(t *testing.T) {
 		require.Equal(t, ids[0], id, "every call returns the same reservation")
 	}
 	var rows int
-	e.scalar(&rows, `SELECT count(*) FROM {{schema}}.reservations WHERE idempotency_key = 'req-1' AND status = 'pending' AND number IS NULL`)
+	e.Scalar(&rows, `SELECT count(*) FROM {{schema}}.reservations WHERE idempotency_key = 'req-1' AND status = 'pending' AND number IS NULL`)
 	require.Equal(t, 1, rows, "one pending reservation, no number yet")
 	req1 := ids[0]
 
 	// Commit, in the transaction that records the entity; again: same number.
-	e.exec(`CREATE TABLE {{app}}.entities (id text PRIMARY KEY, idempotency_key text UNIQUE, number bigint)`)
-	create := e.q(`INSERT INTO {{app}}.entities VALUES ($1, $2, $3)`)
+	e.Exec(`CREATE TABLE {{app}}.entities (id text PRIMARY KEY, idempotency_key text UNIQUE, number bigint)`)
+	create := e.SQL(`INSERT INTO {{app}}.entities VALUES ($1, $2, $3)`)
 	var n1 int64
-	require.NoError(t, pgx.BeginFunc(bg, e.pool, func(tx pgx.Tx) error {
+	require.NoError(t, pgx.BeginFunc(bg, e.Pool, func(tx pgx.Tx) error {
 		var err error
 		if n1, err = c.CommitReservation(bg, tx, req1, "E1"); err != nil {
 			return err
@@ -77,31 +77,31 @@ func TestReservations(t *testing.T) {
 		return err
 	}))
 	require.EqualValues(t, 1, n1)
-	again, err := c.CommitReservation(bg, e.pool, req1, "E1")
+	again, err := c.CommitReservation(bg, e.Pool, req1, "E1")
 	require.NoError(t, err)
 	require.Equal(t, n1, again, "committing twice returns the same number")
-	_, err = c.CommitReservation(bg, e.pool, req1, "E-other")
+	_, err = c.CommitReservation(bg, e.Pool, req1, "E-other")
 	require.ErrorIs(t, err, counter.ErrCommittedElsewhere)
-	id, err := c.Reserve(bg, e.pool, "ticket", "", "req-1")
+	id, err := c.Reserve(bg, e.Pool, "ticket", "", "req-1")
 	require.NoError(t, err)
 	require.Equal(t, req1, id, "the key still names its reservation")
-	_, err = c.Reserve(bg, e.pool, "ticket", "other-scope", "req-1")
+	_, err = c.Reserve(bg, e.Pool, "ticket", "other-scope", "req-1")
 	require.ErrorIs(t, err, counter.ErrKeyOtherScope, "a key names one reservation, in one scope")
 
 	// Abandoned before commit: burns no number.
-	req2, err := c.Reserve(bg, e.pool, "ticket", "", "req-2")
+	req2, err := c.Reserve(bg, e.Pool, "ticket", "", "req-2")
 	require.NoError(t, err)
-	req3, err := c.Reserve(bg, e.pool, "ticket", "", "req-3")
+	req3, err := c.Reserve(bg, e.Pool, "ticket", "", "req-3")
 	require.NoError(t, err)
-	n3, err := c.CommitReservation(bg, e.pool, req3, "E3")
+	n3, err := c.CommitReservation(bg, e.Pool, req3, "E3")
 	require.NoError(t, err)
 	require.EqualValues(t, 2, n3, "the abandoned req-2 took no number")
 
 	// A commit rolled back gives its number back and leaves the
 	// reservation pending.
-	req4, err := c.Reserve(bg, e.pool, "ticket", "", "req-4")
+	req4, err := c.Reserve(bg, e.Pool, "ticket", "", "req-4")
 	require.NoError(t, err)
-	tx, err := e.pool.Begin(bg)
+	tx, err := e.Pool.Begin(bg)
 	require.NoError(t, err)
 	n4, err := c.CommitReservation(bg, tx, req4, "E4")
 	require.NoError(t, err)
@@ -111,12 +111,12 @@ func TestReservations(t *testing.T) {
 	// req-5's entity was created, but the process died before phase two
 	// committed; req-6's entity never came to be; req-7's store is down
 	// during the first pass.
-	req5, err := c.Reserve(bg, e.pool, "ticket", "", "req-5")
+	req5, err := c.Reserve(bg, e.Pool, "ticket", "", "req-5")
 	require.NoError(t, err)
-	e.exec(`INSERT INTO {{app}}.entities (id, idempotency_key) VALUES ('E5', 'req-5')`)
-	_, err = c.Reserve(bg, e.pool, "ticket", "", "req-6")
+	e.Exec(`INSERT INTO {{app}}.entities (id, idempotency_key) VALUES ('E5', 'req-5')`)
+	_, err = c.Reserve(bg, e.Pool, "ticket", "", "req-6")
 	require.NoError(t, err)
-	_, err = c.Reserve(bg, e.pool, "ticket", "", "req-7")
+	_, err = c.Reserve(bg, e.Pool, "ticket", "", "req-7")
 	require.NoError(t, err)
 
 	var storeDown = true
@@ -125,17 +125,17 @@ func TestReservations(t *testing.T) {
 			return "", false, errors.New("entity store unavailable")
 		}
 		var id string
-		err := e.pool.QueryRow(ctx, e.q(`SELECT id FROM {{app}}.entities WHERE idempotency_key = $1`), r.IdempotencyKey).Scan(&id)
+		err := e.Pool.QueryRow(ctx, e.SQL(`SELECT id FROM {{app}}.entities WHERE idempotency_key = $1`), r.IdempotencyKey).Scan(&id)
 		if errors.Is(err, pgx.ErrNoRows) {
 			return "", false, nil
 		}
 		return id, err == nil, err
 	}
-	reaper, err := counter.NewReaper(counter.ReaperConfig{DB: e.pool, Client: c, Exists: exists})
+	reaper, err := counter.NewReaper(counter.ReaperConfig{DB: e.Pool, Client: c, Exists: exists})
 	require.NoError(t, err)
 
 	// Inside the window nothing expires.
-	plain, err := counter.NewReaper(counter.ReaperConfig{DB: e.pool, Client: c})
+	plain, err := counter.NewReaper(counter.ReaperConfig{DB: e.Pool, Client: c})
 	require.NoError(t, err)
 	res, err := plain.RunOnce(bg)
 	require.NoError(t, err)
@@ -145,7 +145,7 @@ func TestReservations(t *testing.T) {
 	// back 2s rather than wait (the reaper and reap_reservations compare
 	// created_at with now()).
 	var backdated int
-	e.scalar(&backdated, `WITH b AS (
+	e.Scalar(&backdated, `WITH b AS (
 		UPDATE {{schema}}.reservations
 		SET created_at = created_at - interval '2 seconds', settled_at = settled_at - interval '2 seconds'
 		WHERE counter = 'ticket' RETURNING 1)
@@ -158,7 +158,7 @@ func TestReservations(t *testing.T) {
 	require.ErrorContains(t, err, "entity store unavailable")
 	require.Equal(t, counter.ReapResult{Checked: 5, Committed: 1}, res)
 	var n5 int64
-	e.scalar(&n5, `SELECT number FROM {{schema}}.reservations WHERE id = $1 AND status = 'committed' AND entity_id = 'E5'`, req5)
+	e.Scalar(&n5, `SELECT number FROM {{schema}}.reservations WHERE id = $1 AND status = 'committed' AND entity_id = 'E5'`, req5)
 	require.EqualValues(t, 3, n5, "gapless: req-4's rolled-back number is reused")
 
 	// Second pass: req-2, req-4, req-6 and req-7 expired.
@@ -167,33 +167,33 @@ func TestReservations(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, counter.ReapResult{Checked: 4, Failed: 4}, res)
 
-	_, err = c.CommitReservation(bg, e.pool, req2, "E2")
+	_, err = c.CommitReservation(bg, e.Pool, req2, "E2")
 	require.ErrorIs(t, err, counter.ErrReservationExpired)
 	var pgErr *pgconn.PgError
 	require.ErrorAs(t, err, &pgErr)
 	require.Equal(t, "PS027", pgErr.Code)
 	t.Logf("commit after expiry: %v", err)
-	_, err = c.CommitReservation(bg, e.pool, req4, "E4")
+	_, err = c.CommitReservation(bg, e.Pool, req4, "E4")
 	require.ErrorIs(t, err, counter.ErrReservationExpired)
 
 	// The expired key keeps naming its failed reservation: a new attempt
 	// needs a new key, and gets the next number.
-	id, err = c.Reserve(bg, e.pool, "ticket", "", "req-2")
+	id, err = c.Reserve(bg, e.Pool, "ticket", "", "req-2")
 	require.NoError(t, err)
 	require.Equal(t, req2, id)
-	req8, err := c.Reserve(bg, e.pool, "ticket", "", "req-8")
+	req8, err := c.Reserve(bg, e.Pool, "ticket", "", "req-8")
 	require.NoError(t, err)
-	n8, err := c.CommitReservation(bg, e.pool, req8, "E8")
+	n8, err := c.CommitReservation(bg, e.Pool, req8, "E8")
 	require.NoError(t, err)
 	require.EqualValues(t, 4, n8)
 
 	// Committed numbers are gapless: 1, 2, 3, 4.
 	requireGapless(t, e.valuesByScope(`SELECT scope, number FROM {{schema}}.reservations WHERE status = 'committed'`), 1)
-	_, err = c.CommitReservation(bg, e.pool, 1<<40, "E")
+	_, err = c.CommitReservation(bg, e.Pool, 1<<40, "E")
 	require.ErrorIs(t, err, counter.ErrUnknownReservation)
 
 	// Reserve needs a counter with an idempotency_window.
-	_, err = c.Reserve(bg, e.pool, "nope", "", "k")
+	_, err = c.Reserve(bg, e.Pool, "nope", "", "k")
 	require.ErrorIs(t, err, counter.ErrUnknownCounter)
 }
 
@@ -201,7 +201,7 @@ func TestReserveNeedsTwoPhase(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t)
 	e.apply(standalone("plain", 1))
-	_, err := e.c.Reserve(bg, e.pool, "plain", "", "k")
+	_, err := e.c.Reserve(bg, e.Pool, "plain", "", "k")
 	require.ErrorIs(t, err, counter.ErrNoTwoPhase)
 	require.ErrorContains(t, err, "idempotency_window")
 }
@@ -214,7 +214,7 @@ func TestReaperRun(t *testing.T) {
 	e.apply()
 	passes := make(chan error, 10)
 	r, err := counter.NewReaper(counter.ReaperConfig{
-		DB: e.pool, Client: e.c, Interval: 20 * time.Millisecond,
+		DB: e.Pool, Client: e.c, Interval: 20 * time.Millisecond,
 		OnPass: func(_ counter.ReapResult, err error) {
 			select {
 			case passes <- err:

@@ -5,13 +5,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/jackc/pgx/v5"
-
 	"github.com/pgseq/pgseq/catalog"
 	"github.com/pgseq/pgseq/counter"
-	"github.com/pgseq/pgseq/internal/pgseqtest"
-	"github.com/pgseq/pgseq/internal/pgtest"
-	"github.com/pgseq/pgseq/migrations"
 )
 
 // FuzzResolveKey sends arbitrary keys to resolve_key on the real database,
@@ -27,22 +22,13 @@ import (
 //
 //	go test ./counter -run '^$' -fuzz '^FuzzResolveKey$' -fuzztime 10m
 func FuzzResolveKey(f *testing.F) {
-	pool, schema := pgtest.Pool(f), pgtest.Schema(f)
-	app := "a" + schema[1:]
-	appIdent := pgx.Identifier{app}.Sanitize()
+	e := newEnv(f)
+	pool, app := e.Pool, e.app
 	ctx := f.Context()
-	exec := func(sql string, args ...any) {
-		f.Helper()
-		if _, err := pool.Exec(ctx, migrations.Render(strings.ReplaceAll(sql, "{{app}}", appIdent), schema), args...); err != nil {
-			f.Fatalf("%s: %v", sql, err)
-		}
-	}
-	exec(`CREATE SCHEMA {{app}}`)
-	f.Cleanup(func() { _, _ = pool.Exec(ctx, `DROP SCHEMA `+appIdent+` CASCADE`) })
-	exec(`CREATE TABLE {{app}}.projects (id bigint PRIMARY KEY, key text NOT NULL UNIQUE)`)
-	exec(`CREATE TABLE {{app}}.tasks (id bigserial PRIMARY KEY, project_id bigint NOT NULL REFERENCES {{app}}.projects, index bigint)`)
-	exec(`CREATE TABLE {{app}}.docs (id uuid PRIMARY KEY, project_id bigint NOT NULL, index bigint)`)
-	exec(`INSERT INTO {{app}}.projects VALUES (1, 'PROJ'), (2, 'ENG'), (3, 'X1')`)
+	e.Exec(`CREATE TABLE {{app}}.projects (id bigint PRIMARY KEY, key text NOT NULL UNIQUE)`)
+	e.Exec(`CREATE TABLE {{app}}.tasks (id bigserial PRIMARY KEY, project_id bigint NOT NULL REFERENCES {{app}}.projects, index bigint)`)
+	e.Exec(`CREATE TABLE {{app}}.docs (id uuid PRIMARY KEY, project_id bigint NOT NULL, index bigint)`)
+	e.Exec(`INSERT INTO {{app}}.projects VALUES (1, 'PROJ'), (2, 'ENG'), (3, 'X1')`)
 
 	tasks := catalog.Counter{Name: "task_index", Table: app + ".tasks", Column: "index", Scope: []string{"project_id"},
 		Start: 1, LockTimeout: catalog.DefaultCounterLockTimeout, Strategy: catalog.StrategyCounterTable,
@@ -51,10 +37,10 @@ func FuzzResolveKey(f *testing.F) {
 		Start: 1, LockTimeout: catalog.DefaultCounterLockTimeout, Strategy: catalog.StrategyAdvisoryLock}
 	invoices := standalone("invoice_number", 100)
 	invoices.Prefix = "INV"
-	pgseqtest.Apply(f, pool, schema, counters(tasks, docs, invoices))
-	exec(`INSERT INTO {{app}}.tasks (project_id) VALUES (1), (2), (2), (3)`)
-	exec(`INSERT INTO {{app}}.docs (id, project_id) VALUES ('4f8a9c2d-1e3b-4a7c-b5e1-9c8f2a1d0e3b', 1), ('d4f8a9c2-1e3b-4a7c-b5e1-9c8f2a1d0e3b', 1)`)
-	c := counter.New(schema)
+	e.Apply(counters(tasks, docs, invoices))
+	e.Exec(`INSERT INTO {{app}}.tasks (project_id) VALUES (1), (2), (2), (3)`)
+	e.Exec(`INSERT INTO {{app}}.docs (id, project_id) VALUES ('4f8a9c2d-1e3b-4a7c-b5e1-9c8f2a1d0e3b', 1), ('d4f8a9c2-1e3b-4a7c-b5e1-9c8f2a1d0e3b', 1)`)
+	c := e.c
 	for range 3 {
 		if _, err := c.NextValue(ctx, pool, "invoice_number", ""); err != nil {
 			f.Fatalf("next_value: %v", err)

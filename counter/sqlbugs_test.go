@@ -30,17 +30,17 @@ import (
 // row's number leaves a gap. Design: "never gaps among committed values".
 func TestSQLBugOnConflictBurnsNumbers(t *testing.T) {
 	e := newEnv(t)
-	e.exec(`CREATE TABLE {{app}}.tasks (id bigserial PRIMARY KEY, project_id bigint NOT NULL, index bigint,
+	e.Exec(`CREATE TABLE {{app}}.tasks (id bigserial PRIMARY KEY, project_id bigint NOT NULL, index bigint,
 	        idempotency_key text UNIQUE)`)
 	e.apply(e.attached("task_index", "tasks", 1, catalog.StrategyCounterTable))
 	insert := `INSERT INTO {{app}}.tasks (project_id, idempotency_key) VALUES (1, $1) ON CONFLICT (idempotency_key) DO NOTHING`
-	e.exec(insert, "a") // index 1
-	e.exec(insert, "a") // a retry of the same request: nothing inserted
-	e.exec(`INSERT INTO {{app}}.tasks (project_id, idempotency_key) VALUES (1, 'b')
+	e.Exec(insert, "a") // index 1
+	e.Exec(insert, "a") // a retry of the same request: nothing inserted
+	e.Exec(`INSERT INTO {{app}}.tasks (project_id, idempotency_key) VALUES (1, 'b')
 	        ON CONFLICT (idempotency_key) DO UPDATE SET project_id = excluded.project_id`)
-	e.exec(`INSERT INTO {{app}}.tasks (project_id, idempotency_key) VALUES (1, 'b')
+	e.Exec(`INSERT INTO {{app}}.tasks (project_id, idempotency_key) VALUES (1, 'b')
 	        ON CONFLICT (idempotency_key) DO UPDATE SET project_id = excluded.project_id`) // upsert of an existing row
-	e.exec(insert, "c")
+	e.Exec(insert, "c")
 	values := e.valuesByScope(`SELECT project_id::text, index FROM {{app}}.tasks`)
 	require.Equal(t, []int64{1, 2, 3}, sorted(values["1"]), "three rows, numbered 1, 2, 3 (got a gap wherever a conflict happened)")
 }
@@ -51,12 +51,12 @@ func TestSQLBugOnConflictBurnsNumbers(t *testing.T) {
 // Design: "never issued twice". (The counter_table strategy remembers.)
 func TestSQLBugAdvisoryLockReissuesAfterDelete(t *testing.T) {
 	e := newEnv(t)
-	e.exec(`CREATE TABLE {{app}}.tasks (id bigserial PRIMARY KEY, project_id bigint NOT NULL, index bigint)`)
+	e.Exec(`CREATE TABLE {{app}}.tasks (id bigserial PRIMARY KEY, project_id bigint NOT NULL, index bigint)`)
 	e.apply(e.attached("task_index", "tasks", 1, catalog.StrategyAdvisoryLock))
 	var first, second int64
-	e.scalar(&first, `INSERT INTO {{app}}.tasks (project_id) VALUES (1) RETURNING index`)
-	e.exec(`DELETE FROM {{app}}.tasks WHERE index = $1`, first)
-	e.scalar(&second, `INSERT INTO {{app}}.tasks (project_id) VALUES (1) RETURNING index`)
+	e.Scalar(&first, `INSERT INTO {{app}}.tasks (project_id) VALUES (1) RETURNING index`)
+	e.Exec(`DELETE FROM {{app}}.tasks WHERE index = $1`, first)
+	e.Scalar(&second, `INSERT INTO {{app}}.tasks (project_id) VALUES (1) RETURNING index`)
 	require.NotEqual(t, first, second, "PROJ-%d was issued to a deleted row and is issued again", first)
 }
 

@@ -11,6 +11,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/pgseq/pgseq/applier"
+	"github.com/pgseq/pgseq/internal/pgseqtest"
 	"github.com/pgseq/pgseq/internal/pgtest"
 )
 
@@ -48,12 +49,12 @@ func TestApplyKilled(t *testing.T) {
 	kills := 6 * scale(t)
 	dir := t.TempDir()
 	cs := pgtest.ConnString(t)
-	d := &db{t: t, pool: pgtest.Pool(t), schema: pgtest.Schema(t)}
+	d := &db{pgseqtest.New(t)}
 	configs := map[string]string{
 		"old": writeFile(t, dir, "old.hcl", smallConfig),
 		"new": writeFile(t, dir, "new.hcl", largeConfig()),
 	}
-	global := []string{"--database-url", cs, "--schema", d.schema}
+	global := []string{"--database-url", cs, "--schema", d.Schema}
 	apply := func(state string) time.Duration {
 		t.Helper()
 		start := time.Now()
@@ -81,7 +82,7 @@ func TestApplyKilled(t *testing.T) {
 		// transaction (once the apply holds its lock); late in it, around
 		// the commit.
 		app := fmt.Sprintf("crashtest-apply-%d-%d", time.Now().UnixNano(), i)
-		args := append([]string{"--database-url", withAppName(t, cs, app), "--schema", d.schema}, "apply", "--auto-approve", configs[target])
+		args := append([]string{"--database-url", withAppName(t, cs, app), "--schema", d.Schema}, "apply", "--auto-approve", configs[target])
 		p := startPgseq(t, dir, app, args...)
 		whole := took[target]
 		var delay time.Duration
@@ -105,7 +106,7 @@ func TestApplyKilled(t *testing.T) {
 		}
 		waitGone(t, d, app)
 
-		holders, err := applier.LockHolders(context.Background(), d.pool, d.schema)
+		holders, err := applier.LockHolders(context.Background(), d.Pool, d.Schema)
 		require.NoError(t, err)
 		require.Empty(t, holders, "invariant broken: the apply lock is free once the killed apply's session is gone")
 		now := stateOf(t, global, configs)
@@ -154,7 +155,7 @@ func waitHolder(t *testing.T, d *db, app string, p *proc) {
 // holds reports whether a session of application app holds the apply lock.
 func holds(t *testing.T, d *db, app string) bool {
 	t.Helper()
-	holders, err := applier.LockHolders(context.Background(), d.pool, d.schema)
+	holders, err := applier.LockHolders(context.Background(), d.Pool, d.Schema)
 	require.NoError(t, err)
 	for _, h := range holders {
 		if h.Application == app {
@@ -171,7 +172,7 @@ func waitGone(t *testing.T, d *db, app string) {
 	deadline := time.Now().Add(time.Minute)
 	for {
 		var n int
-		d.scalar(&n, `SELECT count(*) FROM pg_stat_activity WHERE application_name = $1`, app)
+		d.Scalar(&n, `SELECT count(*) FROM pg_stat_activity WHERE application_name = $1`, app)
 		if n == 0 {
 			return
 		}

@@ -67,12 +67,14 @@
 //     raising and lowering the limits (3 → 1 → 5, 5 → 2 → 4, 3 ↔ 100)
 //     every 0.5–1 s through applier.PlanAndApply. A sampler checks, in one
 //     REPEATABLE READ snapshot every 20–50 ms, the limits model of migration
-//     005: (1) each slot group's used equals the tasks holding it (running,
-//     or pending with gate open); (2) no limited task running or open
-//     without a unit; (3) running ≤ limit and (4) holders ≤ capacity for
-//     types not draining; (5) no due waiting task beside a free unit of its
-//     type for more than 1s (reported apart when an apply ran meanwhile);
-//     (7) capacities sum to the limit; and (9) each apply converges (the
+//     005 as internal/pgseqtest/invariants.sql checks it (the other tests'
+//     checks too): each slot group's used equals the tasks holding it
+//     (running, or pending with gate open); no limited task running or open
+//     without a unit, no finished task holding one; running ≤ limit and
+//     holders ≤ capacity for types not draining; capacities sum to the
+//     limit; and, over time, (5) no due waiting task beside a free unit of
+//     its type for more than 1s (reported apart when an apply ran
+//     meanwhile); and (9) each apply converges (the
 //     next plan is empty but for groups that drained meanwhile). At the end: (6) no task owned by two
 //     workers at once (the claimers' holdings whose finish the runtime
 //     accepted must not overlap), and, once drained, every used 0 and no
@@ -81,7 +83,7 @@
 //     fails the test. It does not run in parallel with the other tests
 //     (its 1s deadlines need the CPU): 20s of storm, then the drain.
 //     TestStormSampler checks the checker: states broken on purpose, each
-//     found as its kind.
+//     found as its kind (pgseqtest's tests break every shared invariant).
 //
 // Failures name the invariant that broke. The tests kill only processes
 // they started: the shared test cluster is never stopped (TestPostgresCrash

@@ -22,7 +22,7 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/stretchr/testify/require"
 
-	"github.com/pgseq/pgseq/migrations"
+	"github.com/pgseq/pgseq/internal/pgseqtest"
 )
 
 // pgseqBin is the pgseq binary TestMain builds.
@@ -206,38 +206,12 @@ func newPool(t *testing.T, connString string) *pgxpool.Pool {
 
 // db is one test's pgseq schema.
 type db struct {
-	t      *testing.T
-	pool   *pgxpool.Pool
-	schema string
-}
-
-// sql renders {{schema}} in a statement.
-func (d *db) sql(s string) string { return migrations.Render(s, d.schema) }
-
-// scalar runs a one-row query.
-func (d *db) scalar(dest any, s string, args ...any) {
-	d.t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
-	require.NoError(d.t, d.pool.QueryRow(ctx, d.sql(s), args...).Scan(dest))
-}
-
-// statusCounts returns the number of tasks in each status.
-func (d *db) statusCounts() map[string]int {
-	d.t.Helper()
-	rows, err := d.pool.Query(context.Background(), d.sql(`SELECT status::text, count(*)::int FROM {{schema}}.tasks GROUP BY 1`))
-	require.NoError(d.t, err)
-	out := map[string]int{}
-	var s string
-	var n int
-	_, err = pgx.ForEachRow(rows, []any{&s, &n}, func() error { out[s] = n; return nil })
-	require.NoError(d.t, err)
-	return out
+	*pgseqtest.DB
 }
 
 // enqueue adds n tasks of each type in counts.
 func (d *db) enqueue(counts map[string]int) {
-	d.t.Helper()
+	d.T.Helper()
 	var types []string
 	for typ, n := range counts {
 		for range n {
@@ -248,20 +222,17 @@ func (d *db) enqueue(counts map[string]int) {
 		return
 	}
 	rand.Shuffle(len(types), func(i, j int) { types[i], types[j] = types[j], types[i] })
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
-	_, err := d.pool.Exec(ctx, d.sql(`SELECT count(*) FROM {{schema}}.enqueue_batch($1)`), types)
-	require.NoError(d.t, err, "enqueueing")
+	d.Exec(`SELECT count(*) FROM {{schema}}.enqueue_batch($1)`, types)
 }
 
 // waitDrained waits until no task is pending, claimed or running, and fails
 // the test after timeout, saying what is left.
 func (d *db) waitDrained(timeout time.Duration, procs func() []*proc) {
-	d.t.Helper()
+	d.T.Helper()
 	deadline := time.Now().Add(timeout)
 	for {
 		var left int
-		err := d.pool.QueryRow(context.Background(), d.sql(
+		err := d.Pool.QueryRow(context.Background(), d.SQL(
 			`SELECT count(*) FROM {{schema}}.tasks WHERE status IN ('pending', 'claimed', 'running')`)).Scan(&left)
 		if err == nil && left == 0 {
 			return
@@ -271,8 +242,8 @@ func (d *db) waitDrained(timeout time.Duration, procs func() []*proc) {
 			for _, p := range procs() {
 				fmt.Fprintf(&logs, "--- %s (running: %v)\n%s\n", p.name, p.running(), p.output())
 			}
-			d.t.Fatalf("invariant broken: the drain did not finish within %s: tasks by status %v (last error: %v)\n%s\n%s",
-				timeout, d.statusCounts(), err, d.holders(), logs.String())
+			d.T.Fatalf("invariant broken: the drain did not finish within %s: tasks by status %v (last error: %v)\n%s\n%s",
+				timeout, d.StatusCounts(), err, d.holders(), logs.String())
 		}
 		time.Sleep(50 * time.Millisecond)
 	}
@@ -281,7 +252,7 @@ func (d *db) waitDrained(timeout time.Duration, procs func() []*proc) {
 // holders describes the tasks claimed or running and the workers holding
 // them, for messages.
 func (d *db) holders() string {
-	rows, err := d.pool.Query(context.Background(), d.sql(`
+	rows, err := d.Pool.Query(context.Background(), d.SQL(`
 		SELECT t.id, t.type, t.status::text, coalesce(t.worker_id, ''), t.attempts,
 		       coalesce(w.dead_at::text, 'alive'), coalesce(round(extract(epoch FROM now() - w.last_heartbeat)::numeric, 1)::text, 'no worker row')
 		FROM {{schema}}.tasks t LEFT JOIN {{schema}}.workers w ON w.id = t.worker_id
@@ -304,23 +275,22 @@ func (d *db) holders() string {
 }
 
 // checkAtRest requires what must hold once a drain is over: every task
-// completed (none failed, dead-lettered or left behind), every slot group
-// free, no task holding a unit.
+// completed (none failed, dead-lettered or left behind), and the slot
+// invariants at rest (pgseqtest.RequireInvariants): with nothing pending or
+// running, every slot group free (used = holders = 0), no finished task
+// holding a unit.
 func (d *db) checkAtRest(total int) {
-	d.t.Helper()
-	counts := d.statusCounts()
-	require.Equal(d.t, map[string]int{"completed": total}, counts, "invariant broken: every task completed exactly as enqueued")
-	var busy, holders int
-	d.scalar(&busy, `SELECT count(*) FROM {{schema}}.concurrency_slots WHERE used <> 0`)
-	require.Zero(d.t, busy, "invariant broken: every slot group is free (used = 0) at the end")
-	d.scalar(&holders, `SELECT count(*) FROM {{schema}}.tasks WHERE slot_group IS NOT NULL`)
-	require.Zero(d.t, holders, "invariant broken: no finished task holds a slot unit")
+	d.T.Helper()
+	counts := d.StatusCounts()
+	require.Equal(d.T, map[string]int{"completed": total}, counts, "invariant broken: every task completed exactly as enqueued")
+	d.RequireInvariants()
 }
 
-// limitSampler checks, from its own connection, the limits of every
-// limited type as often as it can while a drain runs: tasks claimed or
-// running ≤ limit, tasks holding a unit ≤ limit, and each type's summed
-// used = the tasks holding its units (one snapshot per sample).
+// limitSampler checks, from its own connection, the slot invariants that
+// hold at every instant (pgseqtest.CheckInvariants, not at rest: I1 running
+// ≤ limit, holders ≤ capacity, capacities summing to the limit; I2 used =
+// holders; I3) as often as it can while a drain runs, one snapshot per
+// sample, and records the most tasks of each limited type it saw running.
 type limitSampler struct {
 	d      *db
 	cancel context.CancelFunc
@@ -329,42 +299,30 @@ type limitSampler struct {
 	mu         sync.Mutex
 	samples    int
 	errors     int
-	maxRunning map[string]int // highest claimed+running count seen per type
+	maxRunning map[string]int // highest running count seen per type
+	limits     map[string]int // each limited type's limit
 	violations []string
 }
 
-// sampleSQL returns, per limited type: its limit, tasks claimed or running,
-// tasks holding a unit, and the sum of its groups' used and capacity.
-const sampleSQL = `
-WITH live AS (
-    SELECT t.type,
-           count(*) FILTER (WHERE t.status IN ('claimed', 'running')) AS running,
-           count(*) FILTER (WHERE t.slot_group IS NOT NULL) AS holding
-    FROM {{schema}}.tasks t
-    WHERE t.status IN ('pending', 'claimed', 'running')
-    GROUP BY t.type
-), slots AS (
-    SELECT s.task_type, sum(s.used) AS used, sum(s.capacity) AS capacity
-    FROM {{schema}}.concurrency_slots s GROUP BY s.task_type
-)
-SELECT tt.name, tt.concurrency, coalesce(l.running, 0), coalesce(l.holding, 0),
-       coalesce(s.used, 0), coalesce(s.capacity, 0)
+// runningSQL returns each limited type's limit and running tasks.
+const runningSQL = `
+SELECT tt.name, tt.concurrency, count(t.id)::int
 FROM {{schema}}.task_types tt
-LEFT JOIN live l ON l.type = tt.name
-LEFT JOIN slots s ON s.task_type = tt.name
-WHERE tt.concurrency IS NOT NULL`
+LEFT JOIN {{schema}}.tasks t ON t.type = tt.name AND t.status = 'running'
+WHERE tt.concurrency IS NOT NULL
+GROUP BY 1, 2`
 
 func startSampler(d *db) *limitSampler {
 	ctx, cancel := context.WithCancel(context.Background())
-	s := &limitSampler{d: d, cancel: cancel, done: make(chan struct{}), maxRunning: map[string]int{}}
+	s := &limitSampler{d: d, cancel: cancel, done: make(chan struct{}), maxRunning: map[string]int{}, limits: map[string]int{}}
 	go s.run(ctx)
-	d.t.Cleanup(s.stop)
+	d.T.Cleanup(s.stop)
 	return s
 }
 
 func (s *limitSampler) run(ctx context.Context) {
 	defer close(s.done)
-	query := s.d.sql(sampleSQL)
+	query := s.d.SQL(runningSQL)
 	tick := time.NewTicker(20 * time.Millisecond)
 	defer tick.Stop()
 	for {
@@ -380,14 +338,17 @@ func (s *limitSampler) run(ctx context.Context) {
 func (s *limitSampler) sample(ctx context.Context, query string) {
 	qctx, cancel := context.WithTimeout(ctx, 5*time.Second)
 	defer cancel()
-	rows, err := s.d.pool.Query(qctx, query)
 	type row struct {
-		Type                                    string
-		Limit, Running, Holding, Used, Capacity int
+		Type           string
+		Limit, Running int
 	}
 	var got []row
+	vs, err := pgseqtest.CheckInvariants(qctx, s.d.Pool, s.d.Schema, false)
 	if err == nil {
-		got, err = pgx.CollectRows(rows, pgx.RowToStructByPos[row])
+		var rows pgx.Rows
+		if rows, err = s.d.Pool.Query(qctx, query); err == nil {
+			got, err = pgx.CollectRows(rows, pgx.RowToStructByPos[row])
+		}
 	}
 	if ctx.Err() != nil {
 		return // stopped mid-sample
@@ -399,18 +360,12 @@ func (s *limitSampler) sample(ctx context.Context, query string) {
 		return
 	}
 	s.samples++
+	for _, v := range vs {
+		s.violations = append(s.violations, v.String())
+	}
 	for _, r := range got {
 		s.maxRunning[r.Type] = max(s.maxRunning[r.Type], r.Running)
-		switch {
-		case r.Running > r.Limit:
-			s.violations = append(s.violations, fmt.Sprintf("%s: %d tasks claimed or running, limit %d", r.Type, r.Running, r.Limit))
-		case r.Holding > r.Limit:
-			s.violations = append(s.violations, fmt.Sprintf("%s: %d tasks hold a unit, limit %d", r.Type, r.Holding, r.Limit))
-		case r.Used != r.Holding:
-			s.violations = append(s.violations, fmt.Sprintf("%s: slot groups used %d, but %d tasks hold a unit", r.Type, r.Used, r.Holding))
-		case r.Capacity != r.Limit:
-			s.violations = append(s.violations, fmt.Sprintf("%s: slot capacities sum to %d, limit %d", r.Type, r.Capacity, r.Limit))
-		}
+		s.limits[r.Type] = r.Limit
 	}
 }
 
@@ -427,18 +382,16 @@ func (s *limitSampler) check(t *testing.T, minSamples int) {
 	s.stop()
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	t.Logf("limit sampler: %d samples (%d failed), highest claimed+running per type %v", s.samples, s.errors, s.maxRunning)
+	t.Logf("limit sampler: %d samples (%d failed), highest running per type %v", s.samples, s.errors, s.maxRunning)
 	if len(s.violations) > 0 {
 		n := min(len(s.violations), 20)
-		t.Fatalf("invariant broken: a limit was exceeded or slot usage was wrong in %d of %d samples, e.g.:\n%s",
+		t.Fatalf("invariant broken: a limit was exceeded or slot usage was wrong: %d violations in %d samples, e.g.:\n%s",
 			len(s.violations), s.samples, strings.Join(s.violations[:n], "\n"))
 	}
 	require.GreaterOrEqual(t, s.samples, minSamples, "the sampler must have sampled the drain")
 	bound := false
 	for typ, n := range s.maxRunning {
-		var limit int
-		s.d.scalar(&limit, `SELECT concurrency FROM {{schema}}.task_types WHERE name = $1`, typ)
-		bound = bound || n == limit
+		bound = bound || n == s.limits[typ]
 	}
 	require.True(t, bound, "no limited type was ever seen running at its limit: the test did not exercise the limit")
 }
@@ -536,10 +489,6 @@ func clock(ns int64) string { return time.Unix(0, ns).Format("15:04:05.000000") 
 
 // taskIDs returns the ids of all tasks.
 func (d *db) taskIDs() []int64 {
-	d.t.Helper()
-	rows, err := d.pool.Query(context.Background(), d.sql(`SELECT id FROM {{schema}}.tasks ORDER BY id`))
-	require.NoError(d.t, err)
-	ids, err := pgx.CollectRows(rows, pgx.RowTo[int64])
-	require.NoError(d.t, err)
-	return ids
+	d.T.Helper()
+	return pgseqtest.Column[int64](d.DB, `SELECT id FROM {{schema}}.tasks ORDER BY id`)
 }

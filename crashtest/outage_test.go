@@ -14,6 +14,8 @@ import (
 
 	"github.com/jackc/pgx/v5"
 	"github.com/stretchr/testify/require"
+
+	"github.com/pgseq/pgseq/internal/pgseqtest"
 )
 
 // outageConfig is the queue of TestPostgresRestartWithANewLeader: a short
@@ -73,11 +75,11 @@ func startSQLLeader(t *testing.T, d *db, connString, id string) *sqlLeader {
 	conn, err := pgx.Connect(ctx, withAppName(t, connString, "pgseq crashtest sql leader"))
 	require.NoError(t, err, "the SQL leader connecting after the restart")
 	t.Cleanup(func() { conn.Close(context.Background()) })
-	_, err = conn.Exec(ctx, d.sql(`SELECT {{schema}}.register_worker($1, 'crashtest', 1)`), id)
+	_, err = conn.Exec(ctx, d.SQL(`SELECT {{schema}}.register_worker($1, 'crashtest', 1)`), id)
 	require.NoError(t, err, "register_worker")
 	for {
 		var won bool
-		require.NoError(t, conn.QueryRow(ctx, d.sql(`SELECT {{schema}}.elect_leader($1)`), id).Scan(&won), "elect_leader")
+		require.NoError(t, conn.QueryRow(ctx, d.SQL(`SELECT {{schema}}.elect_leader($1)`), id).Scan(&won), "elect_leader")
 		if won {
 			break
 		}
@@ -95,7 +97,7 @@ func startSQLLeader(t *testing.T, d *db, connString, id string) *sqlLeader {
 // maintain runs maintenance once and records its report.
 func (l *sqlLeader) maintain(ctx context.Context) error {
 	var report map[string]any
-	if err := l.conn.QueryRow(ctx, l.d.sql(`SELECT {{schema}}.run_maintenance($1)`), l.id).Scan(&report); err != nil {
+	if err := l.conn.QueryRow(ctx, l.d.SQL(`SELECT {{schema}}.run_maintenance($1)`), l.id).Scan(&report); err != nil {
 		return fmt.Errorf("run_maintenance: %w", err)
 	}
 	l.mu.Lock()
@@ -115,13 +117,13 @@ func (l *sqlLeader) loop(ctx context.Context) {
 		cctx, cancel := context.WithTimeout(ctx, 10*time.Second)
 		err := func() error {
 			var alive, won bool
-			if err := l.conn.QueryRow(cctx, l.d.sql(`SELECT {{schema}}.heartbeat($1)`), l.id).Scan(&alive); err != nil {
+			if err := l.conn.QueryRow(cctx, l.d.SQL(`SELECT {{schema}}.heartbeat($1)`), l.id).Scan(&alive); err != nil {
 				return fmt.Errorf("heartbeat: %w", err)
 			}
 			if !alive {
 				return fmt.Errorf("the SQL leader %s was declared dead", l.id)
 			}
-			if err := l.conn.QueryRow(cctx, l.d.sql(`SELECT {{schema}}.elect_leader($1)`), l.id).Scan(&won); err != nil {
+			if err := l.conn.QueryRow(cctx, l.d.SQL(`SELECT {{schema}}.elect_leader($1)`), l.id).Scan(&won); err != nil {
 				return fmt.Errorf("elect_leader: %w", err)
 			}
 			if !won {
@@ -202,9 +204,9 @@ func TestPostgresRestartWithANewLeader(t *testing.T) {
 	ctx := t.Context()
 	cs, err := cluster.Start(ctx)
 	require.NoError(t, err)
-	d := &db{t: t, pool: newPool(t, cs), schema: "outage"}
+	d := &db{&pgseqtest.DB{T: t, Pool: newPool(t, cs), Schema: "outage"}}
 
-	code, out := runPgseq(t, "--database-url", cs, "--schema", d.schema, "apply", "--auto-approve", writeFile(t, dir, "outage.hcl", outageConfig))
+	code, out := runPgseq(t, "--database-url", cs, "--schema", d.Schema, "apply", "--auto-approve", writeFile(t, dir, "outage.hcl", outageConfig))
 	require.Equal(t, 0, code, out)
 	// Two tasks per worker: each holds two, one running and one claimed
 	// ahead.
@@ -214,7 +216,7 @@ func TestPostgresRestartWithANewLeader(t *testing.T) {
 	var logs []execLog
 	startWorker := func(name string, flags ...string) *proc {
 		path := filepath.Join(dir, name+".exec")
-		args := append(workerArgs(cs, d.schema, path, outageWorker), "--worker-id", name)
+		args := append(workerArgs(cs, d.Schema, path, outageWorker), "--worker-id", name)
 		p := startPgseq(t, dir, name, append(args, flags...)...)
 		workers = append(workers, p)
 		logs = append(logs, execLog{path: path, proc: p})
@@ -233,8 +235,8 @@ func TestPostgresRestartWithANewLeader(t *testing.T) {
 	deadline := time.Now().Add(30 * time.Second)
 	for {
 		var held, holders int
-		d.scalar(&held, `SELECT count(*) FROM {{schema}}.tasks WHERE status IN ('claimed', 'running')`)
-		d.scalar(&holders, `SELECT count(DISTINCT worker_id) FROM {{schema}}.tasks WHERE status IN ('claimed', 'running')`)
+		d.Scalar(&held, `SELECT count(*) FROM {{schema}}.tasks WHERE status IN ('claimed', 'running')`)
+		d.Scalar(&holders, `SELECT count(DISTINCT worker_id) FROM {{schema}}.tasks WHERE status IN ('claimed', 'running')`)
 		runningAll := true
 		for _, l := range logs {
 			runningAll = runningAll && handlerRunning(t, l.path)
@@ -252,11 +254,7 @@ func TestPostgresRestartWithANewLeader(t *testing.T) {
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
-	var victimTasks []int64
-	rows, err := d.pool.Query(ctx, d.sql(`SELECT id FROM {{schema}}.tasks WHERE worker_id = $1 AND status IN ('claimed', 'running') ORDER BY id`), victim.name)
-	require.NoError(t, err)
-	victimTasks, err = pgx.CollectRows(rows, pgx.RowTo[int64])
-	require.NoError(t, err)
+	victimTasks := pgseqtest.Column[int64](d.DB, `SELECT id FROM {{schema}}.tasks WHERE worker_id = $1 AND status IN ('claimed', 'running') ORDER BY id`, victim.name)
 	require.NotEmpty(t, victimTasks)
 
 	// The crash. The victim dies for good while the server is down; the
@@ -321,10 +319,10 @@ func TestPostgresRestartWithANewLeader(t *testing.T) {
 	// contact returned (judged_from: the first contact after the gap, at or
 	// after the start), which is what the rule promises against.
 	var deadAfter, sinceContact, heldAfter float64
-	d.scalar(&deadAfter, `SELECT extract(epoch FROM dead_at - pg_postmaster_start_time())::float8 FROM {{schema}}.workers WHERE id = $1`, victim.name)
-	d.scalar(&sinceContact, `SELECT extract(epoch FROM w.dead_at - greatest(c.judged_from, pg_postmaster_start_time()))::float8
+	d.Scalar(&deadAfter, `SELECT extract(epoch FROM dead_at - pg_postmaster_start_time())::float8 FROM {{schema}}.workers WHERE id = $1`, victim.name)
+	d.Scalar(&sinceContact, `SELECT extract(epoch FROM w.dead_at - greatest(c.judged_from, pg_postmaster_start_time()))::float8
 		FROM {{schema}}.workers w, {{schema}}.runtime_clock c WHERE w.id = $1`, victim.name)
-	d.scalar(&heldAfter, `SELECT count(*)::float8 FROM {{schema}}.tasks WHERE worker_id = $1 AND status IN ('claimed', 'running')`, victim.name)
+	d.Scalar(&heldAfter, `SELECT count(*)::float8 FROM {{schema}}.tasks WHERE worker_id = $1 AND status IN ('claimed', 'running')`, victim.name)
 	require.Zero(t, heldAfter, "invariant broken: %s's tasks are recovered", victim.name)
 	t.Logf("restart: server down for %s; first SQL maintenance %s after the restart; %s declared dead %.3fs after the server started, %.3fs after contact returned (its %d tasks recovered at the maintenance that returned %s after cluster start returned)",
 		restarted.Sub(down).Round(time.Millisecond), firstMaintenance.Round(time.Millisecond), victim.name, deadAfter, sinceContact, len(victimTasks), recoveredAt.Sub(restarted).Round(time.Millisecond))
@@ -346,7 +344,7 @@ func TestPostgresRestartWithANewLeader(t *testing.T) {
 			"invariant broken: %s, alive all along and with no claim in flight at the crash, must keep its id:\n%s", p.name, p.output())
 	}
 	var dead []string
-	d.scalar(&dead, `SELECT coalesce(array_agg(id ORDER BY id), '{}') FROM {{schema}}.workers WHERE dead_at IS NOT NULL`)
+	d.Scalar(&dead, `SELECT coalesce(array_agg(id ORDER BY id), '{}') FROM {{schema}}.workers WHERE dead_at IS NOT NULL`)
 	require.Equal(t, []string{victim.name}, dead, "invariant broken: only the killed worker is declared dead (maintenance reports %v)", runs)
 	require.Equal(t, 1, reportSum(runs, "workers_declared_dead"), "invariant broken: the SQL leader's maintenance declared only the killed worker dead: %v", runs)
 	require.Equal(t, len(victimTasks), reportSum(runs, "recovered"), "invariant broken: the SQL leader's maintenance recovered the killed worker's tasks, and no other: %v", runs)

@@ -13,6 +13,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/pgseq/pgseq/internal/localdb"
+	"github.com/pgseq/pgseq/internal/pgseqtest"
 )
 
 // slowConfig adds to drainConfig a queue for slow workers: one handler of
@@ -53,9 +54,9 @@ func TestPostgresCrash(t *testing.T) {
 	ctx := t.Context()
 	cs, err := cluster.Start(ctx)
 	require.NoError(t, err)
-	d := &db{t: t, pool: newPool(t, cs), schema: "crash"}
+	d := &db{&pgseqtest.DB{T: t, Pool: newPool(t, cs), Schema: "crash"}}
 
-	code, out := runPgseq(t, "--database-url", cs, "--schema", d.schema, "apply", "--auto-approve", writeFile(t, dir, "crash.hcl", drainConfig+slowConfig))
+	code, out := runPgseq(t, "--database-url", cs, "--schema", d.Schema, "apply", "--auto-approve", writeFile(t, dir, "crash.hcl", drainConfig+slowConfig))
 	require.Equal(t, 0, code, out)
 	// The slow workers' tasks last until after the first restart; the
 	// others, which the crashes are spread over, grow with them.
@@ -79,7 +80,7 @@ func TestPostgresCrash(t *testing.T) {
 			name, flags = fmt.Sprintf("slow-worker-%d", i), slowWorker
 		}
 		path := filepath.Join(dir, name+".exec")
-		p := startPgseq(t, dir, name, workerArgs(cs, d.schema, path, flags)...)
+		p := startPgseq(t, dir, name, workerArgs(cs, d.Schema, path, flags)...)
 		workers = append(workers, p)
 		logs = append(logs, execLog{path: path, proc: p})
 	}
@@ -119,7 +120,7 @@ func TestPostgresCrash(t *testing.T) {
 	var live int
 	deadline := time.Now().Add(15 * time.Second)
 	for {
-		d.scalar(&live, `SELECT count(*) FROM {{schema}}.workers WHERE dead_at IS NULL AND last_heartbeat > $1`, lastRestart)
+		d.Scalar(&live, `SELECT count(*) FROM {{schema}}.workers WHERE dead_at IS NULL AND last_heartbeat > $1`, lastRestart)
 		if live >= len(workers) || time.Now().After(deadline) {
 			break
 		}
@@ -164,7 +165,7 @@ func TestPostgresCrash(t *testing.T) {
 	d.checkAtRest(total)
 	rerun := checkExecutions(t, d.taskIDs(), readExecutions(t, logs))
 	var reclaimed int
-	d.scalar(&reclaimed, `SELECT count(*) FROM {{schema}}.tasks WHERE attempts > 1`)
+	d.Scalar(&reclaimed, `SELECT count(*) FROM {{schema}}.tasks WHERE attempts > 1`)
 	t.Logf("%d tasks, %d crashes, drained after %s; %d tasks claimed more than once, %d ran more than once",
 		total, crashes, drained.Round(time.Millisecond), reclaimed, rerun)
 }
@@ -215,7 +216,7 @@ func waitCompleted(t *testing.T, d *db, n int, timeout time.Duration, procs func
 	deadline := time.Now().Add(timeout)
 	for {
 		var done int
-		err := d.pool.QueryRow(context.Background(), d.sql(`SELECT count(*) FROM {{schema}}.tasks WHERE status = 'completed'`)).Scan(&done)
+		err := d.Pool.QueryRow(context.Background(), d.SQL(`SELECT count(*) FROM {{schema}}.tasks WHERE status = 'completed'`)).Scan(&done)
 		if err == nil && done >= n {
 			return
 		}

@@ -11,6 +11,7 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/stretchr/testify/require"
 
+	"github.com/pgseq/pgseq/internal/pgseqtest"
 	"github.com/pgseq/pgseq/internal/pgtest"
 )
 
@@ -79,13 +80,13 @@ func TestWorkersKilled(t *testing.T) {
 	churn := time.Duration(scale(t)) * 6 * time.Second
 	dir := t.TempDir()
 	cs := pgtest.ConnString(t)
-	d := &db{t: t, pool: pgtest.Pool(t), schema: pgtest.Schema(t)}
+	d := &db{pgseqtest.New(t)}
 
-	code, out := runPgseq(t, "--database-url", cs, "--schema", d.schema, "apply", "--auto-approve", writeFile(t, dir, "crash.hcl", drainConfig))
+	code, out := runPgseq(t, "--database-url", cs, "--schema", d.Schema, "apply", "--auto-approve", writeFile(t, dir, "crash.hcl", drainConfig))
 	require.Equal(t, 0, code, out)
 	enqueued := 0
 	topUpTypes := func() {
-		rows, err := d.pool.Query(context.Background(), d.sql(
+		rows, err := d.Pool.Query(context.Background(), d.SQL(
 			`SELECT type, count(*)::int FROM {{schema}}.tasks WHERE status IN ('pending', 'claimed', 'running') GROUP BY type`))
 		require.NoError(t, err)
 		unfinished := map[string]int{}
@@ -112,7 +113,7 @@ func TestWorkersKilled(t *testing.T) {
 	startWorker := func(i int) {
 		name := fmt.Sprintf("worker-%d", len(all))
 		path := filepath.Join(dir, name+".exec")
-		p := startPgseq(t, dir, name, workerArgs(cs, d.schema, path, fastWorker)...)
+		p := startPgseq(t, dir, name, workerArgs(cs, d.Schema, path, fastWorker)...)
 		workers[i] = p
 		all = append(all, p)
 		logs = append(logs, execLog{path: path, proc: p})
@@ -147,7 +148,7 @@ func TestWorkersKilled(t *testing.T) {
 	d.checkAtRest(enqueued)
 	rerun := checkExecutions(t, d.taskIDs(), readExecutions(t, logs))
 	var recovered int
-	d.scalar(&recovered, `SELECT count(*) FROM {{schema}}.tasks WHERE attempts > 1`)
+	d.Scalar(&recovered, `SELECT count(*) FROM {{schema}}.tasks WHERE attempts > 1`)
 	t.Logf("%d tasks, %d workers killed in %s, drained after %s; %d tasks claimed more than once, %d ran more than once",
 		enqueued, kills, churned.Round(time.Millisecond), drained.Round(time.Millisecond), recovered, rerun)
 	require.Positive(t, rerun, "killed workers' tasks must have run again: the test did not kill workers with tasks in flight")

@@ -10,7 +10,6 @@ import (
 	"github.com/pgseq/pgseq/inspect"
 	"github.com/pgseq/pgseq/internal/pgseqtest"
 	"github.com/pgseq/pgseq/internal/pgtest"
-	"github.com/pgseq/pgseq/migrations"
 )
 
 // Read counts each task type's partition keys with work by units in use
@@ -49,14 +48,12 @@ func TestReadCountsPartitionKeysByUse(t *testing.T) {
 			t.Parallel()
 			r := render
 			r.Concurrency = tt.limit
-			pool, schema := pgseqtest.NewSchema(t, catalog.State{Queues: []catalog.Queue{q}, TaskTypes: []catalog.TaskType{r, plain}})
+			d := pgseqtest.NewDB(t, catalog.State{Queues: []catalog.Queue{q}, TaskTypes: []catalog.TaskType{r, plain}})
 			for _, k := range tt.keys {
-				_, err := pool.Exec(ctx, migrations.Render(`SELECT {{schema}}.enqueue('render', partition_key => $1)`, schema), k)
-				require.NoError(t, err)
+				d.Exec(`SELECT {{schema}}.enqueue('render', partition_key => $1)`, k)
 			}
-			_, err := pool.Exec(ctx, migrations.Render(`SELECT {{schema}}.enqueue('plain', partition_key => 'ignored')`, schema))
-			require.NoError(t, err)
-			s, _, err := inspect.Read(ctx, pool, schema)
+			d.Exec(`SELECT {{schema}}.enqueue('plain', partition_key => 'ignored')`)
+			s, _, err := inspect.Read(ctx, d.Pool, d.Schema)
 			require.NoError(t, err)
 			require.Equal(t, tt.want, s.Live.Keys)
 		})

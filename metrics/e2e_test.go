@@ -13,7 +13,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/testutil"
 	dto "github.com/prometheus/client_model/go"
@@ -26,16 +25,8 @@ import (
 	"github.com/pgseq/pgseq/internal/pgseqtest"
 	"github.com/pgseq/pgseq/internal/pgtest"
 	"github.com/pgseq/pgseq/metrics"
-	"github.com/pgseq/pgseq/migrations"
 	"github.com/pgseq/pgseq/queue"
 )
-
-// apply plans and applies cfg to schema, and requires the next plan to be
-// empty.
-func apply(t *testing.T, pool *pgxpool.Pool, schema string, cfg catalog.State) {
-	t.Helper()
-	pgseqtest.Apply(t, pool, schema, cfg)
-}
 
 // scrape is one scrape of the metrics endpoint.
 type scrape map[string]*dto.MetricFamily
@@ -114,13 +105,13 @@ func (s scrape) sum(name string) float64 {
 // carries its queue and type.
 func TestWorkerMetricsEndToEnd(t *testing.T) {
 	t.Parallel()
-	pool, schema := pgtest.Pool(t), pgtest.Schema(t)
+	d := pgseqtest.New(t)
 	q := catalog.DefaultQueue("default")
 	q.MaxRetries = 1
 	q.Backoff.Initial = catalog.Duration(10 * time.Millisecond)
 	q.Backoff.Max = catalog.Duration(10 * time.Millisecond)
 	q.Backoff.Jitter = 0
-	apply(t, pool, schema, catalog.State{Queues: []catalog.Queue{q}, TaskTypes: []catalog.TaskType{
+	d.Apply(catalog.State{Queues: []catalog.Queue{q}, TaskTypes: []catalog.TaskType{
 		{Name: "render", Queue: "default", Concurrency: 2},
 		{Name: "plain", Queue: "default"},
 		{Name: "flaky", Queue: "default"},
@@ -141,11 +132,11 @@ func TestWorkerMetricsEndToEnd(t *testing.T) {
 		batch = append(batch, queue.NewTask{Type: typ})
 	}
 	ctx := context.Background()
-	_, err := queue.NewClient(pool, schema).EnqueueBatch(ctx, batch)
+	_, err := queue.NewClient(d.Pool, d.Schema).EnqueueBatch(ctx, batch)
 	require.NoError(t, err)
 
 	reg := prometheus.NewRegistry()
-	obs, err := metrics.New(reg, metrics.Options{Pool: pool, Schema: schema})
+	obs, err := metrics.New(reg, metrics.Options{Pool: d.Pool, Schema: d.Schema})
 	require.NoError(t, err)
 	srv, err := metrics.Listen("127.0.0.1:0", reg)
 	require.NoError(t, err)
@@ -160,7 +151,7 @@ func TestWorkerMetricsEndToEnd(t *testing.T) {
 
 	var running, maxRunning atomic.Int64
 	w, err := queue.NewWorker(queue.Config{
-		Pool: pool, Schema: schema, PoolSize: 4, BatchSize: 10, Observer: obs,
+		Pool: d.Pool, Schema: d.Schema, PoolSize: 4, BatchSize: 10, Observer: obs,
 		PollInterval: 10 * time.Millisecond,
 		Handlers: map[string]queue.Handler{
 			"render": func(context.Context, *queue.Task) error {
@@ -188,8 +179,7 @@ func TestWorkerMetricsEndToEnd(t *testing.T) {
 	// never trail it; the limit holds in the slot and in-flight figures.
 	completed := func() int {
 		var n int
-		require.NoError(t, pool.QueryRow(ctx, migrations.Render(
-			`SELECT count(*) FROM {{schema}}.tasks WHERE status = 'completed'`, schema)).Scan(&n))
+		d.Scalar(&n, `SELECT count(*) FROM {{schema}}.tasks WHERE status = 'completed'`)
 		return n
 	}
 	deadline := time.Now().Add(60 * time.Second)

@@ -1,7 +1,6 @@
 package metrics_test
 
 import (
-	"context"
 	"testing"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -12,7 +11,6 @@ import (
 	"github.com/pgseq/pgseq/internal/pgseqtest"
 	"github.com/pgseq/pgseq/internal/pgtest"
 	"github.com/pgseq/pgseq/metrics"
-	"github.com/pgseq/pgseq/migrations"
 )
 
 // gather collects reg into a scrape, as the endpoint would serve it.
@@ -49,33 +47,27 @@ func partitioned(name, queue string, perKey int) catalog.TaskType {
 // waiting key's wait in a histogram, never a series per key.
 func TestPartitionMetrics(t *testing.T) {
 	t.Parallel()
-	ctx := context.Background()
-	pool, schema := pgtest.Pool(t), pgtest.Schema(t)
+	d := pgseqtest.New(t)
 	queues := []catalog.Queue{catalog.DefaultQueue("default"), catalog.DefaultQueue("media")}
 	config := func(perKey int) catalog.State {
 		return catalog.State{Queues: queues, TaskTypes: []catalog.TaskType{
 			partitioned("digest", "default", perKey), partitioned("render", "media", 4), {Name: "plain", Queue: "default"},
 		}}
 	}
-	apply(t, pool, schema, config(2))
-	exec := func(sql string, args ...any) {
-		t.Helper()
-		_, err := pool.Exec(ctx, migrations.Render(sql, schema), args...)
-		require.NoError(t, err, sql)
-	}
+	d.Apply(config(2))
 	enqueue := func(key string, n int, ago string) {
 		t.Helper()
-		exec(`SELECT {{schema}}.enqueue('digest', partition_key => $1, run_at => now() - $2::interval) FROM generate_series(1, $3)`, key, ago, n)
+		d.Exec(`SELECT {{schema}}.enqueue('digest', partition_key => $1, run_at => now() - $2::interval) FROM generate_series(1, $3)`, key, ago, n)
 	}
 	// a: 2 running, 3 waiting for 8 minutes; b: 2, 1 waiting for 50
 	// minutes; c: 1, nothing waits. render and plain: nothing.
 	enqueue("a", 5, "8 minutes")
 	enqueue("b", 3, "50 minutes")
 	enqueue("c", 1, "1 second")
-	exec(`SELECT {{schema}}.enqueue('plain')`)
+	d.Exec(`SELECT {{schema}}.enqueue('plain')`)
 
 	reg := prometheus.NewRegistry()
-	_, err := metrics.New(reg, metrics.Options{Pool: pool, Schema: schema})
+	_, err := metrics.New(reg, metrics.Options{Pool: d.Pool, Schema: d.Schema})
 	require.NoError(t, err)
 
 	digest, render := "queue=default,type=digest", "queue=media,type=render"
@@ -93,7 +85,7 @@ func TestPartitionMetrics(t *testing.T) {
 		},
 		{
 			name:   "a lowered per-key limit",
-			before: func() { apply(t, pool, schema, config(1)) },
+			before: func() { d.Apply(config(1)) },
 			// c is at the new limit too, with nothing waiting.
 			keys: 3, atLimit: 3, waiting: 4,
 			waits: map[float64]uint64{300: 0, 600: 1, 3600: 2},
@@ -101,7 +93,7 @@ func TestPartitionMetrics(t *testing.T) {
 		{
 			name: "more keys at their limit than are observed",
 			before: func() {
-				exec(`SELECT count(*) FROM {{schema}}.enqueue_batch(array_fill('digest'::text, ARRAY[2 * $1::int]),
+				d.Exec(`SELECT count(*) FROM {{schema}}.enqueue_batch(array_fill('digest'::text, ARRAY[2 * $1::int]),
 				      partition_keys => (SELECT array_agg('k' || (g % $1::int) ORDER BY g) FROM generate_series(1, 2 * $1::int) g))`,
 					metrics.KeyWaitsObserved)
 			},
@@ -155,15 +147,14 @@ func TestPartitionMetrics(t *testing.T) {
 // figures, no error.
 func TestPartitionMetricsBeforePartitions(t *testing.T) {
 	t.Parallel()
-	pool, schema := pgtest.Pool(t), pgtest.Schema(t)
-	pgseqtest.MigrateTo(t, pool, schema, 18)
-	_, err := pool.Exec(context.Background(), migrations.Render(`INSERT INTO {{schema}}.queues (name, batch_size, max_retries,
+	d := pgseqtest.New(t)
+	pgseqtest.MigrateTo(t, d.Pool, d.Schema, 18)
+	d.Exec(`INSERT INTO {{schema}}.queues (name, batch_size, max_retries,
 	    backoff_initial, backoff_max, backoff_factor, backoff_jitter, worker_timeout, leader_lease, retention_completed,
 	    retention_dead_letter) VALUES ('default', 10, 3, '1s', '10m', 2, 0.2, '30s', '15s', '7 days', '30 days');
-	    INSERT INTO {{schema}}.task_types (name, queue, concurrency) VALUES ('render', 'default', 2)`, schema))
-	require.NoError(t, err)
+	    INSERT INTO {{schema}}.task_types (name, queue, concurrency) VALUES ('render', 'default', 2)`)
 	reg := prometheus.NewRegistry()
-	_, err = metrics.New(reg, metrics.Options{Pool: pool, Schema: schema})
+	_, err := metrics.New(reg, metrics.Options{Pool: d.Pool, Schema: d.Schema})
 	require.NoError(t, err)
 	s := gather(t, reg)
 	require.Equal(t, 0.0, s.value("pgseq_slot_query_errors_total", ""))
@@ -178,19 +169,17 @@ func TestPartitionMetricsBeforePartitions(t *testing.T) {
 // figures without them, and no error.
 func TestPartitionMetricsNeedTheReadLevel(t *testing.T) {
 	t.Parallel()
-	ctx := context.Background()
-	pool, schema := pgtest.Pool(t), pgtest.Schema(t)
-	worker := pgtest.NewRole(t, pool, schema, "worker")
-	reader := pgtest.NewRole(t, pool, schema, "reader")
-	apply(t, pool, schema, catalog.State{
+	d := pgseqtest.New(t)
+	worker := pgtest.NewRole(t, d.Pool, d.Schema, "worker")
+	reader := pgtest.NewRole(t, d.Pool, d.Schema, "reader")
+	d.Apply(catalog.State{
 		Queues: []catalog.Queue{catalog.DefaultQueue("default")},
 		TaskTypes: []catalog.TaskType{
 			{Name: "digest", Queue: "default", Concurrency: 5, Partition: &catalog.Partition{Concurrency: 1}},
 		},
 		Access: []catalog.Grant{{Level: catalog.LevelRead, Role: reader.Name}, {Level: catalog.LevelWork, Role: worker.Name}},
 	})
-	_, err := pool.Exec(ctx, migrations.Render(`SELECT {{schema}}.enqueue('digest', partition_key => 'a') FROM generate_series(1, 2)`, schema))
-	require.NoError(t, err)
+	d.Exec(`SELECT {{schema}}.enqueue('digest', partition_key => 'a') FROM generate_series(1, 2)`)
 	for _, tt := range []struct {
 		name       string
 		role       pgtest.Role
@@ -201,7 +190,7 @@ func TestPartitionMetricsNeedTheReadLevel(t *testing.T) {
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			reg := prometheus.NewRegistry()
-			_, err := metrics.New(reg, metrics.Options{Pool: pgtest.PoolAs(t, tt.role), Schema: schema})
+			_, err := metrics.New(reg, metrics.Options{Pool: pgtest.PoolAs(t, tt.role), Schema: d.Schema})
 			require.NoError(t, err)
 			s := gather(t, reg)
 			require.Equal(t, 0.0, s.value("pgseq_slot_query_errors_total", ""))

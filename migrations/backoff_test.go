@@ -23,11 +23,11 @@ func TestBackoffNeverOverflows(t *testing.T) {
 	for _, factor := range []float64{1, 1.5, 2, catalog.MaxBackoffFactor, 1e308} {
 		// 1e308 is beyond what validation allows: set by hand, as a
 		// database older than the bound or an edited row could hold it.
-		r.exec(`UPDATE {{schema}}.queues SET backoff_factor = $1`, factor)
+		r.Exec(`UPDATE {{schema}}.queues SET backoff_factor = $1`, factor)
 		var lo, hi float64
-		r.scalar(&lo, `SELECT min(extract(epoch FROM {{schema}}.backoff_delay(q, a)))::float8
+		r.Scalar(&lo, `SELECT min(extract(epoch FROM {{schema}}.backoff_delay(q, a)))::float8
 			FROM {{schema}}.queues q, generate_series(1, 5000) a`)
-		r.scalar(&hi, `SELECT max(extract(epoch FROM {{schema}}.backoff_delay(q, a)))::float8
+		r.Scalar(&hi, `SELECT max(extract(epoch FROM {{schema}}.backoff_delay(q, a)))::float8
 			FROM {{schema}}.queues q, generate_series(1, 5000) a`)
 		require.GreaterOrEqual(t, lo, 0.8, "factor %g: never below initial - jitter", factor)
 		require.LessOrEqual(t, hi, 720.0, "factor %g: never above max + jitter", factor)
@@ -36,22 +36,22 @@ func TestBackoffNeverOverflows(t *testing.T) {
 	// Fail one task 60 times with the largest factor validation allows
 	// (attempt 45 overflowed with factor 2 before): each time it goes back
 	// to pending and gives its slot back.
-	r.exec(`UPDATE {{schema}}.queues SET backoff_factor = $1`, catalog.MaxBackoffFactor)
+	r.Exec(`UPDATE {{schema}}.queues SET backoff_factor = $1`, catalog.MaxBackoffFactor)
 	r.register("w")
 	var id int64
-	r.scalar(&id, `SELECT {{schema}}.enqueue('flaky')`)
+	r.Scalar(&id, `SELECT {{schema}}.enqueue('flaky')`)
 	for i := 1; i <= 60; i++ {
-		r.exec(`UPDATE {{schema}}.tasks SET run_at = now() WHERE id = $1`, id)
-		ids, err := claim(bg, r.pool, r.schema, "q", "w", 1)
+		r.Exec(`UPDATE {{schema}}.tasks SET run_at = now() WHERE id = $1`, id)
+		ids, err := claim(bg, r.Pool, r.Schema, "q", "w", 1)
 		require.NoError(t, err)
 		require.Equal(t, []int64{id}, ids, "failure %d", i)
 		var status string
-		r.scalar(&status, `SELECT {{schema}}.fail($1, 'w', 'boom')`, id)
+		r.Scalar(&status, `SELECT {{schema}}.fail($1, 'w', 'boom')`, id)
 		require.Equal(t, "pending", status, "failure %d", i)
 		require.Zero(t, r.running("flaky"), "failure %d: nothing left running", i)
 	}
 	var delay float64
-	r.scalar(&delay, `SELECT extract(epoch FROM run_at - updated_at)::float8 FROM {{schema}}.tasks WHERE id = $1`, id)
+	r.Scalar(&delay, `SELECT extract(epoch FROM run_at - updated_at)::float8 FROM {{schema}}.tasks WHERE id = $1`, id)
 	require.InDelta(t, 600, delay, 120, "capped at max ± jitter")
-	r.checkSlotAccounting()
+	r.RequireInvariants()
 }

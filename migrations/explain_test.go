@@ -39,7 +39,7 @@ func (r *rt) plansOf(t *testing.T, query string, args ...any) (plans []string, r
 func (r *rt) plansWith(t *testing.T, set []string, query string, args ...any) (plans []string, rows [][]any, took time.Duration) {
 	t.Helper()
 	var mu sync.Mutex
-	cfg := r.pool.Config().ConnConfig.Copy()
+	cfg := r.Pool.Config().ConnConfig.Copy()
 	cfg.OnNotice = func(_ *pgconn.PgConn, n *pgconn.Notice) {
 		mu.Lock()
 		defer mu.Unlock()
@@ -66,7 +66,7 @@ func (r *rt) plansWith(t *testing.T, set []string, query string, args ...any) (p
 		require.NoError(t, err, st)
 	}
 	start := time.Now()
-	res, err := conn.Query(bg, r.sql(query), args...)
+	res, err := conn.Query(bg, r.SQL(query), args...)
 	require.NoError(t, err)
 	rows, err = pgx.CollectRows(res, func(row pgx.CollectableRow) ([]any, error) { return row.Values() })
 	require.NoError(t, err)
@@ -80,8 +80,8 @@ func (r *rt) plansWith(t *testing.T, set []string, query string, args ...any) (p
 // million), the oldest first, at a gate: "open" (claimable) or "waiting"
 // (a limited type's lane, no unit).
 func (r *rt) seed(taskType, gate string, n int, age string) {
-	r.t.Helper()
-	r.exec(`INSERT INTO {{schema}}.tasks (queue, type, gate, run_at)
+	r.T.Helper()
+	r.Exec(`INSERT INTO {{schema}}.tasks (queue, type, gate, run_at)
 	        SELECT 'q', $1, $2::{{schema}}.task_gate, now() - $4::interval + g * interval '1 microsecond'
 	        FROM generate_series(1, $3::int) g`, taskType, gate, n, age)
 }
@@ -136,7 +136,7 @@ func TestClaimPlanFastPathWithManyPending(t *testing.T) {
 	t.Parallel()
 	r := newRT(t, state(queueCfg("q"), task("free", 0)))
 	r.seed("free", "open", manyPending, "1 day")
-	r.exec(`ANALYZE {{schema}}.tasks`)
+	r.Exec(`ANALYZE {{schema}}.tasks`)
 	r.register("w")
 
 	plans, types, took := r.claimPlans(t, 100)
@@ -161,7 +161,7 @@ func TestClaimGenericPlanFindsTasksByIndex(t *testing.T) {
 	t.Parallel()
 	r := newRT(t, state(queueCfg("q"), task("free", 0), task("limited", 10)))
 	r.seed("free", "open", manyPending, "1 day")
-	r.exec(`ANALYZE {{schema}}.tasks`)
+	r.Exec(`ANALYZE {{schema}}.tasks`)
 	r.register("w")
 
 	for _, limited := range []string{"NULL", "100"} { // both branches of claim_open
@@ -183,13 +183,13 @@ func TestClaimPlanSkipsSaturatedLimitedType(t *testing.T) {
 	r := newRT(t, state(queueCfg("q"), task("blocked", 5), task("free", 0), task("other", 10)))
 	r.seed("blocked", "waiting", manyPending, "2 days")
 	// The blocked type's 5 units are held by 5 running tasks.
-	r.exec(`INSERT INTO {{schema}}.tasks (queue, type, status, worker_id, slot_group)
+	r.Exec(`INSERT INTO {{schema}}.tasks (queue, type, status, worker_id, slot_group)
 	        SELECT 'q', 'blocked', 'running', 'elsewhere', g FROM generate_series(1, 5) g`)
-	r.exec(`UPDATE {{schema}}.concurrency_slots SET used = 1 WHERE task_type = 'blocked'`)
+	r.Exec(`UPDATE {{schema}}.concurrency_slots SET used = 1 WHERE task_type = 'blocked'`)
 	r.seed("free", "open", 1000, "1 day")
 	r.seed("other", "waiting", 1000, "1 day 1 hour") // older than free: claimed first, up to its limit
-	r.exec(`SELECT {{schema}}.admit_waiting('other')`)
-	r.exec(`ANALYZE {{schema}}.tasks`)
+	r.Exec(`SELECT {{schema}}.admit_waiting('other')`)
+	r.Exec(`ANALYZE {{schema}}.tasks`)
 	r.register("w")
 
 	plans, types, took := r.claimPlans(t, 100)
@@ -206,6 +206,6 @@ func TestClaimPlanSkipsSaturatedLimitedType(t *testing.T) {
 	require.Contains(t, all, "Index Scan using tasks_claimable on tasks")
 	require.NotContains(t, all, "tasks_waiting", "the claim never reads a lane")
 	requireBounded(t, plans, 100)
-	r.checkSlotAccounting()
+	r.RequireInvariants()
 	t.Logf("claim of 100 with the oldest %d pending blocked: %s\n%s", manyPending, took, all)
 }

@@ -23,17 +23,17 @@ func TestTasksChannelIsTheOneTheRuntimeNotifies(t *testing.T) {
 	r := newRT(t, state(queueCfg("q"), task("lim", 1)))
 	r.register("w")
 	r.enqueueN("lim", 2) // one holds the unit, one waits for it
-	ids, err := claim(bg, r.pool, r.schema, "q", "w", 10)
+	ids, err := claim(bg, r.Pool, r.Schema, "q", "w", 10)
 	require.NoError(t, err)
 	require.Len(t, ids, 1)
 
-	conn, err := pgx.ConnectConfig(bg, r.pool.Config().ConnConfig)
+	conn, err := pgx.ConnectConfig(bg, r.Pool.Config().ConnConfig)
 	require.NoError(t, err)
 	defer conn.Close(bg)
 	_, err = conn.Exec(bg, "LISTEN "+pgx.Identifier{migrations.TasksChannel}.Sanitize())
 	require.NoError(t, err)
 	var n int
-	r.scalar(&n, `SELECT {{schema}}.complete($1, 'w')`, ids)
+	r.Scalar(&n, `SELECT {{schema}}.complete($1, 'w')`, ids)
 	require.Equal(t, 1, n)
 
 	// Parallel tests' schemas notify the same channel: wait for this
@@ -42,9 +42,9 @@ func TestTasksChannelIsTheOneTheRuntimeNotifies(t *testing.T) {
 	defer cancel()
 	for {
 		note, err := conn.WaitForNotification(ctx)
-		require.NoError(t, err, "no notification on %s with payload %s", migrations.TasksChannel, r.schema)
+		require.NoError(t, err, "no notification on %s with payload %s", migrations.TasksChannel, r.Schema)
 		require.Equal(t, migrations.TasksChannel, note.Channel)
-		if note.Payload == r.schema {
+		if note.Payload == r.Schema {
 			return
 		}
 	}
@@ -59,10 +59,10 @@ func TestSlotGroupMaximumIsNotInTheSQL(t *testing.T) {
 	r := newRT(t, state(queueCfg("q")))
 	literal := `\m` + strconv.Itoa(catalog.MaxSlotGroups) + `\M`
 	var copies []string
-	r.scalar(&copies, `
+	r.Scalar(&copies, `
 		SELECT coalesce(array_agg(p.proname::text ORDER BY p.proname), '{}')
 		FROM pg_catalog.pg_proc p
-		WHERE p.pronamespace = $1::regnamespace AND p.prosrc ~ $2`, r.schema, literal)
+		WHERE p.pronamespace = $1::regnamespace AND p.prosrc ~ $2`, r.Schema, literal)
 	require.Empty(t, copies, "functions whose source holds %d, catalog.MaxSlotGroups", catalog.MaxSlotGroups)
 }
 
@@ -75,36 +75,36 @@ func TestOwnershipFence(t *testing.T) {
 	r.register("w1")
 	r.register("w2")
 	r.enqueueN("lim", 5) // 3 hold units, 2 wait
-	ids, err := claim(bg, r.pool, r.schema, "q", "w1", 3)
+	ids, err := claim(bg, r.Pool, r.Schema, "q", "w1", 3)
 	require.NoError(t, err)
 	require.Len(t, ids, 3)
 
 	// Another worker owns none of them.
 	var n int
 	var status *string
-	r.scalar(&n, `SELECT {{schema}}.complete($1, 'w2')`, ids)
+	r.Scalar(&n, `SELECT {{schema}}.complete($1, 'w2')`, ids)
 	require.Zero(t, n)
-	r.scalar(&n, `SELECT {{schema}}.release($1, 'w2')`, ids)
+	r.Scalar(&n, `SELECT {{schema}}.release($1, 'w2')`, ids)
 	require.Zero(t, n)
-	r.scalar(&status, `SELECT {{schema}}.fail($1, 'w2', 'not mine')`, ids[0])
+	r.Scalar(&status, `SELECT {{schema}}.fail($1, 'w2', 'not mine')`, ids[0])
 	require.Nil(t, status)
 	require.Equal(t, 3, r.running("lim"))
-	r.checkSlotAccounting()
+	r.RequireInvariants()
 
 	// The owner: an id given twice is one task, and one unit passed on.
-	r.scalar(&n, `SELECT {{schema}}.complete($1, 'w1')`, []int64{ids[0], ids[0]})
+	r.Scalar(&n, `SELECT {{schema}}.complete($1, 'w1')`, []int64{ids[0], ids[0]})
 	require.Equal(t, 1, n)
-	r.checkSlotAccounting()
-	r.scalar(&n, `SELECT {{schema}}.release($1, 'w1')`, []int64{ids[1], ids[1]})
+	r.RequireInvariants()
+	r.Scalar(&n, `SELECT {{schema}}.release($1, 'w1')`, []int64{ids[1], ids[1]})
 	require.Equal(t, 1, n)
-	r.checkSlotAccounting()
-	r.scalar(&status, `SELECT {{schema}}.fail($1, 'w1', 'boom')`, ids[2])
+	r.RequireInvariants()
+	r.Scalar(&status, `SELECT {{schema}}.fail($1, 'w1', 'boom')`, ids[2])
 	require.NotNil(t, status)
 	require.Equal(t, "pending", *status)
-	r.checkSlotAccounting()
-	require.Equal(t, map[string]int{"completed": 1, "pending": 4}, r.statusCounts())
+	r.RequireInvariants()
+	require.Equal(t, map[string]int{"completed": 1, "pending": 4}, r.StatusCounts())
 	var used int
-	r.scalar(&used, `SELECT sum(used)::int FROM {{schema}}.concurrency_slots WHERE task_type = 'lim'`)
+	r.Scalar(&used, `SELECT sum(used)::int FROM {{schema}}.concurrency_slots WHERE task_type = 'lim'`)
 	require.Equal(t, 3, used, "the 3 units passed to the 3 due tasks (the failed one is scheduled for its retry)")
 }
 
@@ -119,17 +119,17 @@ func TestHeldTaskQueriesUseTheirIndexes(t *testing.T) {
 	r.seed("free", "open", manyPending, "1 day")
 	// 20 tasks of a worker that never registered (recovered), and a
 	// worker dead for two days that holds none (forgotten).
-	r.exec(`INSERT INTO {{schema}}.tasks (queue, type, status, worker_id, attempts)
+	r.Exec(`INSERT INTO {{schema}}.tasks (queue, type, status, worker_id, attempts)
 	        SELECT 'q', 'free', 'running', 'gone', 1 FROM generate_series(1, 20)`)
-	r.exec(`INSERT INTO {{schema}}.workers (id, hostname, pool_size, dead_at) VALUES ('old', 'h', 1, now() - interval '2 days')`)
+	r.Exec(`INSERT INTO {{schema}}.workers (id, hostname, pool_size, dead_at) VALUES ('old', 'h', 1, now() - interval '2 days')`)
 	// The plans below follow the statistics: the test's own ANALYZE makes
 	// them, and no autovacuum's analyze of a busy server (a CI run) may
 	// replace them halfway, after the claim below has moved 100 tasks.
-	r.exec(`ALTER TABLE {{schema}}.tasks SET (autovacuum_enabled = off)`)
-	r.exec(`ANALYZE {{schema}}.tasks`)
+	r.Exec(`ALTER TABLE {{schema}}.tasks SET (autovacuum_enabled = off)`)
+	r.Exec(`ANALYZE {{schema}}.tasks`)
 	r.register("leader")
 	var ok bool
-	r.scalar(&ok, `SELECT {{schema}}.elect_leader('leader')`)
+	r.Scalar(&ok, `SELECT {{schema}}.elect_leader('leader')`)
 	require.True(t, ok)
 
 	plans, rows, _ := r.plansOf(t, `SELECT {{schema}}.run_maintenance('leader')`)
@@ -144,7 +144,7 @@ func TestHeldTaskQueriesUseTheirIndexes(t *testing.T) {
 	requireBounded(t, []string{forget}, 20)
 
 	r.register("w")
-	ids, err := claim(bg, r.pool, r.schema, "q", "w", 100)
+	ids, err := claim(bg, r.Pool, r.Schema, "q", "w", 100)
 	require.NoError(t, err)
 	require.Len(t, ids, 100)
 	plans, rows, took := r.plansOf(t, `SELECT {{schema}}.complete($1, 'w')`, ids)

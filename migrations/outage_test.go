@@ -17,22 +17,22 @@ func TestOutageDeclaresNoLiveWorkerDead(t *testing.T) {
 	r.register("alive")
 	r.register("gone")
 	r.enqueueN("long", 2)
-	_, err := claim(bg, r.pool, r.schema, "q", "alive", 1)
+	_, err := claim(bg, r.Pool, r.Schema, "q", "alive", 1)
 	require.NoError(t, err)
-	_, err = claim(bg, r.pool, r.schema, "q", "gone", 1)
+	_, err = claim(bg, r.Pool, r.Schema, "q", "gone", 1)
 	require.NoError(t, err)
 
 	// The outage: nobody reached the database for ten minutes.
-	r.exec(`UPDATE {{schema}}.workers SET last_heartbeat = now() - interval '10 minutes'`)
-	r.exec(`UPDATE {{schema}}.runtime_clock SET contact_at = now() - interval '10 minutes', judged_from = '-infinity'`)
+	r.Exec(`UPDATE {{schema}}.workers SET last_heartbeat = now() - interval '10 minutes'`)
+	r.Exec(`UPDATE {{schema}}.runtime_clock SET contact_at = now() - interval '10 minutes', judged_from = '-infinity'`)
 
 	// Contact returns: a new worker is elected leader and runs maintenance at once.
 	r.register("leader")
 	var ok bool
-	r.scalar(&ok, `SELECT {{schema}}.elect_leader('leader')`)
+	r.Scalar(&ok, `SELECT {{schema}}.elect_leader('leader')`)
 	require.True(t, ok)
 	var report map[string]any
-	r.scalar(&report, `SELECT {{schema}}.run_maintenance('leader')`)
+	r.Scalar(&report, `SELECT {{schema}}.run_maintenance('leader')`)
 	require.EqualValues(t, 0, report["recovered"], "tasks recovered for the outage: %v", report)
 	require.EqualValues(t, 0, report["workers_declared_dead"], "workers declared dead for the outage: %v", report)
 	require.Equal(t, 2, r.running("long"))
@@ -41,14 +41,14 @@ func TestOutageDeclaresNoLiveWorkerDead(t *testing.T) {
 	// passed since contact returned (moved back here instead of waited
 	// for), "gone" is declared dead and its task recovered, "alive" not.
 	var beat bool
-	r.scalar(&beat, `SELECT {{schema}}.heartbeat('alive')`)
+	r.Scalar(&beat, `SELECT {{schema}}.heartbeat('alive')`)
 	require.True(t, beat)
-	r.exec(`UPDATE {{schema}}.runtime_clock SET judged_from = now() - interval '2 seconds'`)
-	r.scalar(&report, `SELECT {{schema}}.run_maintenance('leader')`)
+	r.Exec(`UPDATE {{schema}}.runtime_clock SET judged_from = now() - interval '2 seconds'`)
+	r.Scalar(&report, `SELECT {{schema}}.run_maintenance('leader')`)
 	require.EqualValues(t, 1, report["recovered"], "%v", report)
 	require.EqualValues(t, 1, report["workers_declared_dead"], "%v", report)
 	var dead []string
-	r.scalar(&dead, `SELECT array_agg(id ORDER BY id) FROM {{schema}}.workers WHERE dead_at IS NOT NULL`)
+	r.Scalar(&dead, `SELECT array_agg(id ORDER BY id) FROM {{schema}}.workers WHERE dead_at IS NOT NULL`)
 	require.Equal(t, []string{"gone"}, dead)
 }
 
@@ -60,17 +60,17 @@ func TestSilentWorkerIsDeclaredDeadWithoutAnOutage(t *testing.T) {
 	r.register("leader")
 	r.register("silent")
 	r.enqueueN("short", 1)
-	_, err := claim(bg, r.pool, r.schema, "q", "silent", 1)
+	_, err := claim(bg, r.Pool, r.Schema, "q", "silent", 1)
 	require.NoError(t, err)
 	var ok bool
-	r.scalar(&ok, `SELECT {{schema}}.elect_leader('leader')`)
+	r.Scalar(&ok, `SELECT {{schema}}.elect_leader('leader')`)
 	require.True(t, ok)
 	// Contact went on (the leader heartbeat), and the clock of the server
 	// start and of the last gap are long past.
-	r.exec(`UPDATE {{schema}}.workers SET last_heartbeat = now() - interval '1 minute' WHERE id = 'silent'`)
+	r.Exec(`UPDATE {{schema}}.workers SET last_heartbeat = now() - interval '1 minute' WHERE id = 'silent'`)
 	r.contactWentOn()
 	var report map[string]any
-	r.scalar(&report, `SELECT {{schema}}.run_maintenance('leader')`)
+	r.Scalar(&report, `SELECT {{schema}}.run_maintenance('leader')`)
 	require.EqualValues(t, 1, report["recovered"], "%v", report)
 	require.EqualValues(t, 1, report["workers_declared_dead"], "%v", report)
 }

@@ -96,7 +96,7 @@ func BenchmarkPairedWithBase(b *testing.B) {
 func defineAsOf(b *testing.B, r *rt, version int) {
 	b.Helper()
 	scratch := pgtest.Schema(b)
-	tx, err := r.pool.Begin(bg)
+	tx, err := r.Pool.Begin(bg)
 	require.NoError(b, err)
 	defer tx.Rollback(bg) //nolint:errcheck // rolled back after a failure only
 	_, err = migrations.UpTo(bg, tx, scratch, version)
@@ -107,9 +107,9 @@ func defineAsOf(b *testing.B, r *rt, version int) {
 	require.NoError(b, err)
 	defs, err := pgx.CollectRows(rows, pgx.RowTo[string])
 	require.NoError(b, err)
-	from, to := pgx.Identifier{scratch}.Sanitize(), pgx.Identifier{r.schema}.Sanitize()
+	from, to := pgx.Identifier{scratch}.Sanitize(), pgx.Identifier{r.Schema}.Sanitize()
 	for _, def := range defs {
-		def = strings.ReplaceAll(strings.ReplaceAll(def, from, to), scratch, r.schema)
+		def = strings.ReplaceAll(strings.ReplaceAll(def, from, to), scratch, r.Schema)
 		if _, err := tx.Exec(bg, def); err != nil {
 			b.Fatalf("redefining a function as of version %d: %v (the migrations since change more than function bodies: compare two builds with pgseq bench drain)", version, err)
 		}
@@ -132,18 +132,18 @@ type pairedRun struct {
 // seed deletes the last round's tasks and enqueues n, spread evenly over
 // types, then vacuums and checkpoints so that each round starts alike.
 func (p *pairedRun) seed(types []catalog.TaskType, n int) {
-	p.r.exec(`DELETE FROM {{schema}}.tasks`)
+	p.r.Exec(`DELETE FROM {{schema}}.tasks`)
 	names := make([]string, n)
 	for i := range names {
 		names[i] = types[i%len(types)].Name
 	}
 	for i := 0; i < n; i += 10000 {
-		p.r.exec(`SELECT count(*) FROM {{schema}}.enqueue_batch($1)`, names[i:min(i+10000, n)])
+		p.r.Exec(`SELECT count(*) FROM {{schema}}.enqueue_batch($1)`, names[i:min(i+10000, n)])
 	}
-	p.r.exec(`VACUUM ANALYZE {{schema}}.tasks`)
+	p.r.Exec(`VACUUM ANALYZE {{schema}}.tasks`)
 	// Without the privilege (superuser or pg_checkpoint) the rounds start
 	// with whatever the last one left to write: both sides alike.
-	_, _ = p.r.pool.Exec(bg, `CHECKPOINT`)
+	_, _ = p.r.Pool.Exec(bg, `CHECKPOINT`)
 	p.next, p.elapsed, p.done = nil, 0, 0
 }
 
@@ -160,7 +160,7 @@ func (p *pairedRun) step(b *testing.B) bool {
 	defer func() { p.elapsed += time.Since(start) }()
 	ids := p.next
 	if len(ids) == 0 {
-		rows, err := p.r.pool.Query(bg, p.r.sql(`SELECT id FROM {{schema}}.claim('q', 'w', 200)`))
+		rows, err := p.r.Pool.Query(bg, p.r.SQL(`SELECT id FROM {{schema}}.claim('q', 'w', 200)`))
 		require.NoError(b, err)
 		ids, err = pgx.CollectRows(rows, pgx.RowTo[int64])
 		require.NoError(b, err)
@@ -171,11 +171,11 @@ func (p *pairedRun) step(b *testing.B) bool {
 	p.next = nil
 	if !p.take {
 		var n int
-		require.NoError(b, p.r.pool.QueryRow(bg, p.r.sql(`SELECT {{schema}}.complete($1, 'w')`), ids).Scan(&n))
+		require.NoError(b, p.r.Pool.QueryRow(bg, p.r.SQL(`SELECT {{schema}}.complete($1, 'w')`), ids).Scan(&n))
 		p.done += n
 		return true
 	}
-	rows, err := p.r.pool.Query(bg, p.r.sql(`SELECT completed, id FROM {{schema}}.complete_and_take($1, 'w', 200)`), ids)
+	rows, err := p.r.Pool.Query(bg, p.r.SQL(`SELECT completed, id FROM {{schema}}.complete_and_take($1, 'w', 200)`), ids)
 	require.NoError(b, err)
 	var completed int
 	var id *int64

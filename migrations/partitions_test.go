@@ -11,6 +11,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/pgseq/pgseq/catalog"
+	"github.com/pgseq/pgseq/internal/pgseqtest"
 )
 
 // Per-key limits (migration 019): at most partition.concurrency tasks of
@@ -26,12 +27,12 @@ func partitioned(name string, limit, perKey int, by string) catalog.TaskType {
 
 // enqueueKeys adds one task per key, in the order given.
 func (r *rt) enqueueKeys(taskType string, keys ...string) {
-	r.t.Helper()
+	r.T.Helper()
 	types := make([]string, len(keys))
 	for i := range types {
 		types[i] = taskType
 	}
-	r.exec(`SELECT count(*) FROM {{schema}}.enqueue_batch($1, partition_keys => $2)`, types, keys)
+	r.Exec(`SELECT count(*) FROM {{schema}}.enqueue_batch($1, partition_keys => $2)`, types, keys)
 }
 
 // checkKeyAccounting requires, for every key: used = the tasks holding one
@@ -39,9 +40,9 @@ func (r *rt) enqueueKeys(taskType string, keys ...string) {
 // limit was lowered, no row for a key without work, and no key with a free
 // unit beside a waiting task.
 func (r *rt) checkKeyAccounting() {
-	r.t.Helper()
+	r.T.Helper()
 	var bad []string
-	rows, err := r.pool.Query(bg, r.sql(`
+	rows, err := r.Pool.Query(bg, r.SQL(`
 		WITH holders AS (
 			SELECT t.type, t.partition_key, count(*)::int AS n FROM {{schema}}.tasks t
 			WHERE t.key_unit AND t.status IN ('pending', 'running') GROUP BY 1, 2
@@ -60,24 +61,24 @@ func (r *rt) checkKeyAccounting() {
 		   OR s.task_type IS NULL
 		   OR (coalesce(s.used, 0) = 0 AND w.n IS NULL)
 		   OR (w.n > 0 AND coalesce(s.used, 0) < tt.partition_limit)`))
-	require.NoError(r.t, err)
+	require.NoError(r.T, err)
 	bad, err = pgx.CollectRows(rows, pgx.RowTo[string])
-	require.NoError(r.t, err)
-	require.Empty(r.t, bad, "partition keys whose accounting is off")
+	require.NoError(r.T, err)
+	require.Empty(r.T, bad, "partition keys whose accounting is off")
 }
 
 // runningPerKey returns the running tasks of a type per key.
 func (r *rt) runningPerKey(taskType string) map[string]int {
-	r.t.Helper()
-	rows, err := r.pool.Query(bg, r.sql(`
+	r.T.Helper()
+	rows, err := r.Pool.Query(bg, r.SQL(`
 		SELECT partition_key, count(*)::int FROM {{schema}}.tasks
 		WHERE type = $1 AND status = 'running' GROUP BY 1`), taskType)
-	require.NoError(r.t, err)
+	require.NoError(r.T, err)
 	out := map[string]int{}
 	var k string
 	var n int
 	_, err = pgx.ForEachRow(rows, []any{&k, &n}, func() error { out[k] = n; return nil })
-	require.NoError(r.t, err)
+	require.NoError(r.T, err)
 	return out
 }
 
@@ -91,7 +92,7 @@ func TestPartitionedTypeRunsAtMostItsPerKeyLimit(t *testing.T) {
 			r.enqueueKeys("render", "a", "a", "a", "b", "b", "c")
 			r.checkKeyAccounting()
 
-			ids, err := claim(bg, r.pool, r.schema, "q", "w1", 100)
+			ids, err := claim(bg, r.Pool, r.Schema, "q", "w1", 100)
 			require.NoError(t, err)
 			want := map[string]int{"a": 2, "b": 2, "c": 1}
 			if limit == 3 {
@@ -100,13 +101,13 @@ func TestPartitionedTypeRunsAtMostItsPerKeyLimit(t *testing.T) {
 			}
 			require.Equal(t, want, r.runningPerKey("render"))
 			r.checkKeyAccounting()
-			r.checkSlotAccounting()
+			r.RequireInvariants()
 
 			// Completing them admits the next of each key.
-			r.exec(`SELECT {{schema}}.complete($1, 'w1')`, ids)
+			r.Exec(`SELECT {{schema}}.complete($1, 'w1')`, ids)
 			r.checkKeyAccounting()
-			r.checkSlotAccounting()
-			ids, err = claim(bg, r.pool, r.schema, "q", "w1", 100)
+			r.RequireInvariants()
+			ids, err = claim(bg, r.Pool, r.Schema, "q", "w1", 100)
 			require.NoError(t, err)
 			if limit == 0 {
 				require.Equal(t, map[string]int{"a": 1}, r.runningPerKey("render"))
@@ -115,16 +116,16 @@ func TestPartitionedTypeRunsAtMostItsPerKeyLimit(t *testing.T) {
 				// back; a's completion let a3 in for the third.
 				require.Equal(t, map[string]int{"a": 2, "b": 1}, r.runningPerKey("render"))
 			}
-			r.exec(`SELECT {{schema}}.complete($1, 'w1')`, ids)
+			r.Exec(`SELECT {{schema}}.complete($1, 'w1')`, ids)
 			for range 3 {
-				ids, err = claim(bg, r.pool, r.schema, "q", "w1", 100)
+				ids, err = claim(bg, r.Pool, r.Schema, "q", "w1", 100)
 				require.NoError(t, err)
-				r.exec(`SELECT {{schema}}.complete($1, 'w1')`, ids)
+				r.Exec(`SELECT {{schema}}.complete($1, 'w1')`, ids)
 			}
-			require.Equal(t, map[string]int{"completed": 6}, r.statusCounts())
+			require.Equal(t, map[string]int{"completed": 6}, r.StatusCounts())
 			// Every key row goes with its last unit.
 			var rowsLeft int
-			r.scalar(&rowsLeft, `SELECT count(*) FROM {{schema}}.partition_slots`)
+			r.Scalar(&rowsLeft, `SELECT count(*) FROM {{schema}}.partition_slots`)
 			require.Zero(t, rowsLeft)
 		})
 	}
@@ -133,15 +134,11 @@ func TestPartitionedTypeRunsAtMostItsPerKeyLimit(t *testing.T) {
 func TestPartitionKeyFromThePayload(t *testing.T) {
 	t.Parallel()
 	r := newRT(t, state(queueCfg("q"), partitioned("render", 0, 1, "tenant")))
-	r.exec(`SELECT {{schema}}.enqueue('render', '{"tenant": "acme"}')`)
-	r.exec(`SELECT {{schema}}.enqueue('render', '{"tenant": 42}')`)
+	r.Exec(`SELECT {{schema}}.enqueue('render', '{"tenant": "acme"}')`)
+	r.Exec(`SELECT {{schema}}.enqueue('render', '{"tenant": 42}')`)
 	// A key given wins over the payload's.
-	r.exec(`SELECT {{schema}}.enqueue('render', '{"tenant": "acme"}', partition_key => 'other')`)
-	var keys []string
-	rows, err := r.pool.Query(bg, r.sql(`SELECT partition_key FROM {{schema}}.tasks ORDER BY id`))
-	require.NoError(t, err)
-	keys, err = pgx.CollectRows(rows, pgx.RowTo[string])
-	require.NoError(t, err)
+	r.Exec(`SELECT {{schema}}.enqueue('render', '{"tenant": "acme"}', partition_key => 'other')`)
+	keys := pgseqtest.Column[string](r.DB, `SELECT partition_key FROM {{schema}}.tasks ORDER BY id`)
 	require.Equal(t, []string{"acme", "42", "other"}, keys)
 
 	for _, sql := range []string{
@@ -150,7 +147,7 @@ func TestPartitionKeyFromThePayload(t *testing.T) {
 		`SELECT {{schema}}.enqueue('render', '{"tenant": null}')`,
 		`SELECT count(*) FROM {{schema}}.enqueue_batch(ARRAY['render', 'render'], ARRAY['{"tenant": "x"}', '{}']::jsonb[])`,
 	} {
-		_, err := r.pool.Exec(bg, r.sql(sql))
+		_, err := r.Pool.Exec(bg, r.SQL(sql))
 		var pgErr *pgconn.PgError
 		require.True(t, errors.As(err, &pgErr), "%s: %v", sql, err)
 		require.Equal(t, "PS032", pgErr.Code, sql)
@@ -158,7 +155,7 @@ func TestPartitionKeyFromThePayload(t *testing.T) {
 	}
 	// Nothing of the refused batch was inserted.
 	var n int
-	r.scalar(&n, `SELECT count(*) FROM {{schema}}.tasks`)
+	r.Scalar(&n, `SELECT count(*) FROM {{schema}}.tasks`)
 	require.Equal(t, 3, n)
 }
 
@@ -179,7 +176,7 @@ func TestKeysTakeTurns(t *testing.T) {
 	started := map[string]bool{}
 	done := 0
 	for done < len(keys)/10 {
-		rows, err := r.pool.Query(bg, r.sql(`SELECT id, partition_key FROM {{schema}}.claim('q', 'w1', 10)`))
+		rows, err := r.Pool.Query(bg, r.SQL(`SELECT id, partition_key FROM {{schema}}.claim('q', 'w1', 10)`))
 		require.NoError(t, err)
 		var ids []int64
 		var id int64
@@ -192,12 +189,12 @@ func TestKeysTakeTurns(t *testing.T) {
 		require.NoError(t, err)
 		require.NotEmpty(t, ids)
 		require.LessOrEqual(t, len(ids), 10)
-		r.exec(`SELECT {{schema}}.complete($1, 'w1')`, ids)
+		r.Exec(`SELECT {{schema}}.complete($1, 'w1')`, ids)
 		done += len(ids)
 	}
 	require.GreaterOrEqual(t, len(started), 90, "keys started after %d of %d tasks", done, len(keys))
 	r.checkKeyAccounting()
-	r.checkSlotAccounting()
+	r.RequireInvariants()
 
 	// A key enqueued last starts within one round of the keys with work:
 	// before it start at most one task per key (100), and the tasks that
@@ -206,7 +203,7 @@ func TestKeysTakeTurns(t *testing.T) {
 	before := 0
 	for {
 		require.LessOrEqual(t, before, 100+10, "the late key has not started within one round of the 100 keys")
-		rows, err := r.pool.Query(bg, r.sql(`SELECT id, partition_key FROM {{schema}}.claim('q', 'w1', 1)`))
+		rows, err := r.Pool.Query(bg, r.SQL(`SELECT id, partition_key FROM {{schema}}.claim('q', 'w1', 1)`))
 		require.NoError(t, err)
 		var ids []int64
 		var id int64
@@ -219,7 +216,7 @@ func TestKeysTakeTurns(t *testing.T) {
 		})
 		require.NoError(t, err)
 		require.NotEmpty(t, ids)
-		r.exec(`SELECT {{schema}}.complete($1, 'w1')`, ids)
+		r.Exec(`SELECT {{schema}}.complete($1, 'w1')`, ids)
 		if late {
 			break
 		}
@@ -256,7 +253,7 @@ func TestPartitionStormStaysWithinLimits(t *testing.T) {
 					return
 				default:
 				}
-				ids, err := claim(bg, r.pool, r.schema, "q", worker, 5)
+				ids, err := claim(bg, r.Pool, r.Schema, "q", worker, 5)
 				if err != nil {
 					errs <- err
 					return
@@ -266,14 +263,14 @@ func TestPartitionStormStaysWithinLimits(t *testing.T) {
 				}
 				switch i % 7 {
 				case 3:
-					_, err = r.pool.Exec(bg, r.sql(`SELECT {{schema}}.fail($1, $2, 'boom')`), ids[0], worker)
+					_, err = r.Pool.Exec(bg, r.SQL(`SELECT {{schema}}.fail($1, $2, 'boom')`), ids[0], worker)
 					if err == nil {
-						_, err = r.pool.Exec(bg, r.sql(`SELECT {{schema}}.complete($1, $2)`), ids[1:], worker)
+						_, err = r.Pool.Exec(bg, r.SQL(`SELECT {{schema}}.complete($1, $2)`), ids[1:], worker)
 					}
 				case 5:
-					_, err = r.pool.Exec(bg, r.sql(`SELECT {{schema}}.release($1, $2)`), ids, worker)
+					_, err = r.Pool.Exec(bg, r.SQL(`SELECT {{schema}}.release($1, $2)`), ids, worker)
 				default:
-					_, err = r.pool.Exec(bg, r.sql(`SELECT count(*) FROM {{schema}}.complete_and_take($1, $2, 0)`), ids, worker)
+					_, err = r.Pool.Exec(bg, r.SQL(`SELECT count(*) FROM {{schema}}.complete_and_take($1, $2, 0)`), ids, worker)
 				}
 				if err != nil {
 					errs <- err
@@ -285,7 +282,7 @@ func TestPartitionStormStaysWithinLimits(t *testing.T) {
 	samples := 0
 	for {
 		var over []string
-		rows, err := r.pool.Query(bg, r.sql(`
+		rows, err := r.Pool.Query(bg, r.SQL(`
 			SELECT format('%s/%s: %s running', t.type, t.partition_key, count(*))
 			FROM {{schema}}.tasks t JOIN {{schema}}.task_types tt ON tt.name = t.type
 			WHERE t.status = 'running'
@@ -303,7 +300,7 @@ func TestPartitionStormStaysWithinLimits(t *testing.T) {
 		require.Empty(t, over, "limits exceeded")
 		samples++
 		var left int
-		r.scalar(&left, `SELECT count(*) FROM {{schema}}.tasks WHERE status NOT IN ('completed', 'failed', 'dead_letter')`)
+		r.Scalar(&left, `SELECT count(*) FROM {{schema}}.tasks WHERE status NOT IN ('completed', 'failed', 'dead_letter')`)
 		if left == 0 {
 			break
 		}
@@ -323,9 +320,9 @@ func TestPartitionStormStaysWithinLimits(t *testing.T) {
 		require.NoError(t, err)
 	}
 	r.checkKeyAccounting()
-	r.checkSlotAccounting()
+	r.RequireInvariants()
 	var rowsLeft int
-	r.scalar(&rowsLeft, `SELECT count(*) FROM {{schema}}.partition_slots`)
+	r.Scalar(&rowsLeft, `SELECT count(*) FROM {{schema}}.partition_slots`)
 	require.Zero(t, rowsLeft, "key rows left behind")
 }
 
@@ -336,45 +333,45 @@ func TestApplyChangesPerKeyLimits(t *testing.T) {
 	r := newRT(t, state(queueCfg("q"), partitioned("render", 0, 1, "")))
 	r.register("w1")
 	r.enqueueKeys("render", "a", "a", "a", "a", "b")
-	ids, err := claim(bg, r.pool, r.schema, "q", "w1", 100)
+	ids, err := claim(bg, r.Pool, r.Schema, "q", "w1", 100)
 	require.NoError(t, err)
 	require.Equal(t, map[string]int{"a": 1, "b": 1}, r.runningPerKey("render"))
 
 	// Raised to 3: two more of a open at once.
-	r.apply(state(queueCfg("q"), partitioned("render", 0, 3, "")))
+	r.Apply(state(queueCfg("q"), partitioned("render", 0, 3, "")))
 	r.checkKeyAccounting()
-	more, err := claim(bg, r.pool, r.schema, "q", "w1", 100)
+	more, err := claim(bg, r.Pool, r.Schema, "q", "w1", 100)
 	require.NoError(t, err)
 	require.Len(t, more, 2)
 	require.Equal(t, map[string]int{"a": 3, "b": 1}, r.runningPerKey("render"))
 
 	// Lowered to 1: a runs 3 and admits nothing until they are below 1.
-	r.apply(state(queueCfg("q"), partitioned("render", 0, 1, "")))
-	r.exec(`SELECT {{schema}}.complete($1, 'w1')`, more)
-	got, err := claim(bg, r.pool, r.schema, "q", "w1", 100)
+	r.Apply(state(queueCfg("q"), partitioned("render", 0, 1, "")))
+	r.Exec(`SELECT {{schema}}.complete($1, 'w1')`, more)
+	got, err := claim(bg, r.Pool, r.Schema, "q", "w1", 100)
 	require.NoError(t, err)
 	require.Empty(t, got, "a key over its lowered limit admits nothing")
 	r.checkKeyAccounting()
 
 	// Removed: the waiting task of a opens, running ones finish.
-	r.apply(state(queueCfg("q"), task("render", 0)))
-	got, err = claim(bg, r.pool, r.schema, "q", "w1", 100)
+	r.Apply(state(queueCfg("q"), task("render", 0)))
+	got, err = claim(bg, r.Pool, r.Schema, "q", "w1", 100)
 	require.NoError(t, err)
 	require.Len(t, got, 1)
-	r.exec(`SELECT {{schema}}.complete($1, 'w1')`, append(ids, got...))
+	r.Exec(`SELECT {{schema}}.complete($1, 'w1')`, append(ids, got...))
 	var rowsLeft int
-	r.scalar(&rowsLeft, `SELECT count(*) FROM {{schema}}.partition_slots`)
+	r.Scalar(&rowsLeft, `SELECT count(*) FROM {{schema}}.partition_slots`)
 	require.Zero(t, rowsLeft)
-	require.Equal(t, map[string]int{"completed": 5}, r.statusCounts())
+	require.Equal(t, map[string]int{"completed": 5}, r.StatusCounts())
 
 	// Deleting a partitioned type with waiting tasks opens them too.
-	r.apply(state(queueCfg("q"), partitioned("render", 2, 1, "")))
+	r.Apply(state(queueCfg("q"), partitioned("render", 2, 1, "")))
 	r.enqueueKeys("render", "c", "c")
-	r.apply(state(queueCfg("q")))
+	r.Apply(state(queueCfg("q")))
 	var open int
-	r.scalar(&open, `SELECT count(*) FROM {{schema}}.tasks WHERE status = 'pending' AND gate = 'open' AND NOT key_wait`)
+	r.Scalar(&open, `SELECT count(*) FROM {{schema}}.tasks WHERE status = 'pending' AND gate = 'open' AND NOT key_wait`)
 	require.Equal(t, 2, open)
-	r.scalar(&rowsLeft, `SELECT count(*) FROM {{schema}}.partition_slots`)
+	r.Scalar(&rowsLeft, `SELECT count(*) FROM {{schema}}.partition_slots`)
 	require.Zero(t, rowsLeft)
 }
 
@@ -388,46 +385,46 @@ func TestRecoveryGivesKeyUnitsBackOnce(t *testing.T) {
 	r.register("zombie")
 	r.register("leader")
 	r.enqueueKeys("render", "a", "a", "b")
-	ids, err := claim(bg, r.pool, r.schema, "q", "zombie", 100)
+	ids, err := claim(bg, r.Pool, r.Schema, "q", "zombie", 100)
 	require.NoError(t, err)
 	require.Len(t, ids, 2) // a1, b1
 
 	recoverZombie := func() map[string]any {
 		t.Helper()
-		r.exec(`UPDATE {{schema}}.workers SET last_heartbeat = now() - interval '2 seconds' WHERE id = 'zombie'`)
-		r.exec(`SELECT {{schema}}.heartbeat('leader')`)
+		r.Exec(`UPDATE {{schema}}.workers SET last_heartbeat = now() - interval '2 seconds' WHERE id = 'zombie'`)
+		r.Exec(`SELECT {{schema}}.heartbeat('leader')`)
 		var ok bool
-		r.scalar(&ok, `SELECT {{schema}}.elect_leader('leader')`)
+		r.Scalar(&ok, `SELECT {{schema}}.elect_leader('leader')`)
 		require.True(t, ok)
 		r.contactWentOn()
 		var report map[string]any
-		r.scalar(&report, `SELECT {{schema}}.run_maintenance('leader')`)
+		r.Scalar(&report, `SELECT {{schema}}.run_maintenance('leader')`)
 		return report
 	}
 	report := recoverZombie()
 	require.EqualValues(t, 2, report["recovered"])
 	r.checkKeyAccounting()
 	var keyWaiting int
-	r.scalar(&keyWaiting, `SELECT count(*) FROM {{schema}}.tasks WHERE key_wait`)
+	r.Scalar(&keyWaiting, `SELECT count(*) FROM {{schema}}.tasks WHERE key_wait`)
 	require.Equal(t, 1, keyWaiting, "a2 still waits: a1 kept a's unit")
 
 	// Claimed again (attempt 2 of 1 retry) and lost again: dead-lettered,
 	// their units go back and a2 is admitted.
 	r.register("zombie2")
-	again, err := claim(bg, r.pool, r.schema, "q", "zombie2", 100)
+	again, err := claim(bg, r.Pool, r.Schema, "q", "zombie2", 100)
 	require.NoError(t, err)
 	require.ElementsMatch(t, ids, again)
-	r.exec(`UPDATE {{schema}}.workers SET last_heartbeat = now() - interval '2 seconds' WHERE id = 'zombie2'`)
+	r.Exec(`UPDATE {{schema}}.workers SET last_heartbeat = now() - interval '2 seconds' WHERE id = 'zombie2'`)
 	report = recoverZombie()
 	require.EqualValues(t, 2, report["dead_lettered"])
 	r.checkKeyAccounting()
-	last, err := claim(bg, r.pool, r.schema, "q", "leader", 100)
+	last, err := claim(bg, r.Pool, r.Schema, "q", "leader", 100)
 	require.NoError(t, err)
 	require.Len(t, last, 1)
 	require.Equal(t, map[string]int{"a": 1}, r.runningPerKey("render"))
-	r.exec(`SELECT {{schema}}.complete($1, 'leader')`, last)
+	r.Exec(`SELECT {{schema}}.complete($1, 'leader')`, last)
 	r.checkKeyAccounting()
 	var rowsLeft int
-	r.scalar(&rowsLeft, `SELECT count(*) FROM {{schema}}.partition_slots`)
+	r.Scalar(&rowsLeft, `SELECT count(*) FROM {{schema}}.partition_slots`)
 	require.Zero(t, rowsLeft)
 }

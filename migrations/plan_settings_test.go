@@ -13,12 +13,12 @@ import (
 // one-unit hand-off).
 func TestRuntimeFunctionsTurnJITOff(t *testing.T) {
 	r := newRT(t, state(queueCfg("q"), task("t", 10)))
-	rows, err := r.pool.Query(bg, `
+	rows, err := r.Pool.Query(bg, `
 		SELECT p.proname, coalesce(array_to_string(p.proconfig, ','), '')
 		FROM pg_proc p WHERE p.pronamespace = $1::regnamespace
 		  AND p.proname IN ('enqueue', 'enqueue_batch', 'claim', 'complete', 'complete_and_take', 'fail', 'release',
 		                    'recover_dead_workers', 'run_maintenance', 'offer_units',
-		                    'next_value', 'next_values', 'reserve', 'commit_reservation')`, r.schema)
+		                    'next_value', 'next_values', 'reserve', 'commit_reservation')`, r.Schema)
 	require.NoError(t, err)
 	config := map[string]string{}
 	for rows.Next() {

@@ -5,7 +5,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/stretchr/testify/require"
@@ -23,32 +22,21 @@ import (
 // session is a connection of the test's own, for holding a transaction
 // open across runtime calls.
 type session struct {
-	r    *rt
+	*pgseqtest.DB
 	conn *pgxpool.Conn
 	pid  uint32
 }
 
 func (r *rt) session() *session {
-	r.t.Helper()
-	c, err := r.pool.Acquire(bg)
-	require.NoError(r.t, err)
-	r.t.Cleanup(func() {
+	r.T.Helper()
+	c, err := r.Pool.Acquire(bg)
+	require.NoError(r.T, err)
+	r.T.Cleanup(func() {
 		// A session left inside a transaction goes back clean.
 		_, _ = c.Exec(bg, "ROLLBACK")
 		c.Release()
 	})
-	return &session{r: r, conn: c, pid: c.Conn().PgConn().PID()}
-}
-
-func (s *session) exec(sql string, args ...any) {
-	s.r.t.Helper()
-	_, err := s.conn.Exec(bg, s.r.sql(sql), args...)
-	require.NoError(s.r.t, err, sql)
-}
-
-func (s *session) scalar(dest any, sql string, args ...any) {
-	s.r.t.Helper()
-	require.NoError(s.r.t, s.conn.QueryRow(bg, s.r.sql(sql), args...).Scan(dest), sql)
+	return &session{DB: r.On(c), conn: c, pid: c.Conn().PgConn().PID()}
 }
 
 // async runs sql on the session in a goroutine; the returned channel gets
@@ -56,7 +44,7 @@ func (s *session) scalar(dest any, sql string, args ...any) {
 func (s *session) async(sql string, args ...any) <-chan error {
 	done := make(chan error, 1)
 	go func() {
-		rows, err := s.conn.Query(bg, s.r.sql(sql), args...)
+		rows, err := s.conn.Query(bg, s.SQL(sql), args...)
 		if err == nil {
 			for rows.Next() {
 			}
@@ -71,16 +59,16 @@ func (s *session) async(sql string, args ...any) <-chan error {
 // waitBlocked returns once PostgreSQL shows the backend pid waiting for a
 // lock held by blocker, failing the test after 10 s.
 func (r *rt) waitBlocked(pid, blocker uint32) {
-	r.t.Helper()
+	r.T.Helper()
 	deadline := time.Now().Add(10 * time.Second)
 	for {
 		var blocked bool
-		r.scalar(&blocked, `SELECT $2::int = ANY (pg_blocking_pids($1::int))`, int64(pid), int64(blocker))
+		r.Scalar(&blocked, `SELECT $2::int = ANY (pg_blocking_pids($1::int))`, int64(pid), int64(blocker))
 		if blocked {
 			return
 		}
 		if time.Now().After(deadline) {
-			r.t.Fatalf("backend %d is not waiting for backend %d after 10 s", pid, blocker)
+			r.T.Fatalf("backend %d is not waiting for backend %d after 10 s", pid, blocker)
 		}
 		time.Sleep(5 * time.Millisecond)
 	}
@@ -110,40 +98,32 @@ func requireNoDeadlock(t *testing.T, err error, what string) {
 
 // unitless returns the running tasks of limited types that hold no unit.
 func (r *rt) unitless() []int64 {
-	r.t.Helper()
-	rows, err := r.pool.Query(bg, r.sql(`
+	r.T.Helper()
+	return pgseqtest.Column[int64](r.DB, `
 		SELECT t.id FROM {{schema}}.tasks t JOIN {{schema}}.task_types tt ON tt.name = t.type
-		WHERE t.status = 'running' AND tt.concurrency IS NOT NULL AND t.slot_group IS NULL ORDER BY t.id`))
-	require.NoError(r.t, err)
-	ids, err := pgx.CollectRows(rows, pgx.RowTo[int64])
-	require.NoError(r.t, err)
-	return ids
+		WHERE t.status = 'running' AND tt.concurrency IS NOT NULL AND t.slot_group IS NULL ORDER BY t.id`)
 }
 
 func (r *rt) draining(taskType string) bool {
-	r.t.Helper()
+	r.T.Helper()
 	var d bool
-	r.scalar(&d, `SELECT draining FROM {{schema}}.task_types WHERE name = $1`, taskType)
+	r.Scalar(&d, `SELECT draining FROM {{schema}}.task_types WHERE name = $1`, taskType)
 	return d
 }
 
 func (r *rt) ids(taskType, status string) []int64 {
-	r.t.Helper()
-	rows, err := r.pool.Query(bg, r.sql(`SELECT id FROM {{schema}}.tasks WHERE type = $1 AND status = $2::text::{{schema}}.task_status ORDER BY id`), taskType, status)
-	require.NoError(r.t, err)
-	ids, err := pgx.CollectRows(rows, pgx.RowTo[int64])
-	require.NoError(r.t, err)
-	return ids
+	r.T.Helper()
+	return pgseqtest.Column[int64](r.DB, `SELECT id FROM {{schema}}.tasks WHERE type = $1 AND status = $2::text::{{schema}}.task_status ORDER BY id`, taskType, status)
 }
 
 // claimWithin claims on queue q until it gets a task or a second passes:
 // what an idle worker polling would see.
 func (r *rt) claimWithin(worker string) []int64 {
-	r.t.Helper()
+	r.T.Helper()
 	deadline := time.Now().Add(time.Second)
 	for {
-		ids, err := claim(bg, r.pool, r.schema, "q", worker, 10)
-		require.NoError(r.t, err)
+		ids, err := claim(bg, r.Pool, r.Schema, "q", worker, 10)
+		require.NoError(r.T, err)
 		if len(ids) > 0 || time.Now().After(deadline) {
 			return ids
 		}
@@ -161,34 +141,34 @@ func TestApplyLoweringLimitDuringClaimKeepsUnits(t *testing.T) {
 	r.enqueueN("lower", 2)
 
 	claimer := r.session()
-	claimer.exec(`BEGIN`)
+	claimer.Exec(`BEGIN`)
 	var n int
-	claimer.scalar(&n, `SELECT count(*) FROM {{schema}}.claim('q', 'w', 2)`)
+	claimer.Scalar(&n, `SELECT count(*) FROM {{schema}}.claim('q', 'w', 2)`)
 	require.Equal(t, 2, n)
 
-	r.apply(state(queueCfg("q"), task("lower", 1))) // while the claim is open
-	claimer.exec(`COMMIT`)
+	r.Apply(state(queueCfg("q"), task("lower", 1))) // while the claim is open
+	claimer.Exec(`COMMIT`)
 
 	require.Empty(t, r.unitless(), "a running task of a limited type without a unit")
-	r.checkSlotAccounting()
+	r.RequireInvariants()
 	require.True(t, r.draining("lower"), "2 running at limit 1: the type drains")
 
 	// One finishes; a new task must wait: 1 running at limit 1.
 	running := r.ids("lower", "running")
-	r.exec(`SELECT {{schema}}.complete($1, 'w')`, running[:1])
+	r.Exec(`SELECT {{schema}}.complete($1, 'w')`, running[:1])
 	r.enqueueN("lower", 1)
-	ids, err := claim(bg, r.pool, r.schema, "q", "w", 10)
+	ids, err := claim(bg, r.Pool, r.Schema, "q", "w", 10)
 	require.NoError(t, err)
 	require.Empty(t, ids, "a task admitted while the type is at its limit")
 	require.Equal(t, 1, r.running("lower"))
-	r.checkSlotAccounting()
+	r.RequireInvariants()
 
 	// The other finishes: the waiting task runs, alone.
-	r.exec(`SELECT {{schema}}.complete($1, 'w')`, running[1:])
+	r.Exec(`SELECT {{schema}}.complete($1, 'w')`, running[1:])
 	require.Len(t, r.claimWithin("w"), 1)
 	require.Equal(t, 1, r.running("lower"))
 	require.False(t, r.draining("lower"))
-	r.checkSlotAccounting()
+	r.RequireInvariants()
 }
 
 // 2. An enqueue racing an apply that removes a limit: the apply waits for
@@ -200,47 +180,47 @@ func TestEnqueueRacingLimitRemovalKeepsNoStaleUnit(t *testing.T) {
 	r.register("w")
 
 	enq := r.session()
-	enq.exec(`BEGIN`)
-	enq.exec(`SELECT {{schema}}.enqueue('gone')`) // holds the type's only unit
+	enq.Exec(`BEGIN`)
+	enq.Exec(`SELECT {{schema}}.enqueue('gone')`) // holds the type's only unit
 
 	applied := make(chan struct{})
 	go func() {
 		defer close(applied)
-		r.apply(state(queueCfg("q"), task("gone", 0)))
+		r.Apply(state(queueCfg("q"), task("gone", 0)))
 	}()
-	pgseqtest.WaitBlockedBy(t, r.pool, enq.pid)
-	enq.exec(`COMMIT`)
+	pgseqtest.WaitBlockedBy(t, r.Pool, enq.pid)
+	enq.Exec(`COMMIT`)
 	<-applied
-	r.checkSlotAccounting()
+	r.RequireInvariants()
 	var held int
-	r.scalar(&held, `SELECT count(*) FROM {{schema}}.tasks WHERE slot_group IS NOT NULL`)
+	r.Scalar(&held, `SELECT count(*) FROM {{schema}}.tasks WHERE slot_group IS NOT NULL`)
 	require.Zero(t, held, "a task of an unlimited type keeps a unit")
 
 	// The limit comes back: the first task runs, a second waits.
-	r.apply(state(queueCfg("q"), task("gone", 1)))
+	r.Apply(state(queueCfg("q"), task("gone", 1)))
 	r.enqueueN("gone", 1)
-	ids, err := claim(bg, r.pool, r.schema, "q", "w", 10)
+	ids, err := claim(bg, r.Pool, r.Schema, "q", "w", 10)
 	require.NoError(t, err)
 	require.Len(t, ids, 1)
 	require.Equal(t, 1, r.running("gone"), "two tasks run at limit 1")
 	require.Empty(t, r.unitless())
-	r.checkSlotAccounting()
+	r.RequireInvariants()
 
 	// Both finish; every unit is back exactly once.
-	r.exec(`SELECT {{schema}}.complete($1, 'w')`, ids)
+	r.Exec(`SELECT {{schema}}.complete($1, 'w')`, ids)
 	require.Len(t, r.claimWithin("w"), 1)
-	r.exec(`SELECT {{schema}}.complete($1, 'w')`, r.ids("gone", "running"))
+	r.Exec(`SELECT {{schema}}.complete($1, 'w')`, r.ids("gone", "running"))
 	var used int
-	r.scalar(&used, `SELECT coalesce(sum(used), 0)::int FROM {{schema}}.concurrency_slots WHERE task_type = 'gone'`)
+	r.Scalar(&used, `SELECT coalesce(sum(used), 0)::int FROM {{schema}}.concurrency_slots WHERE task_type = 'gone'`)
 	require.Zero(t, used)
-	r.checkSlotAccounting()
+	r.RequireInvariants()
 }
 
 // A unit given back twice is refused, never clamped.
 func TestGiveBackRefusesADoubleRelease(t *testing.T) {
 	t.Parallel()
 	r := newRT(t, state(queueCfg("q"), task("twice", 2)))
-	_, err := r.pool.Exec(bg, r.sql(`SELECT {{schema}}.give_back(ARRAY['twice'], ARRAY[1])`))
+	_, err := r.Pool.Exec(bg, r.SQL(`SELECT {{schema}}.give_back(ARRAY['twice'], ARRAY[1])`))
 	var pgErr *pgconn.PgError
 	require.ErrorAs(t, err, &pgErr)
 	require.Equal(t, "PS030", pgErr.Code)
@@ -252,22 +232,22 @@ func TestGiveBackRefusesADoubleRelease(t *testing.T) {
 func TestGiveBackRefusesAConcurrentDoubleRelease(t *testing.T) {
 	t.Parallel()
 	r := newRT(t, state(queueCfg("q"), task("racing", 2)))
-	r.exec(`UPDATE {{schema}}.concurrency_slots SET used = 1 WHERE task_type = 'racing' AND slot_group = 1`)
+	r.Exec(`UPDATE {{schema}}.concurrency_slots SET used = 1 WHERE task_type = 'racing' AND slot_group = 1`)
 
 	first := r.session()
-	first.exec(`BEGIN`)
-	first.exec(`SELECT {{schema}}.give_back(ARRAY['racing'], ARRAY[1])`)
+	first.Exec(`BEGIN`)
+	first.Exec(`SELECT {{schema}}.give_back(ARRAY['racing'], ARRAY[1])`)
 	second := r.session()
 	done := second.async(`SELECT {{schema}}.give_back(ARRAY['racing'], ARRAY[1])`)
-	pgseqtest.WaitBlockedBy(t, r.pool, first.pid)
-	first.exec(`COMMIT`)
+	pgseqtest.WaitBlockedBy(t, r.Pool, first.pid)
+	first.Exec(`COMMIT`)
 
 	var pgErr *pgconn.PgError
 	require.ErrorAs(t, wait(t, done), &pgErr)
 	require.Equal(t, "PS030", pgErr.Code)
 	require.Contains(t, pgErr.Message, "a slot unit was given back twice: racing group 1 (1 given back, 0 lent out)")
 	var used int
-	r.scalar(&used, `SELECT used FROM {{schema}}.concurrency_slots WHERE task_type = 'racing' AND slot_group = 1`)
+	r.Scalar(&used, `SELECT used FROM {{schema}}.concurrency_slots WHERE task_type = 'racing' AND slot_group = 1`)
 	require.Zero(t, used)
 }
 
@@ -279,18 +259,18 @@ func TestClaimAdmitsATaskLeftWaitingByACompletion(t *testing.T) {
 	r := newRT(t, state(queueCfg("q"), task("crossed", 1)))
 	r.register("w")
 	r.enqueueN("crossed", 1)
-	first, err := claim(bg, r.pool, r.schema, "q", "w", 1)
+	first, err := claim(bg, r.Pool, r.Schema, "q", "w", 1)
 	require.NoError(t, err)
 	require.Len(t, first, 1)
 
 	completer := r.session()
-	completer.exec(`BEGIN`)
-	completer.exec(`SELECT {{schema}}.complete($1, 'w')`, first) // gives the unit back, uncommitted
+	completer.Exec(`BEGIN`)
+	completer.Exec(`SELECT {{schema}}.complete($1, 'w')`, first) // gives the unit back, uncommitted
 	r.enqueueN("crossed", 1)                                     // finds the group locked: waits
-	completer.exec(`COMMIT`)
+	completer.Exec(`COMMIT`)
 
 	require.Len(t, r.claimWithin("w"), 1, "a due task waits beside a free unit with nothing running")
-	r.checkSlotAccounting()
+	r.RequireInvariants()
 }
 
 // 3b. An enqueue holding the type's last unit rolls back while another
@@ -302,13 +282,13 @@ func TestClaimAdmitsATaskLeftWaitingByARollback(t *testing.T) {
 	r.register("w")
 
 	first := r.session()
-	first.exec(`BEGIN`)
-	first.exec(`SELECT {{schema}}.enqueue('undone')`) // takes the unit
+	first.Exec(`BEGIN`)
+	first.Exec(`SELECT {{schema}}.enqueue('undone')`) // takes the unit
 	r.enqueueN("undone", 1)                           // waits
-	first.exec(`ROLLBACK`)
+	first.Exec(`ROLLBACK`)
 
 	require.Len(t, r.claimWithin("w"), 1, "a due task waits beside a free unit with nothing running")
-	r.checkSlotAccounting()
+	r.RequireInvariants()
 }
 
 // 4. An enqueue with an idempotency key whose task a completion is
@@ -318,25 +298,25 @@ func TestEnqueueOfAKeyBeingCompletedDoesNotDeadlock(t *testing.T) {
 	t.Parallel()
 	r := newRT(t, state(queueCfg("q"), task("keyed", 100))) // 50 groups of 2
 	r.register("w")
-	r.exec(`SELECT {{schema}}.enqueue('keyed', NULL, 'k')`)
-	r.exec(`SELECT {{schema}}.enqueue('keyed', NULL, 'other')`)
-	ids, err := claim(bg, r.pool, r.schema, "q", "w", 2)
+	r.Exec(`SELECT {{schema}}.enqueue('keyed', NULL, 'k')`)
+	r.Exec(`SELECT {{schema}}.enqueue('keyed', NULL, 'other')`)
+	ids, err := claim(bg, r.Pool, r.Schema, "q", "w", 2)
 	require.NoError(t, err)
 	require.Len(t, ids, 2)
 	var keyed, other int64
-	r.scalar(&keyed, `SELECT id FROM {{schema}}.tasks WHERE idempotency_key = 'k'`)
-	r.scalar(&other, `SELECT id FROM {{schema}}.tasks WHERE idempotency_key = 'other'`)
+	r.Scalar(&keyed, `SELECT id FROM {{schema}}.tasks WHERE idempotency_key = 'k'`)
+	r.Scalar(&other, `SELECT id FROM {{schema}}.tasks WHERE idempotency_key = 'other'`)
 	// The key's task holds a unit of group 1, the other one of group 2: the
 	// completion of the first locks group 1, so an enqueue looking for a
 	// unit would take group 2's, which the completion of the second gives
 	// back.
-	r.exec(`UPDATE {{schema}}.tasks SET slot_group = CASE id WHEN $1 THEN 1 ELSE 2 END WHERE id = ANY ($2)`, keyed, ids)
-	r.exec(`UPDATE {{schema}}.concurrency_slots SET used = CASE WHEN slot_group <= 2 THEN 1 ELSE 0 END WHERE task_type = 'keyed'`)
-	r.checkSlotAccounting()
+	r.Exec(`UPDATE {{schema}}.tasks SET slot_group = CASE id WHEN $1 THEN 1 ELSE 2 END WHERE id = ANY ($2)`, keyed, ids)
+	r.Exec(`UPDATE {{schema}}.concurrency_slots SET used = CASE WHEN slot_group <= 2 THEN 1 ELSE 0 END WHERE task_type = 'keyed'`)
+	r.RequireInvariants()
 
 	completer := r.session()
-	completer.exec(`BEGIN`)
-	completer.exec(`SELECT {{schema}}.complete(ARRAY[$1::bigint], 'w')`, keyed) // the key's task is being updated
+	completer.Exec(`BEGIN`)
+	completer.Exec(`SELECT {{schema}}.complete(ARRAY[$1::bigint], 'w')`, keyed) // the key's task is being updated
 
 	enq := r.session()
 	enqueued := enq.async(`SELECT {{schema}}.enqueue('keyed', NULL, 'k')`)
@@ -348,7 +328,7 @@ func TestEnqueueOfAKeyBeingCompletedDoesNotDeadlock(t *testing.T) {
 	}
 	completed := completer.async(`SELECT {{schema}}.complete(ARRAY[$1::bigint], 'w')`, other)
 	requireNoDeadlock(t, wait(t, completed), "complete")
-	completer.exec(`COMMIT`)
+	completer.Exec(`COMMIT`)
 	select {
 	case err := <-enqueued:
 		requireNoDeadlock(t, err, "enqueue")
@@ -362,20 +342,20 @@ func TestEnqueueBatchOfKeysBeingCompletedDoesNotDeadlock(t *testing.T) {
 	t.Parallel()
 	r := newRT(t, state(queueCfg("q"), task("batch", 100)))
 	r.register("w")
-	r.exec(`SELECT count(*) FROM {{schema}}.enqueue_batch(ARRAY['batch', 'batch'], NULL, ARRAY['a', 'b'])`)
-	ids, err := claim(bg, r.pool, r.schema, "q", "w", 2)
+	r.Exec(`SELECT count(*) FROM {{schema}}.enqueue_batch(ARRAY['batch', 'batch'], NULL, ARRAY['a', 'b'])`)
+	ids, err := claim(bg, r.Pool, r.Schema, "q", "w", 2)
 	require.NoError(t, err)
 	require.Len(t, ids, 2)
 	var a, b int64
-	r.scalar(&a, `SELECT id FROM {{schema}}.tasks WHERE idempotency_key = 'a'`)
-	r.scalar(&b, `SELECT id FROM {{schema}}.tasks WHERE idempotency_key = 'b'`)
-	r.exec(`UPDATE {{schema}}.tasks SET slot_group = CASE id WHEN $1 THEN 1 ELSE 2 END WHERE id = ANY ($2)`, a, ids)
-	r.exec(`UPDATE {{schema}}.concurrency_slots SET used = CASE WHEN slot_group <= 2 THEN 1 ELSE 0 END WHERE task_type = 'batch'`)
-	r.checkSlotAccounting()
+	r.Scalar(&a, `SELECT id FROM {{schema}}.tasks WHERE idempotency_key = 'a'`)
+	r.Scalar(&b, `SELECT id FROM {{schema}}.tasks WHERE idempotency_key = 'b'`)
+	r.Exec(`UPDATE {{schema}}.tasks SET slot_group = CASE id WHEN $1 THEN 1 ELSE 2 END WHERE id = ANY ($2)`, a, ids)
+	r.Exec(`UPDATE {{schema}}.concurrency_slots SET used = CASE WHEN slot_group <= 2 THEN 1 ELSE 0 END WHERE task_type = 'batch'`)
+	r.RequireInvariants()
 
 	completer := r.session()
-	completer.exec(`BEGIN`)
-	completer.exec(`SELECT count(*) FROM {{schema}}.complete_and_take(ARRAY[$1::bigint], 'w')`, a)
+	completer.Exec(`BEGIN`)
+	completer.Exec(`SELECT count(*) FROM {{schema}}.complete_and_take(ARRAY[$1::bigint], 'w')`, a)
 
 	enq := r.session()
 	enqueued := enq.async(`SELECT count(*) FROM {{schema}}.enqueue_batch(ARRAY['batch', 'batch'], NULL, ARRAY['a', 'new'])`)
@@ -386,7 +366,7 @@ func TestEnqueueBatchOfKeysBeingCompletedDoesNotDeadlock(t *testing.T) {
 	}
 	completed := completer.async(`SELECT count(*) FROM {{schema}}.complete_and_take(ARRAY[$1::bigint], 'w')`, b)
 	requireNoDeadlock(t, wait(t, completed), "complete_and_take")
-	completer.exec(`COMMIT`)
+	completer.Exec(`COMMIT`)
 	select {
 	case err := <-enqueued:
 		requireNoDeadlock(t, err, "enqueue_batch")
@@ -403,36 +383,36 @@ func TestCompleteAndTakeRacingRecoveryLeavesNoTaskToADeadWorker(t *testing.T) {
 	r.register("w")
 	r.register("leader")
 	var ok bool
-	r.scalar(&ok, `SELECT {{schema}}.elect_leader('leader')`)
+	r.Scalar(&ok, `SELECT {{schema}}.elect_leader('leader')`)
 	require.True(t, ok)
 	r.enqueueN("handed", 2) // one runs, one waits for its unit
-	first, err := claim(bg, r.pool, r.schema, "q", "w", 1)
+	first, err := claim(bg, r.Pool, r.Schema, "q", "w", 1)
 	require.NoError(t, err)
 	require.Len(t, first, 1)
-	r.exec(`UPDATE {{schema}}.workers SET last_heartbeat = now() - interval '1 minute' WHERE id = 'w'`)
+	r.Exec(`UPDATE {{schema}}.workers SET last_heartbeat = now() - interval '1 minute' WHERE id = 'w'`)
 
 	// An apply holds the type's lock: complete_and_take stops inside, after
 	// the task row and before the hand-off.
 	apply := r.session()
-	apply.exec(`BEGIN`)
-	apply.exec(`SELECT {{schema}}.lock_types(ARRAY['handed'], true)`)
+	apply.Exec(`BEGIN`)
+	apply.Exec(`SELECT {{schema}}.lock_types(ARRAY['handed'], true)`)
 	worker := r.session()
 	taken := worker.async(`SELECT count(*) FROM {{schema}}.complete_and_take($1, 'w')`, first)
-	pgseqtest.WaitBlockedBy(t, r.pool, apply.pid)
+	pgseqtest.WaitBlockedBy(t, r.Pool, apply.pid)
 
 	leader := r.session()
 	r.contactWentOn()
 	recovered := leader.async(`SELECT {{schema}}.run_maintenance('leader')`)
-	pgseqtest.WaitBlockedBy(t, r.pool, worker.pid) // the recovery waits for the worker's call
-	apply.exec(`COMMIT`)
+	pgseqtest.WaitBlockedBy(t, r.Pool, worker.pid) // the recovery waits for the worker's call
+	apply.Exec(`COMMIT`)
 	require.NoError(t, wait(t, taken))
 	require.NoError(t, wait(t, recovered))
 
 	var stranded int
-	r.scalar(&stranded, `SELECT count(*) FROM {{schema}}.tasks t JOIN {{schema}}.workers w ON w.id = t.worker_id
+	r.Scalar(&stranded, `SELECT count(*) FROM {{schema}}.tasks t JOIN {{schema}}.workers w ON w.id = t.worker_id
 		WHERE t.status = 'running' AND w.dead_at IS NOT NULL`)
 	require.Zero(t, stranded, "a task left running for a worker declared dead")
-	r.checkSlotAccounting()
+	r.RequireInvariants()
 }
 
 // 9. A recovered task's last_error, which claim returns to any worker, does
@@ -443,17 +423,17 @@ func TestRecoveredTaskDoesNotNameItsWorker(t *testing.T) {
 	r.register("secret-worker-id")
 	r.register("leader")
 	r.enqueueN("told", 1)
-	_, err := claim(bg, r.pool, r.schema, "q", "secret-worker-id", 1)
+	_, err := claim(bg, r.Pool, r.Schema, "q", "secret-worker-id", 1)
 	require.NoError(t, err)
-	r.exec(`UPDATE {{schema}}.workers SET last_heartbeat = now() - interval '1 minute' WHERE id = 'secret-worker-id'`)
+	r.Exec(`UPDATE {{schema}}.workers SET last_heartbeat = now() - interval '1 minute' WHERE id = 'secret-worker-id'`)
 	var ok bool
-	r.scalar(&ok, `SELECT {{schema}}.elect_leader('leader')`)
+	r.Scalar(&ok, `SELECT {{schema}}.elect_leader('leader')`)
 	require.True(t, ok)
 	r.contactWentOn()
-	r.exec(`SELECT {{schema}}.run_maintenance('leader')`)
+	r.Exec(`SELECT {{schema}}.run_maintenance('leader')`)
 
 	var lastError string
-	r.scalar(&lastError, `SELECT last_error FROM {{schema}}.claim('q', 'leader', 1)`)
+	r.Scalar(&lastError, `SELECT last_error FROM {{schema}}.claim('q', 'leader', 1)`)
 	require.Contains(t, lastError, "stopped heartbeating")
 	require.NotContains(t, lastError, "secret-worker-id")
 }
@@ -470,14 +450,14 @@ func TestEnqueueBatchRefusesArraysItCannotMatch(t *testing.T) {
 		"0-based payload": `SELECT {{schema}}.enqueue_batch(ARRAY['rows', 'rows'], '[0:1]={"{}","{}"}'::jsonb[])`,
 		"2-based types":   `SELECT {{schema}}.enqueue_batch('[2:3]={rows,rows}'::text[])`,
 	} {
-		_, err := r.pool.Exec(bg, r.sql(call))
+		_, err := r.Pool.Exec(bg, r.SQL(call))
 		var pgErr *pgconn.PgError
 		require.ErrorAs(t, err, &pgErr, name)
 		require.Equal(t, "22023", pgErr.Code, name)
 		require.Contains(t, pgErr.Message, "one-dimensional and start at index 1", name)
 	}
 	var n int
-	r.scalar(&n, `SELECT count(*) FROM {{schema}}.tasks`)
+	r.Scalar(&n, `SELECT count(*) FROM {{schema}}.tasks`)
 	require.Zero(t, n, "nothing enqueued")
 }
 
@@ -487,12 +467,12 @@ func TestScheduledTasksStayOutOfTheLane(t *testing.T) {
 	t.Parallel()
 	r := newRT(t, state(queueCfg("q"), task("later", 1)))
 	r.register("w")
-	r.exec(`INSERT INTO {{schema}}.tasks (queue, type, gate, run_at, priority)
+	r.Exec(`INSERT INTO {{schema}}.tasks (queue, type, gate, run_at, priority)
 	        SELECT 'q', 'later', 'scheduled', now() + interval '1 day', g % 5
 	        FROM generate_series(1, 200000) g`)
-	r.exec(`ANALYZE {{schema}}.tasks`)
+	r.Exec(`ANALYZE {{schema}}.tasks`)
 	r.enqueueN("later", 1)
-	ids, err := claim(bg, r.pool, r.schema, "q", "w", 1)
+	ids, err := claim(bg, r.Pool, r.Schema, "q", "w", 1)
 	require.NoError(t, err)
 	require.Len(t, ids, 1)
 
@@ -500,7 +480,7 @@ func TestScheduledTasksStayOutOfTheLane(t *testing.T) {
 	// Every read of tasks returns or filters out at most a handful of rows:
 	// the lane probes do not walk past the scheduled tasks.
 	requireBounded(t, plans, 10)
-	r.checkSlotAccounting()
+	r.RequireInvariants()
 }
 
 // 12. An enqueuer that holds a unit (taken by a keyless task, in this call
@@ -529,29 +509,29 @@ func TestEnqueueHoldingAUnitDoesNotWaitForACompletingKey(t *testing.T) {
 			t.Parallel()
 			r := newRT(t, state(queueCfg("q"), task("t", 100))) // 50 groups of 2
 			r.register("w")
-			r.exec(`SELECT {{schema}}.enqueue('t', NULL, 'k')`)
-			ids, err := claim(bg, r.pool, r.schema, "q", "w", 1)
+			r.Exec(`SELECT {{schema}}.enqueue('t', NULL, 'k')`)
+			ids, err := claim(bg, r.Pool, r.Schema, "q", "w", 1)
 			require.NoError(t, err)
 			require.Len(t, ids, 1)
 			// The key's task holds a unit of group 1, the only group with a
 			// free unit: the enqueue's keyless task takes that one.
-			r.exec(`UPDATE {{schema}}.tasks SET slot_group = 1 WHERE id = $1`, ids[0])
-			r.exec(`UPDATE {{schema}}.concurrency_slots SET used = CASE WHEN slot_group = 1 THEN 1 ELSE capacity END WHERE task_type = 't'`)
-			r.exec(`INSERT INTO {{schema}}.tasks (queue, type, status, worker_id, slot_group, gate)
+			r.Exec(`UPDATE {{schema}}.tasks SET slot_group = 1 WHERE id = $1`, ids[0])
+			r.Exec(`UPDATE {{schema}}.concurrency_slots SET used = CASE WHEN slot_group = 1 THEN 1 ELSE capacity END WHERE task_type = 't'`)
+			r.Exec(`INSERT INTO {{schema}}.tasks (queue, type, status, worker_id, slot_group, gate)
 			        SELECT 'q', 't', 'running', 'w', s.slot_group, 'open'
 			        FROM {{schema}}.concurrency_slots s, generate_series(1, s.capacity)
 			        WHERE s.task_type = 't' AND s.slot_group > 1`)
-			r.checkSlotAccounting()
+			r.RequireInvariants()
 
 			holder := r.session()
-			holder.exec(`BEGIN`)
-			holder.exec(`SELECT {{schema}}.lock_admission(ARRAY['t'])`)
+			holder.Exec(`BEGIN`)
+			holder.Exec(`SELECT {{schema}}.lock_admission(ARRAY['t'])`)
 			completer := r.session()
 			completed := completer.async(`SELECT {{schema}}.complete(ARRAY[$1::bigint], 'w')`, ids[0])
 			r.waitBlocked(completer.pid, holder.pid)
 
 			enq := r.session()
-			enq.exec(`BEGIN`)
+			enq.Exec(`BEGIN`)
 			for i, call := range enqueue {
 				done := enq.async(call)
 				if i < len(enqueue)-1 {
@@ -564,14 +544,14 @@ func TestEnqueueHoldingAUnitDoesNotWaitForACompletingKey(t *testing.T) {
 				case <-time.After(300 * time.Millisecond):
 					// Waiting for the completion's key: let the completion
 					// go on to the unit's slot row.
-					holder.exec(`COMMIT`)
+					holder.Exec(`COMMIT`)
 					requireNoDeadlock(t, wait(t, done), call)
 				}
 			}
-			holder.exec(`ROLLBACK`)
-			enq.exec(`COMMIT`)
+			holder.Exec(`ROLLBACK`)
+			enq.Exec(`COMMIT`)
 			requireNoDeadlock(t, wait(t, completed), "complete")
-			r.checkSlotAccounting()
+			r.RequireInvariants()
 		})
 	}
 }
@@ -583,23 +563,23 @@ func TestEnqueueBatchWaitsForAKeyHoldingNoUnit(t *testing.T) {
 	t.Parallel()
 	r := newRT(t, state(queueCfg("q"), task("t", 100))) // 50 groups of 2
 	other := r.session()
-	other.exec(`BEGIN`)
-	other.exec(`SELECT {{schema}}.enqueue('t', NULL, 'k')`) // holds one group's row
+	other.Exec(`BEGIN`)
+	other.Exec(`SELECT {{schema}}.enqueue('t', NULL, 'k')`) // holds one group's row
 
 	enq := r.session()
 	done := enq.async(`SELECT count(*) FROM {{schema}}.enqueue_batch(ARRAY['t', 't'], NULL, ARRAY[NULL, 'k'])`)
 	r.waitBlocked(enq.pid, other.pid)
 	var free int
-	r.scalar(&free, `SELECT count(*) FROM (SELECT 1 FROM {{schema}}.concurrency_slots
+	r.Scalar(&free, `SELECT count(*) FROM (SELECT 1 FROM {{schema}}.concurrency_slots
 	                 WHERE task_type = 't' FOR UPDATE SKIP LOCKED) s`)
 	require.Equal(t, 49, free, "slot rows not locked while enqueue_batch waits (one is the other enqueue's)")
-	other.exec(`COMMIT`)
+	other.Exec(`COMMIT`)
 	requireNoDeadlock(t, wait(t, done), "enqueue_batch")
 
 	var open, tasks int
-	r.scalar(&tasks, `SELECT count(*) FROM {{schema}}.tasks`)
-	r.scalar(&open, `SELECT count(*) FROM {{schema}}.tasks WHERE gate = 'open'`)
+	r.Scalar(&tasks, `SELECT count(*) FROM {{schema}}.tasks`)
+	r.Scalar(&open, `SELECT count(*) FROM {{schema}}.tasks WHERE gate = 'open'`)
 	require.Equal(t, 2, tasks, "the key's task once, and the keyless one")
 	require.Equal(t, 2, open, "both admitted")
-	r.checkSlotAccounting()
+	r.RequireInvariants()
 }

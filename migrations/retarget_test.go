@@ -22,47 +22,47 @@ func TestApplyRetargetsPendingTasks(t *testing.T) {
 	r.register("w")
 
 	// Limit 3 added while 20 are pending: a claim admits 3.
-	r.apply(both(task("render", 3)))
-	ids, err := claim(bg, r.pool, r.schema, "q", "w", 50)
+	r.Apply(both(task("render", 3)))
+	ids, err := claim(bg, r.Pool, r.Schema, "q", "w", 50)
 	require.NoError(t, err)
 	require.Len(t, ids, 3)
-	r.checkSlotAccounting()
+	r.RequireInvariants()
 
 	// Limit removed while 3 run: the rest claim freely; the running ones
 	// finish normally and release nothing.
-	r.apply(both(task("render", 0)))
-	more, err := claim(bg, r.pool, r.schema, "q", "w", 50)
+	r.Apply(both(task("render", 0)))
+	more, err := claim(bg, r.Pool, r.Schema, "q", "w", 50)
 	require.NoError(t, err)
 	require.Len(t, more, 17)
 	var n int
-	r.scalar(&n, `SELECT {{schema}}.complete($1, 'w')`, append(ids, more...))
+	r.Scalar(&n, `SELECT {{schema}}.complete($1, 'w')`, append(ids, more...))
 	require.Equal(t, 20, n)
-	r.checkSlotAccounting()
+	r.RequireInvariants()
 
 	// Moved to another queue: pending tasks follow.
 	r.enqueueN("render", 5)
 	moved := task("render", 2)
 	moved.Queue = "other"
-	r.apply(both(moved))
-	ids, err = claim(bg, r.pool, r.schema, "q", "w", 50)
+	r.Apply(both(moved))
+	ids, err = claim(bg, r.Pool, r.Schema, "q", "w", 50)
 	require.NoError(t, err)
 	require.Empty(t, ids)
-	ids, err = claim(bg, r.pool, r.schema, "other", "w", 50)
+	ids, err = claim(bg, r.Pool, r.Schema, "other", "w", 50)
 	require.NoError(t, err)
 	require.Len(t, ids, 2, "and obey the limit there")
 
 	// Handing back: pending again, the attempt not counted, slots released.
-	r.scalar(&n, `SELECT {{schema}}.release($1, 'w')`, ids)
+	r.Scalar(&n, `SELECT {{schema}}.release($1, 'w')`, ids)
 	require.Equal(t, 2, n)
 	var attempts int
-	r.scalar(&attempts, `SELECT max(attempts) FROM {{schema}}.tasks WHERE id = ANY($1)`, ids)
+	r.Scalar(&attempts, `SELECT max(attempts) FROM {{schema}}.tasks WHERE id = ANY($1)`, ids)
 	require.Zero(t, attempts)
-	r.checkSlotAccounting()
+	r.RequireInvariants()
 
 	// Deleted type: its limited pending tasks become claimable as unlimited.
-	r.apply(catalog.State{Queues: []catalog.Queue{q, other}})
-	ids, err = claim(bg, r.pool, r.schema, "other", "w", 50)
+	r.Apply(catalog.State{Queues: []catalog.Queue{q, other}})
+	ids, err = claim(bg, r.Pool, r.Schema, "other", "w", 50)
 	require.NoError(t, err)
 	require.Len(t, ids, 5)
-	r.checkSlotAccounting()
+	r.RequireInvariants()
 }

@@ -46,21 +46,21 @@ func BenchmarkClaimCompleteRoundTrip(b *testing.B) {
 		r := newRT(b, state(queueCfg("q"), types...))
 		r.register("w")
 		setups[i] = setup{r: r, types: types,
-			claimSQL:    r.sql(`SELECT id FROM {{schema}}.claim('q', 'w', 10)`),
-			completeSQL: r.sql(`SELECT {{schema}}.complete($1, 'w')`)}
+			claimSQL:    r.SQL(`SELECT id FROM {{schema}}.claim('q', 'w', 10)`),
+			completeSQL: r.SQL(`SELECT {{schema}}.complete($1, 'w')`)}
 	}
 	// topUp seeds enough pending tasks for n round trips (b.Run calls its
 	// function again with a larger b.N).
 	topUp := func(st setup, n int) {
 		var pending int
-		st.r.scalar(&pending, `SELECT count(*) FROM {{schema}}.tasks WHERE status = 'pending'`)
+		st.r.Scalar(&pending, `SELECT count(*) FROM {{schema}}.tasks WHERE status = 'pending'`)
 		if need := 10*n + 10*len(st.types) - pending; need > 0 {
 			names := make([]string, need)
 			for i := range names {
 				names[i] = st.types[i%len(st.types)].Name
 			}
-			st.r.exec(`SELECT count(*) FROM {{schema}}.enqueue_batch($1)`, names)
-			st.r.exec(`ANALYZE {{schema}}.tasks`)
+			st.r.Exec(`SELECT count(*) FROM {{schema}}.enqueue_batch($1)`, names)
+			st.r.Exec(`ANALYZE {{schema}}.tasks`)
 		}
 	}
 	// Rounds of every variant in turn (A B C A B C …), so that they share
@@ -72,7 +72,7 @@ func BenchmarkClaimCompleteRoundTrip(b *testing.B) {
 				topUp(st, b.N)
 				b.ResetTimer()
 				for i := 0; i < b.N; i++ {
-					rows, err := st.r.pool.Query(bg, st.claimSQL)
+					rows, err := st.r.Pool.Query(bg, st.claimSQL)
 					require.NoError(b, err)
 					var ids []int64
 					for rows.Next() {
@@ -82,10 +82,10 @@ func BenchmarkClaimCompleteRoundTrip(b *testing.B) {
 					}
 					require.NoError(b, rows.Err())
 					if len(ids) == 0 {
-						b.Fatalf("the queue ran dry after %d round trips (%v)", i, st.r.statusCounts())
+						b.Fatalf("the queue ran dry after %d round trips (%v)", i, st.r.StatusCounts())
 					}
 					var n int
-					require.NoError(b, st.r.pool.QueryRow(bg, st.completeSQL, ids).Scan(&n))
+					require.NoError(b, st.r.Pool.QueryRow(bg, st.completeSQL, ids).Scan(&n))
 					require.Equal(b, len(ids), n)
 				}
 			})

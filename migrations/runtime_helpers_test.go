@@ -13,22 +13,19 @@ import (
 
 	"github.com/pgseq/pgseq/catalog"
 	"github.com/pgseq/pgseq/internal/pgseqtest"
-	"github.com/pgseq/pgseq/internal/pgtest"
 	"github.com/pgseq/pgseq/migrations"
 )
 
 // rt is one test's pgseq schema with the runtime installed.
 type rt struct {
-	t      testing.TB
-	pool   *pgxpool.Pool
-	schema string
+	*pgseqtest.DB
 }
 
 func newRT(t testing.TB, desired catalog.State) *rt {
 	t.Helper()
-	r := &rt{t: t, pool: pgtest.Pool(t), schema: pgtest.Schema(t)}
-	serverUpOnce.Do(func() { waitServerUp(t, r.pool) })
-	r.apply(desired)
+	r := &rt{DB: pgseqtest.New(t)}
+	serverUpOnce.Do(func() { waitServerUp(t, r.Pool) })
+	r.Apply(desired)
 	return r
 }
 
@@ -54,29 +51,9 @@ func waitServerUp(t testing.TB, pool *pgxpool.Pool) {
 
 var bg = context.Background()
 
-// apply plans and applies desired, and requires convergence.
-func (r *rt) apply(desired catalog.State) {
-	r.t.Helper()
-	pgseqtest.Apply(r.t, r.pool, r.schema, desired)
-}
-
-// sql renders {{schema}} in a statement.
-func (r *rt) sql(s string) string { return migrations.Render(s, r.schema) }
-
-func (r *rt) exec(s string, args ...any) {
-	r.t.Helper()
-	_, err := r.pool.Exec(bg, r.sql(s), args...)
-	require.NoError(r.t, err)
-}
-
-func (r *rt) scalar(dest any, s string, args ...any) {
-	r.t.Helper()
-	require.NoError(r.t, r.pool.QueryRow(bg, r.sql(s), args...).Scan(dest))
-}
-
 func (r *rt) register(worker string) {
-	r.t.Helper()
-	r.exec(`SELECT {{schema}}.register_worker($1, 'test-host', 10)`, worker)
+	r.T.Helper()
+	r.Exec(`SELECT {{schema}}.register_worker($1, 'test-host', 10)`, worker)
 }
 
 // contactWentOn records that the database heard from workers all along, as
@@ -86,18 +63,18 @@ func (r *rt) register(worker string) {
 // leave more than a second between two contacts, which the runtime reads as
 // an outage that gives every silent worker a fresh worker_timeout.
 func (r *rt) contactWentOn() {
-	r.t.Helper()
-	r.exec(`UPDATE {{schema}}.runtime_clock SET contact_at = now(), judged_from = '-infinity'`)
+	r.T.Helper()
+	r.Exec(`UPDATE {{schema}}.runtime_clock SET contact_at = now(), judged_from = '-infinity'`)
 }
 
 // enqueueN adds n tasks of a type in one call.
 func (r *rt) enqueueN(taskType string, n int) {
-	r.t.Helper()
+	r.T.Helper()
 	types := make([]string, n)
 	for i := range types {
 		types[i] = taskType
 	}
-	r.exec(`SELECT count(*) FROM {{schema}}.enqueue_batch($1)`, types)
+	r.Exec(`SELECT count(*) FROM {{schema}}.enqueue_batch($1)`, types)
 }
 
 // claim returns the ids and slot groups claimed.
@@ -111,72 +88,11 @@ func claim(ctx context.Context, db interface {
 	return pgx.CollectRows(rows, pgx.RowTo[int64])
 }
 
-// checkSlotAccounting requires invariant 2: every slot group's used equals
-// the number of tasks holding one of its units (open pending or running);
-// that no task holds a unit of a group that does not exist; and invariant 5
-// at rest: no limited type has a due waiting task while a unit of it is
-// free (unless it is draining).
-func (r *rt) checkSlotAccounting() {
-	r.t.Helper()
-	rows, err := r.pool.Query(bg, r.sql(`
-		SELECT s.task_type, s.slot_group, s.used, count(t.id)
-		FROM {{schema}}.concurrency_slots s
-		LEFT JOIN {{schema}}.tasks t ON t.type = s.task_type AND t.slot_group = s.slot_group
-		     AND t.status IN ('pending', 'running')
-		GROUP BY 1, 2, 3
-		HAVING s.used <> count(t.id)`))
-	require.NoError(r.t, err)
-	type bad struct {
-		Type    string
-		Group   int
-		Used    int
-		Holders int64
-	}
-	wrong, err := pgx.CollectRows(rows, pgx.RowToStructByPos[bad])
-	require.NoError(r.t, err)
-	require.Empty(r.t, wrong, "slot groups whose used differs from their holders")
-
-	var orphans int
-	r.scalar(&orphans, `SELECT count(*) FROM {{schema}}.tasks t
-		WHERE t.status IN ('pending', 'running') AND t.slot_group IS NOT NULL
-		  AND NOT EXISTS (SELECT 1 FROM {{schema}}.concurrency_slots s
-		                  WHERE s.task_type = t.type AND s.slot_group = t.slot_group)`)
-	require.Zero(r.t, orphans, "tasks holding units of slot groups that do not exist")
-
-	var misgated int
-	r.scalar(&misgated, `SELECT count(*) FROM {{schema}}.tasks t
-		WHERE t.status = 'pending' AND t.slot_group IS NOT NULL AND t.gate <> 'open'`)
-	require.Zero(r.t, misgated, "pending tasks holding a unit must be open")
-
-	var starved []string
-	rows, err = r.pool.Query(bg, r.sql(`
-		SELECT DISTINCT t.type FROM {{schema}}.tasks t
-		WHERE t.status = 'pending' AND t.gate = 'waiting' AND t.run_at <= now()
-		  AND EXISTS (SELECT 1 FROM {{schema}}.concurrency_slots s WHERE s.task_type = t.type AND s.used < s.capacity)
-		  AND NOT EXISTS (SELECT 1 FROM {{schema}}.concurrency_slots s WHERE s.task_type = t.type AND s.used > s.capacity)`))
-	require.NoError(r.t, err)
-	starved, err = pgx.CollectRows(rows, pgx.RowTo[string])
-	require.NoError(r.t, err)
-	require.Empty(r.t, starved, "types with due waiting tasks and free units")
-}
-
 func (r *rt) running(taskType string) int {
-	r.t.Helper()
+	r.T.Helper()
 	var n int
-	r.scalar(&n, `SELECT count(*) FROM {{schema}}.tasks WHERE type = $1 AND status = 'running'`, taskType)
+	r.Scalar(&n, `SELECT count(*) FROM {{schema}}.tasks WHERE type = $1 AND status = 'running'`, taskType)
 	return n
-}
-
-func (r *rt) statusCounts() map[string]int {
-	r.t.Helper()
-	rows, err := r.pool.Query(bg, r.sql(`SELECT status::text, count(*)::int FROM {{schema}}.tasks GROUP BY 1`))
-	require.NoError(r.t, err)
-	out := map[string]int{}
-	var s string
-	var n int
-	_, err = pgx.ForEachRow(rows, []any{&s, &n}, func() error { out[s] = n; return nil })
-	require.NoError(r.t, err)
-	return out
 }
 
 func queueCfg(name string, mutate ...func(*catalog.Queue)) catalog.Queue {

@@ -15,6 +15,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/pgseq/pgseq/catalog"
+	"github.com/pgseq/pgseq/internal/pgseqtest"
 )
 
 // drain runs claimers until every task is finished or ctx ends. Each claimer
@@ -22,7 +23,7 @@ import (
 // completes most and fails a few (which come back for a retry).
 // Completions wait while pause (unix nanoseconds) is in the future.
 func (r *rt) drain(ctx context.Context, claimers, maxBatch int, hold time.Duration, pause *atomic.Int64) {
-	r.t.Helper()
+	r.T.Helper()
 	var wg sync.WaitGroup
 	errs := make(chan error, claimers)
 	for i := 0; i < claimers; i++ {
@@ -34,7 +35,7 @@ func (r *rt) drain(ctx context.Context, claimers, maxBatch int, hold time.Durati
 			rng := rand.New(rand.NewPCG(seed, seed))
 			idle := 0
 			for ctx.Err() == nil && idle < 40 {
-				ids, err := claim(ctx, r.pool, r.schema, "q", worker, 1+rng.IntN(maxBatch))
+				ids, err := claim(ctx, r.Pool, r.Schema, "q", worker, 1+rng.IntN(maxBatch))
 				if err != nil {
 					if ctx.Err() == nil {
 						errs <- fmt.Errorf("claim: %w", err)
@@ -54,7 +55,7 @@ func (r *rt) drain(ctx context.Context, claimers, maxBatch int, hold time.Durati
 				var done []int64
 				for _, id := range ids {
 					if rng.IntN(20) == 0 {
-						if _, err := r.pool.Exec(ctx, r.sql(`SELECT {{schema}}.fail($1, $2, 'flaky')`), id, worker); err != nil && ctx.Err() == nil {
+						if _, err := r.Pool.Exec(ctx, r.SQL(`SELECT {{schema}}.fail($1, $2, 'flaky')`), id, worker); err != nil && ctx.Err() == nil {
 							errs <- fmt.Errorf("fail: %w", err)
 							return
 						}
@@ -62,7 +63,7 @@ func (r *rt) drain(ctx context.Context, claimers, maxBatch int, hold time.Durati
 					}
 					done = append(done, id)
 				}
-				if _, err := r.pool.Exec(ctx, r.sql(`SELECT {{schema}}.complete($1, $2)`), done, worker); err != nil && ctx.Err() == nil {
+				if _, err := r.Pool.Exec(ctx, r.SQL(`SELECT {{schema}}.complete($1, $2)`), done, worker); err != nil && ctx.Err() == nil {
 					errs <- fmt.Errorf("complete: %w", err)
 					return
 				}
@@ -72,7 +73,7 @@ func (r *rt) drain(ctx context.Context, claimers, maxBatch int, hold time.Durati
 	wg.Wait()
 	close(errs)
 	for err := range errs {
-		require.NoError(r.t, err)
+		require.NoError(r.T, err)
 	}
 }
 
@@ -101,7 +102,7 @@ func (r *rt) sample(taskType string) *sampler {
 			default:
 			}
 			var n int
-			err := r.pool.QueryRow(bg, r.sql(`SELECT count(*) FROM {{schema}}.tasks WHERE type = $1 AND status = 'running'`), taskType).Scan(&n)
+			err := r.Pool.QueryRow(bg, r.SQL(`SELECT count(*) FROM {{schema}}.tasks WHERE type = $1 AND status = 'running'`), taskType).Scan(&n)
 			if err != nil {
 				return
 			}
@@ -153,8 +154,8 @@ func TestClaimNeverExceedsLimit(t *testing.T) {
 			}
 			require.Greater(t, len(samples), 20, "the sampler must have run during the drain")
 			require.Greater(t, maxSeen, 0)
-			r.checkSlotAccounting()
-			counts := r.statusCounts()
+			r.RequireInvariants()
+			counts := r.StatusCounts()
 			require.Equal(t, 900, counts["completed"]+counts["dead_letter"], "every task finished: %v", counts)
 		})
 	}
@@ -184,7 +185,7 @@ func TestLoweringLimitWhileClaiming(t *testing.T) {
 			time.Sleep(2 * time.Millisecond)
 		}
 		pause.Store(time.Now().Add(time.Hour).UnixNano())
-		r.apply(state(queueCfg("q"), task("lowered", 7), task("free", 0)))
+		r.Apply(state(queueCfg("q"), task("lowered", 7), task("free", 0)))
 		loweredAt.Store(time.Now().UnixNano())
 		pause.Store(time.Now().Add(300 * time.Millisecond).UnixNano())
 	}()
@@ -214,12 +215,12 @@ func TestLoweringLimitWhileClaiming(t *testing.T) {
 	}
 	require.True(t, settled, "running fell below the new limit")
 	require.Greater(t, firstAfter, 7, "the test must see tasks running above the new limit (draining)")
-	r.checkSlotAccounting()
+	r.RequireInvariants()
 
 	// The next apply trims the drained groups; planning again is empty.
-	r.apply(state(queueCfg("q"), task("lowered", 7), task("free", 0)))
+	r.Apply(state(queueCfg("q"), task("lowered", 7), task("free", 0)))
 	var groups int
-	r.scalar(&groups, `SELECT count(*) FROM {{schema}}.concurrency_slots WHERE task_type = 'lowered'`)
+	r.Scalar(&groups, `SELECT count(*) FROM {{schema}}.concurrency_slots WHERE task_type = 'lowered'`)
 	require.Equal(t, 7, groups)
 }
 
@@ -238,78 +239,74 @@ func TestDeadWorkerRecoveryAndZombie(t *testing.T) {
 	r.register("leader")
 
 	// The zombie claims on its own connection, which is then terminated.
-	conn, err := pgx.ConnectConfig(bg, r.pool.Config().ConnConfig)
+	conn, err := pgx.ConnectConfig(bg, r.Pool.Config().ConnConfig)
 	require.NoError(t, err)
-	ids, err := claim(bg, conn, r.schema, "q", "zombie", 10)
+	ids, err := claim(bg, conn, r.Schema, "q", "zombie", 10)
 	require.NoError(t, err)
 	require.Len(t, ids, 3, "the limit admits 3")
 	var pid int
 	require.NoError(t, conn.QueryRow(bg, `SELECT pg_backend_pid()`).Scan(&pid))
-	r.exec(`SELECT pg_terminate_backend($1)`, pid)
+	r.Exec(`SELECT pg_terminate_backend($1)`, pid)
 	conn.Close(bg)
 
 	// Still within worker_timeout (1s): nothing is recovered.
 	var ok bool
-	r.scalar(&ok, `SELECT {{schema}}.elect_leader('leader')`)
+	r.Scalar(&ok, `SELECT {{schema}}.elect_leader('leader')`)
 	require.True(t, ok)
-	r.exec(`SELECT {{schema}}.run_maintenance('leader')`)
+	r.Exec(`SELECT {{schema}}.run_maintenance('leader')`)
 	require.Equal(t, 3, r.running("zombie_limited"))
 
 	// Past worker_timeout for the zombie only: its last heartbeat goes back
 	// 2s instead of the test waiting. The leader's heartbeat and lease stay
 	// current, as they would if it had kept renewing them meanwhile.
 	var backdated string
-	r.scalar(&backdated, `UPDATE {{schema}}.workers SET last_heartbeat = now() - interval '2 seconds' WHERE id = 'zombie' RETURNING id`)
+	r.Scalar(&backdated, `UPDATE {{schema}}.workers SET last_heartbeat = now() - interval '2 seconds' WHERE id = 'zombie' RETURNING id`)
 	require.Equal(t, "zombie", backdated)
-	r.exec(`SELECT {{schema}}.heartbeat('leader')`)
-	r.scalar(&ok, `SELECT {{schema}}.elect_leader('leader')`) // the leader renews its lease
+	r.Exec(`SELECT {{schema}}.heartbeat('leader')`)
+	r.Scalar(&ok, `SELECT {{schema}}.elect_leader('leader')`) // the leader renews its lease
 	require.True(t, ok)
 	r.contactWentOn()
 	var report map[string]any
-	r.scalar(&report, `SELECT {{schema}}.run_maintenance('leader')`)
+	r.Scalar(&report, `SELECT {{schema}}.run_maintenance('leader')`)
 	require.EqualValues(t, 3, report["recovered"])
 	require.Equal(t, 0, r.running("zombie_limited"))
-	r.checkSlotAccounting()
+	r.RequireInvariants()
 	var used, zombieHeld int
-	r.scalar(&used, `SELECT sum(used) FROM {{schema}}.concurrency_slots WHERE task_type = 'zombie_limited'`)
-	r.scalar(&zombieHeld, `SELECT count(*) FROM {{schema}}.tasks WHERE worker_id = 'zombie' AND slot_group IS NOT NULL`)
+	r.Scalar(&used, `SELECT sum(used) FROM {{schema}}.concurrency_slots WHERE task_type = 'zombie_limited'`)
+	r.Scalar(&zombieHeld, `SELECT count(*) FROM {{schema}}.tasks WHERE worker_id = 'zombie' AND slot_group IS NOT NULL`)
 	require.Zero(t, zombieHeld, "recovery took the dead worker's units")
 	require.Equal(t, 3, used, "and passed them on to pending tasks (checkSlotAccounting: used = holders)")
-	var attempts []int
-	rows, err := r.pool.Query(bg, r.sql(`SELECT attempts FROM {{schema}}.tasks WHERE id = ANY($1) AND status = 'pending'`), ids)
-	require.NoError(t, err)
-	attempts, err = pgx.CollectRows(rows, pgx.RowTo[int])
-	require.NoError(t, err)
+	attempts := pgseqtest.Column[int](r.DB, `SELECT attempts FROM {{schema}}.tasks WHERE id = ANY($1) AND status = 'pending'`, ids)
 	require.Equal(t, []int{1, 1, 1}, attempts, "recovered tasks are pending again, their attempt counted")
 
 	// The zombie comes back.
-	r.scalar(&ok, `SELECT {{schema}}.heartbeat('zombie')`)
+	r.Scalar(&ok, `SELECT {{schema}}.heartbeat('zombie')`)
 	require.False(t, ok, "a worker declared dead is told to stop")
 	var n int
-	r.scalar(&n, `SELECT {{schema}}.complete($1, 'zombie')`, ids)
+	r.Scalar(&n, `SELECT {{schema}}.complete($1, 'zombie')`, ids)
 	require.Zero(t, n, "a zombie completes nothing")
 	var status *string
-	r.scalar(&status, `SELECT {{schema}}.fail($1, 'zombie', 'late')`, ids[0])
+	r.Scalar(&status, `SELECT {{schema}}.fail($1, 'zombie', 'late')`, ids[0])
 	require.Nil(t, status, "a zombie fails nothing")
-	r.scalar(&n, `SELECT {{schema}}.release($1, 'zombie')`, ids)
+	r.Scalar(&n, `SELECT {{schema}}.release($1, 'zombie')`, ids)
 	require.Zero(t, n)
-	_, err = claim(bg, r.pool, r.schema, "q", "zombie", 1)
+	_, err = claim(bg, r.Pool, r.Schema, "q", "zombie", 1)
 	requireCode(t, err, "PS002")
-	r.checkSlotAccounting()
+	r.RequireInvariants()
 
 	// Another worker claims the recovered tasks; the zombie's late calls
 	// still change nothing.
 	r.register("w2")
-	ids2, err := claim(bg, r.pool, r.schema, "q", "w2", 10)
+	ids2, err := claim(bg, r.Pool, r.Schema, "q", "w2", 10)
 	require.NoError(t, err)
 	require.Len(t, ids2, 3)
-	r.scalar(&n, `SELECT {{schema}}.complete($1, 'zombie')`, ids2)
+	r.Scalar(&n, `SELECT {{schema}}.complete($1, 'zombie')`, ids2)
 	require.Zero(t, n)
-	r.scalar(&n, `SELECT {{schema}}.complete($1, 'w2')`, ids2)
+	r.Scalar(&n, `SELECT {{schema}}.complete($1, 'w2')`, ids2)
 	require.Equal(t, 3, n)
-	r.scalar(&n, `SELECT {{schema}}.complete($1, 'w2')`, ids2)
+	r.Scalar(&n, `SELECT {{schema}}.complete($1, 'w2')`, ids2)
 	require.Zero(t, n, "completing twice releases once")
-	r.checkSlotAccounting()
+	r.RequireInvariants()
 }
 
 func requireCode(t *testing.T, err error, code string) {
@@ -342,12 +339,12 @@ func TestExactlyOneLeader(t *testing.T) {
 			for ctx.Err() == nil {
 				var won bool
 				var from, until time.Time
-				err := pgx.BeginFunc(ctx, r.pool, func(tx pgx.Tx) error {
-					if err := tx.QueryRow(ctx, r.sql(`SELECT {{schema}}.elect_leader($1), now()`), w).Scan(&won, &from); err != nil {
+				err := pgx.BeginFunc(ctx, r.Pool, func(tx pgx.Tx) error {
+					if err := tx.QueryRow(ctx, r.SQL(`SELECT {{schema}}.elect_leader($1), now()`), w).Scan(&won, &from); err != nil {
 						return err
 					}
 					if won {
-						return tx.QueryRow(ctx, r.sql(`SELECT lease_until FROM {{schema}}.leader`)).Scan(&until)
+						return tx.QueryRow(ctx, r.SQL(`SELECT lease_until FROM {{schema}}.leader`)).Scan(&until)
 					}
 					return nil
 				})
@@ -406,7 +403,7 @@ func TestIdempotentEnqueueUnderConcurrency(t *testing.T) {
 			go func(i int) {
 				defer wg.Done()
 				<-start
-				err := r.pool.QueryRow(bg, r.sql(`SELECT {{schema}}.enqueue('email:send', '{"to":"a@b"}', $1)`), key).Scan(&ids[i])
+				err := r.Pool.QueryRow(bg, r.SQL(`SELECT {{schema}}.enqueue('email:send', '{"to":"a@b"}', $1)`), key).Scan(&ids[i])
 				if err != nil {
 					t.Error(err)
 				}
@@ -418,12 +415,12 @@ func TestIdempotentEnqueueUnderConcurrency(t *testing.T) {
 			require.Equal(t, ids[0], id)
 		}
 		var n int
-		r.scalar(&n, `SELECT count(*) FROM {{schema}}.tasks WHERE idempotency_key = $1`, key)
+		r.Scalar(&n, `SELECT count(*) FROM {{schema}}.tasks WHERE idempotency_key = $1`, key)
 		require.Equal(t, 1, n)
 	}
 
 	// Batch form: repeated keys in one batch and keys used before.
-	rows, err := r.pool.Query(bg, r.sql(`SELECT * FROM {{schema}}.enqueue_batch($1, NULL, $2)`),
+	rows, err := r.Pool.Query(bg, r.SQL(`SELECT * FROM {{schema}}.enqueue_batch($1, NULL, $2)`),
 		[]string{"email:send", "email:send", "email:send", "email:send"},
 		[]*string{ptr("order-0"), ptr("new-1"), nil, ptr("new-1")})
 	require.NoError(t, err)
@@ -431,12 +428,12 @@ func TestIdempotentEnqueueUnderConcurrency(t *testing.T) {
 	require.NoError(t, err)
 	require.Len(t, got, 4)
 	var first int64
-	r.scalar(&first, `SELECT id FROM {{schema}}.tasks WHERE idempotency_key = 'order-0'`)
+	r.Scalar(&first, `SELECT id FROM {{schema}}.tasks WHERE idempotency_key = 'order-0'`)
 	require.Equal(t, first, got[0], "a key used before returns the existing task")
 	require.Equal(t, got[1], got[3], "a key repeated in the batch gives one task")
 	require.NotEqual(t, got[1], got[2])
 
-	_, err = r.pool.Exec(bg, r.sql(`SELECT {{schema}}.enqueue('no:such:type')`))
+	_, err = r.Pool.Exec(bg, r.SQL(`SELECT {{schema}}.enqueue('no:such:type')`))
 	requireCode(t, err, "PS001")
 }
 
@@ -454,19 +451,19 @@ func TestRetriesBackoffAndDeadLetter(t *testing.T) {
 	r := newRT(t, state(q, task("flaky", 0), catalog.TaskType{Name: "once", Queue: "q", MaxRetries: &one}))
 	r.register("w")
 	var id int64
-	r.scalar(&id, `SELECT {{schema}}.enqueue('flaky')`)
+	r.Scalar(&id, `SELECT {{schema}}.enqueue('flaky')`)
 
 	failOnce := func(wantStatus string) float64 {
 		t.Helper()
-		r.exec(`UPDATE {{schema}}.tasks SET run_at = now() WHERE id = $1`, id) // due again now
-		ids, err := claim(bg, r.pool, r.schema, "q", "w", 1)
+		r.Exec(`UPDATE {{schema}}.tasks SET run_at = now() WHERE id = $1`, id) // due again now
+		ids, err := claim(bg, r.Pool, r.Schema, "q", "w", 1)
 		require.NoError(t, err)
 		require.Equal(t, []int64{id}, ids)
 		var status string
-		r.scalar(&status, `SELECT {{schema}}.fail($1, 'w', 'boom')`, id)
+		r.Scalar(&status, `SELECT {{schema}}.fail($1, 'w', 'boom')`, id)
 		require.Equal(t, wantStatus, status)
 		var delay float64
-		r.scalar(&delay, `SELECT extract(epoch FROM run_at - updated_at)::float8 FROM {{schema}}.tasks WHERE id = $1`, id)
+		r.Scalar(&delay, `SELECT extract(epoch FROM run_at - updated_at)::float8 FROM {{schema}}.tasks WHERE id = $1`, id)
 		return delay
 	}
 	require.InDelta(t, 2.0, failOnce("pending"), 0.001, "first retry after initial")
@@ -474,26 +471,26 @@ func TestRetriesBackoffAndDeadLetter(t *testing.T) {
 	failOnce("dead_letter") // the third failure: 2 retries used up
 	var lastErr string
 	var attempts int
-	require.NoError(t, r.pool.QueryRow(bg, r.sql(`SELECT last_error, attempts FROM {{schema}}.tasks WHERE id = $1`), id).Scan(&lastErr, &attempts))
+	require.NoError(t, r.Pool.QueryRow(bg, r.SQL(`SELECT last_error, attempts FROM {{schema}}.tasks WHERE id = $1`), id).Scan(&lastErr, &attempts))
 	require.Equal(t, "boom", lastErr)
 	require.Equal(t, 3, attempts)
 
 	// The cap: initial·factor^n never exceeds max.
 	var capped float64
-	r.scalar(&capped, `SELECT extract(epoch FROM {{schema}}.backoff_delay(q, 10))::float8 FROM {{schema}}.queues q`)
+	r.Scalar(&capped, `SELECT extract(epoch FROM {{schema}}.backoff_delay(q, 10))::float8 FROM {{schema}}.queues q`)
 	require.InDelta(t, 5.0, capped, 0.001)
 
 	// A task type's own max_retries (1) wins over the queue's (2).
-	r.scalar(&id, `SELECT {{schema}}.enqueue('once')`)
+	r.Scalar(&id, `SELECT {{schema}}.enqueue('once')`)
 	failOnce("pending")
 	failOnce("dead_letter")
 
 	// retry = false: failed at once (for example no handler).
-	r.scalar(&id, `SELECT {{schema}}.enqueue('flaky')`)
-	_, err := claim(bg, r.pool, r.schema, "q", "w", 1)
+	r.Scalar(&id, `SELECT {{schema}}.enqueue('flaky')`)
+	_, err := claim(bg, r.Pool, r.Schema, "q", "w", 1)
 	require.NoError(t, err)
 	var status string
-	r.scalar(&status, `SELECT {{schema}}.fail($1, 'w', 'no handler for flaky', false)`, id)
+	r.Scalar(&status, `SELECT {{schema}}.fail($1, 'w', 'no handler for flaky', false)`, id)
 	require.Equal(t, "failed", status)
-	r.checkSlotAccounting()
+	r.RequireInvariants()
 }

@@ -1,7 +1,6 @@
 package migrations_test
 
 import (
-	"flag"
 	"fmt"
 	"os"
 	"strings"
@@ -11,25 +10,10 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/pgseq/pgseq/applier"
+	"github.com/pgseq/pgseq/internal/pgseqtest/golden"
 	"github.com/pgseq/pgseq/internal/pgtest"
 	"github.com/pgseq/pgseq/migrations"
 )
-
-// -update rewrites schema.sql (TestSchemaDump) and sql.sum
-// (TestMigrationSums) instead of comparing with them, as -update refreshes
-// golden files in the other packages. Another test file of the package may
-// define it too.
-func init() {
-	if flag.Lookup("update") == nil {
-		flag.Bool("update", false, "rewrite schema.sql and sql.sum")
-	}
-}
-
-// updateFiles reports whether -update was given.
-func updateFiles() bool {
-	f := flag.Lookup("update")
-	return f != nil && f.Value.String() == "true"
-}
 
 const (
 	// schemaFile is the checked-in dump of the runtime (TestSchemaDump).
@@ -76,7 +60,7 @@ func TestSchemaDump(t *testing.T) {
 	got, err := dumpSchema(tx, schema)
 	require.NoError(t, err)
 
-	if updateFiles() {
+	if golden.Update() {
 		require.NoError(t, os.WriteFile(schemaFile, []byte(got), 0o644))
 		return
 	}

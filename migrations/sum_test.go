@@ -13,6 +13,8 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/pgseq/pgseq/internal/pgseqtest/golden"
 )
 
 const (
@@ -151,7 +153,7 @@ func TestMigrationSums(t *testing.T) {
 	current, err := currentSums()
 	require.NoError(t, err)
 	raw, err := os.ReadFile(sumFile)
-	if errors.Is(err, fs.ErrNotExist) && updateFiles() {
+	if errors.Is(err, fs.ErrNotExist) && golden.Update() {
 		raw, err = []byte(sums{}.render()), nil
 	}
 	require.NoError(t, err, updateSumHint)
@@ -180,7 +182,7 @@ func TestMigrationSums(t *testing.T) {
 	}
 
 	want := sums{Released: listed.Released, Files: current}.render()
-	if updateFiles() {
+	if golden.Update() {
 		require.NoError(t, os.WriteFile(sumFile, []byte(want), 0o644))
 		return
 	}

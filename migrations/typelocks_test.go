@@ -11,7 +11,6 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/pgseq/pgseq/internal/pgcode"
-	"github.com/pgseq/pgseq/migrations"
 )
 
 // holdTypeLocks begins a transaction that takes the advisory locks of types
@@ -19,11 +18,10 @@ import (
 // until the test ends.
 func holdTypeLocks(t *testing.T, r *rt, sql string, types ...string) {
 	t.Helper()
-	tx, err := r.pool.Begin(bg)
+	tx, err := r.Pool.Begin(bg)
 	require.NoError(t, err)
 	t.Cleanup(func() { _ = tx.Rollback(context.Background()) })
-	_, err = tx.Exec(bg, migrations.Render(sql, r.schema), types)
-	require.NoError(t, err)
+	r.On(tx).Exec(sql, types)
 }
 
 // tryTypeLocks runs sql (taking type locks) in a transaction of its own that
@@ -31,12 +29,12 @@ func holdTypeLocks(t *testing.T, r *rt, sql string, types ...string) {
 // (55P03) when the locks are held elsewhere.
 func tryTypeLocks(t *testing.T, r *rt, sql string, types ...string) error {
 	t.Helper()
-	tx, err := r.pool.Begin(bg)
+	tx, err := r.Pool.Begin(bg)
 	require.NoError(t, err)
 	defer tx.Rollback(bg) //nolint:errcheck // read-only use
 	_, err = tx.Exec(bg, `SET LOCAL lock_timeout = '200ms'`)
 	require.NoError(t, err)
-	_, err = tx.Exec(bg, migrations.Render(sql, r.schema), types)
+	_, err = tx.Exec(bg, r.SQL(sql), types)
 	return err
 }
 
@@ -60,7 +58,7 @@ func TestTypeLocksBelongToTheirSchema(t *testing.T) {
 	require.NoError(t, tryTypeLocks(t, b, `SELECT {{schema}}.lock_admission($1)`, "render"))
 	b.register("w")
 	b.enqueueN("render", 3)
-	ids, err := claim(bg, b.pool, b.schema, "q", "w", 10)
+	ids, err := claim(bg, b.Pool, b.Schema, "q", "w", 10)
 	require.NoError(t, err)
 	require.Len(t, ids, 2, "the limit admits 2 in schema b while schema a's apply holds its own render")
 
@@ -90,11 +88,10 @@ func TestUpgradingApplyExcludesRuntimeOnVersion16Keys(t *testing.T) {
 func TestExclusiveTypeLocksAreBounded(t *testing.T) {
 	t.Parallel()
 	r := newRT(t, state(queueCfg("q"), task("render", 2)))
-	tx, err := r.pool.Begin(bg)
+	tx, err := r.Pool.Begin(bg)
 	require.NoError(t, err)
 	defer tx.Rollback(bg) //nolint:errcheck // read-only use
-	_, err = tx.Exec(bg, migrations.Render(`SELECT {{schema}}.lock_types(ARRAY(SELECT 'type:' || g FROM generate_series(1, 20000) g), true)`, r.schema))
-	require.NoError(t, err)
+	r.On(tx).Exec(`SELECT {{schema}}.lock_types(ARRAY(SELECT 'type:' || g FROM generate_series(1, 20000) g), true)`)
 	var n int
 	require.NoError(t, tx.QueryRow(bg, `SELECT count(*) FROM pg_locks WHERE pid = pg_backend_pid() AND locktype = 'advisory' AND granted`).Scan(&n))
 	require.LessOrEqual(t, n, 1024)
@@ -112,7 +109,7 @@ func TestExclusiveTypeLocksAreBounded(t *testing.T) {
 func TestTypeLockKeyIsInlined(t *testing.T) {
 	t.Parallel()
 	r := newRT(t, state(queueCfg("q"), task("render", 2)))
-	rows, err := r.pool.Query(bg, r.sql(`EXPLAIN (VERBOSE) SELECT {{schema}}.type_lock_key(u.t) FROM unnest(ARRAY['a', 'b']) AS u(t)`))
+	rows, err := r.Pool.Query(bg, r.SQL(`EXPLAIN (VERBOSE) SELECT {{schema}}.type_lock_key(u.t) FROM unnest(ARRAY['a', 'b']) AS u(t)`))
 	require.NoError(t, err)
 	lines, err := pgx.CollectRows(rows, pgx.RowTo[string])
 	require.NoError(t, err)

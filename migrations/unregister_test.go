@@ -15,38 +15,38 @@ func TestUnregisterWorkerLeavesNoTrace(t *testing.T) {
 	r.enqueueN("lim", 5)
 	r.register("w")
 	var leader bool
-	r.scalar(&leader, `SELECT {{schema}}.elect_leader('w')`)
+	r.Scalar(&leader, `SELECT {{schema}}.elect_leader('w')`)
 	require.True(t, leader)
-	ids, err := claim(bg, r.pool, r.schema, "q", "w", 10)
+	ids, err := claim(bg, r.Pool, r.Schema, "q", "w", 10)
 	require.NoError(t, err)
 	require.Len(t, ids, 2, "the limit admits 2")
 
 	var back int
-	r.scalar(&back, `SELECT {{schema}}.unregister_worker('w')`)
+	r.Scalar(&back, `SELECT {{schema}}.unregister_worker('w')`)
 	require.Equal(t, 2, back, "its 2 running tasks went back")
 	require.Equal(t, 0, r.running("lim"))
-	require.Equal(t, map[string]int{"pending": 5}, r.statusCounts())
+	require.Equal(t, map[string]int{"pending": 5}, r.StatusCounts())
 	var attempts int
-	r.scalar(&attempts, `SELECT coalesce(sum(attempts), 0) FROM {{schema}}.tasks`)
+	r.Scalar(&attempts, `SELECT coalesce(sum(attempts), 0) FROM {{schema}}.tasks`)
 	require.Zero(t, attempts, "a put-back attempt is not counted")
-	r.checkSlotAccounting()
+	r.RequireInvariants()
 
 	var rows int
-	r.scalar(&rows, `SELECT count(*) FROM {{schema}}.workers WHERE id = 'w'`)
+	r.Scalar(&rows, `SELECT count(*) FROM {{schema}}.workers WHERE id = 'w'`)
 	require.Zero(t, rows, "its row is gone")
 	r.register("other")
-	r.scalar(&leader, `SELECT {{schema}}.elect_leader('other')`)
+	r.Scalar(&leader, `SELECT {{schema}}.elect_leader('other')`)
 	require.True(t, leader, "the lease was given up: another worker leads at once")
 
 	// Its tasks are claimable by the others, within the limit.
-	ids, err = claim(bg, r.pool, r.schema, "q", "other", 10)
+	ids, err = claim(bg, r.Pool, r.Schema, "q", "other", 10)
 	require.NoError(t, err)
 	require.Len(t, ids, 2)
 
 	// Unknown or already gone: nothing to do.
-	r.scalar(&back, `SELECT {{schema}}.unregister_worker('w')`)
+	r.Scalar(&back, `SELECT {{schema}}.unregister_worker('w')`)
 	require.Zero(t, back)
-	r.scalar(&back, `SELECT {{schema}}.unregister_worker('never-was')`)
+	r.Scalar(&back, `SELECT {{schema}}.unregister_worker('never-was')`)
 	require.Zero(t, back)
-	r.checkSlotAccounting()
+	r.RequireInvariants()
 }

@@ -2,19 +2,16 @@ package planner
 
 import (
 	"bytes"
-	"flag"
-	"os"
 	"path/filepath"
 	"testing"
 
 	"github.com/stretchr/testify/require"
 
 	"github.com/pgseq/pgseq/catalog"
+	"github.com/pgseq/pgseq/internal/pgseqtest/golden"
 	"github.com/pgseq/pgseq/plan"
 	"github.com/pgseq/pgseq/render"
 )
-
-var update = flag.Bool("update", false, "rewrite golden files")
 
 func intp(v int) *int { return &v }
 
@@ -278,24 +275,12 @@ func goldenPlan(t *testing.T, name string, p *plan.Plan) *plan.Plan {
 	var human, js bytes.Buffer
 	require.NoError(t, render.Plan(&human, p))
 	require.NoError(t, p.Write(&js))
-	golden(t, name+".txt", human.Bytes())
-	golden(t, name+".json", js.Bytes())
+	golden.Check(t, filepath.Join("testdata", "golden", name+".txt"), human.String())
+	golden.Check(t, filepath.Join("testdata", "golden", name+".json"), js.String())
 	back, err := plan.Read(bytes.NewReader(js.Bytes()))
 	require.NoError(t, err)
 	require.Equal(t, p.Hash(), back.Hash())
 	return back
-}
-
-func golden(t *testing.T, name string, got []byte) {
-	t.Helper()
-	path := filepath.Join("testdata", "golden", name)
-	if *update {
-		require.NoError(t, os.WriteFile(path, got, 0o644))
-		return
-	}
-	want, err := os.ReadFile(path)
-	require.NoError(t, err, "missing golden file; run go test ./planner -update")
-	require.Equal(t, string(want), string(got), "golden file %s differs; run go test ./planner -update and review the diff", path)
 }
 
 // Converged: a plan made against the state its own application would

@@ -19,8 +19,8 @@ import (
 
 	"github.com/pgseq/pgseq/applier"
 	"github.com/pgseq/pgseq/catalog"
+	"github.com/pgseq/pgseq/internal/pgseqtest"
 	"github.com/pgseq/pgseq/internal/pgtest"
-	"github.com/pgseq/pgseq/migrations"
 	"github.com/pgseq/pgseq/queue"
 	"github.com/pgseq/pgseq/status"
 )
@@ -100,9 +100,10 @@ func TestBehindPgBouncer(t *testing.T) {
 			t.Cleanup(stop) // a failed check must not leave it running
 
 			maxRunning := 0
+			through := &pgseqtest.DB{T: t, Pool: pool, Schema: schema} // through PgBouncer
 			count := func(sql string) int {
 				var c int
-				require.NoError(t, pool.QueryRow(ctx, migrations.Render(sql, schema)).Scan(&c))
+				through.Scalar(&c, sql)
 				return c
 			}
 			drained := func() bool {
@@ -169,9 +170,10 @@ func TestBehindPgBouncerWithOneServerConnection(t *testing.T) {
 	done := make(chan error, 1)
 	go func() { done <- w.Run(runCtx) }()
 	t.Cleanup(stop)
+	through := &pgseqtest.DB{T: t, Pool: pool, Schema: schema} // through PgBouncer
 	completed := func() bool {
 		var n int
-		require.NoError(t, pool.QueryRow(ctx, migrations.Render(`SELECT count(*) FROM {{schema}}.tasks WHERE status = 'completed'`, schema)).Scan(&n))
+		through.Scalar(&n, `SELECT count(*) FROM {{schema}}.tasks WHERE status = 'completed'`)
 		return n == 3
 	}
 	require.Eventually(t, completed, 30*time.Second, 10*time.Millisecond, "the worker drains the queue")

@@ -2,7 +2,6 @@ package spec
 
 import (
 	"bytes"
-	"flag"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -12,9 +11,9 @@ import (
 
 	"github.com/hashicorp/hcl/v2"
 	"github.com/stretchr/testify/require"
-)
 
-var update = flag.Bool("update", false, "rewrite golden files under testdata/diagnostics")
+	"github.com/pgseq/pgseq/internal/pgseqtest/golden"
+)
 
 // wantRE matches an expected diagnostic in an error file: "# want: 3:17: Invalid concurrency".
 var wantRE = regexp.MustCompile(`(?m)^#\s*want:\s*(\d+:\d+: .+?)\s*$`)
@@ -86,13 +85,7 @@ func TestWriteDiagnosticsGolden(t *testing.T) {
 			require.True(t, diags.HasErrors())
 			var out bytes.Buffer
 			require.NoError(t, WriteDiagnostics(&out, diags, cfg.Files))
-			golden := filepath.Join("testdata", "diagnostics", name+".txt")
-			if *update {
-				require.NoError(t, os.WriteFile(golden, out.Bytes(), 0o644))
-			}
-			want, err := os.ReadFile(golden)
-			require.NoError(t, err, "run go test ./spec -update to create it")
-			require.Equal(t, string(want), out.String())
+			golden.Check(t, filepath.Join("testdata", "diagnostics", name+".txt"), out.String())
 		})
 	}
 }

@@ -7,8 +7,6 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/pgseq/pgseq/internal/pgseqtest"
-	"github.com/pgseq/pgseq/internal/pgtest"
-	"github.com/pgseq/pgseq/migrations"
 )
 
 const partitionConfig = `
@@ -32,8 +30,8 @@ task "email" {}
 // enqueueKeyed adds n due tasks of taskType for key, due since ago (a
 // PostgreSQL interval: how long they have waited).
 func (e *env) enqueueKeyed(taskType, key string, n int, ago string) {
-	e.t.Helper()
-	e.exec(`SELECT {{schema}}.enqueue($1, partition_key => $2, run_at => now() - $3::interval) FROM generate_series(1, $4)`,
+	e.T.Helper()
+	e.Exec(`SELECT {{schema}}.enqueue($1, partition_key => $2, run_at => now() - $3::interval) FROM generate_series(1, $4)`,
 		taskType, key, ago, n)
 }
 
@@ -69,9 +67,9 @@ func TestReadPartitions(t *testing.T) {
 	e.enqueueKeyed("digest", "a", 5, "10 minutes")
 	e.enqueueKeyed("digest", "b", 3, "1 hour")
 	e.enqueueKeyed("digest", "c", 1, "1 second")
-	e.exec(`SELECT {{schema}}.enqueue('email')`)
+	e.Exec(`SELECT {{schema}}.enqueue('email')`)
 	// render (1 per key, read from the payload): tenant 7 runs 1, 2 wait.
-	e.exec(`SELECT {{schema}}.enqueue('render', '{"tenant_id": 7}', run_at => now() - interval '1 minute') FROM generate_series(1, 3)`)
+	e.Exec(`SELECT {{schema}}.enqueue('render', '{"tenant_id": 7}', run_at => now() - interval '1 minute') FROM generate_series(1, 3)`)
 
 	type want struct {
 		limit                        int
@@ -162,8 +160,8 @@ task "email" {}
 				// c's task runs; then digest loses its block: the waiting
 				// tasks go on, the keys' units stay with the tasks holding
 				// them, and the keys drain.
-				e.exec(`SELECT {{schema}}.register_worker('w1', 'host', 10)`)
-				e.exec(`SELECT count(*) FROM {{schema}}.claim('default', 'w1', 10)`)
+				e.Exec(`SELECT {{schema}}.register_worker('w1', 'host', 10)`)
+				e.Exec(`SELECT count(*) FROM {{schema}}.claim('default', 'w1', 10)`)
 				e.apply(`
 queue "default" {}
 queue "media" {}
@@ -256,13 +254,12 @@ func TestReadKeyWaits(t *testing.T) {
 // text has no section for them.
 func TestReadBeforePartitions(t *testing.T) {
 	t.Parallel()
-	pool, schema := pgtest.Pool(t), pgtest.Schema(t)
-	pgseqtest.MigrateTo(t, pool, schema, 18)
-	_, err := pool.Exec(bg, migrations.Render(`INSERT INTO {{schema}}.queues (name, batch_size, max_retries,
+	d := pgseqtest.New(t)
+	pgseqtest.MigrateTo(t, d.Pool, d.Schema, 18)
+	d.Exec(`INSERT INTO {{schema}}.queues (name, batch_size, max_retries,
 	    backoff_initial, backoff_max, backoff_factor, backoff_jitter, worker_timeout, leader_lease, retention_completed,
-	    retention_dead_letter) VALUES ('default', 10, 3, '1s', '10m', 2, 0.2, '30s', '15s', '7 days', '30 days')`, schema))
-	require.NoError(t, err)
-	s, err := Read(bg, pool, schema, Options{})
+	    retention_dead_letter) VALUES ('default', 10, 3, '1s', '10m', 2, 0.2, '30s', '15s', '7 days', '30 days')`)
+	s, err := Read(bg, d.Pool, d.Schema, Options{})
 	require.NoError(t, err)
 	require.Equal(t, 18, s.SchemaVersion)
 	require.Empty(t, s.Partitions)

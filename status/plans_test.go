@@ -44,8 +44,8 @@ counter "invoice" {
 // seedKeys enqueues two due digest tasks for each of n partition keys
 // (per-key limit 1): each key admits one, the other waits for it.
 func (e *env) seedKeys(n int) {
-	e.t.Helper()
-	e.exec(`SELECT count(*) FROM {{schema}}.enqueue_batch(
+	e.T.Helper()
+	e.Exec(`SELECT count(*) FROM {{schema}}.enqueue_batch(
 	    array_fill('digest'::text, ARRAY[2 * $1::int]),
 	    partition_keys => (SELECT array_agg('key-' || (g % $1::int) ORDER BY g) FROM generate_series(1, 2 * $1::int) g))`, n)
 }
@@ -54,9 +54,9 @@ func (e *env) seedKeys(n int) {
 // email (default queue), 20% render and 10% thumb (limited, media) and 10%
 // report (media), over five priorities, one in seven due in an hour.
 func (e *env) seed(n int) {
-	e.t.Helper()
+	e.T.Helper()
 	for done := 0; done < n; done += 10_000 {
-		e.exec(`SELECT count(*) FROM {{schema}}.enqueue_batch(
+		e.Exec(`SELECT count(*) FROM {{schema}}.enqueue_batch(
 		    (SELECT array_agg(CASE WHEN g % 10 < 6 THEN 'email' WHEN g % 10 < 8 THEN 'render'
 		                           WHEN g % 10 < 9 THEN 'thumb' ELSE 'report' END ORDER BY g)
 		     FROM generate_series(1, $1::int) g),
@@ -72,19 +72,19 @@ func (e *env) seed(n int) {
 // limited types, up to their limits), workers, a leader, counter values
 // and reservations.
 func (e *env) seedActivity() {
-	e.t.Helper()
-	e.exec(`SELECT {{schema}}.register_worker('w1', 'host', 100)`)
-	e.exec(`SELECT {{schema}}.register_worker('w2', 'host', 100)`)
-	e.exec(`SELECT {{schema}}.elect_leader('w1')`)
+	e.T.Helper()
+	e.Exec(`SELECT {{schema}}.register_worker('w1', 'host', 100)`)
+	e.Exec(`SELECT {{schema}}.register_worker('w2', 'host', 100)`)
+	e.Exec(`SELECT {{schema}}.elect_leader('w1')`)
 	for range 2 {
-		e.exec(`SELECT {{schema}}.complete(array_agg(c.id), 'w1') FROM {{schema}}.claim('default', 'w1', 10000) c`)
+		e.Exec(`SELECT {{schema}}.complete(array_agg(c.id), 'w1') FROM {{schema}}.claim('default', 'w1', 10000) c`)
 	}
-	e.exec(`SELECT {{schema}}.fail(c.id, 'w1', 'no handler', false) FROM {{schema}}.claim('default', 'w1', 50) c`)
-	e.exec(`SELECT {{schema}}.fail(c.id, 'w1', 'boom', true) FROM {{schema}}.claim('default', 'w1', 50) c`)
-	e.exec(`SELECT count(*) FROM {{schema}}.claim('default', 'w2', 40)`)
-	e.exec(`SELECT count(*) FROM {{schema}}.claim('media', 'w2', 60)`)
-	e.exec(`SELECT {{schema}}.next_value('invoice', 's' || g) FROM generate_series(1, 20) g`)
-	e.exec(`SELECT {{schema}}.reserve('invoice', '', 'key-' || g) FROM generate_series(1, 5) g`)
+	e.Exec(`SELECT {{schema}}.fail(c.id, 'w1', 'no handler', false) FROM {{schema}}.claim('default', 'w1', 50) c`)
+	e.Exec(`SELECT {{schema}}.fail(c.id, 'w1', 'boom', true) FROM {{schema}}.claim('default', 'w1', 50) c`)
+	e.Exec(`SELECT count(*) FROM {{schema}}.claim('default', 'w2', 40)`)
+	e.Exec(`SELECT count(*) FROM {{schema}}.claim('media', 'w2', 60)`)
+	e.Exec(`SELECT {{schema}}.next_value('invoice', 's' || g) FROM generate_series(1, 20) g`)
+	e.Exec(`SELECT {{schema}}.reserve('invoice', '', 'key-' || g) FROM generate_series(1, 5) g`)
 }
 
 // args are the arguments Read passes to each query, by file name, for all
@@ -126,8 +126,8 @@ func TestQueryPlansNeverScanTasks(t *testing.T) {
 	// More keys with work than a count reads.
 	const keys = DefaultLimit + 2_000
 	e.seedKeys(keys)
-	e.exec(`ANALYZE {{schema}}.tasks`)
-	e.exec(`ANALYZE {{schema}}.partition_slots`)
+	e.Exec(`ANALYZE {{schema}}.tasks`)
+	e.Exec(`ANALYZE {{schema}}.partition_slots`)
 
 	entries, err := fs.ReadDir(queries, "sql")
 	require.NoError(t, err)
@@ -144,7 +144,7 @@ func TestQueryPlansNeverScanTasks(t *testing.T) {
 		for _, name := range names {
 			a, ok := args[name]
 			require.True(t, ok, "sql/%s.sql has no arguments in queryArgs: add them, so its plan is checked", name)
-			plan := e.explain(query(name, e.schema), a...)
+			plan := e.explain(query(name, e.Schema), a...)
 			require.NotContains(t, plan, "Seq Scan on tasks", "%s (queue %v) scans tasks:\n%s", name, queue, plan)
 			require.NotContains(t, plan, "Sample Scan on tasks", name)
 			for _, line := range strings.Split(plan, "\n") {
@@ -217,29 +217,29 @@ func TestQueryPlansNeverScanTasks(t *testing.T) {
 // (as the claim's plan tests do) — and 100,000 more through the runtime
 // beside them; then VACUUM ANALYZE, as autovacuum would.
 func (e *env) seedPending(n int) {
-	e.t.Helper()
-	e.exec(`INSERT INTO {{schema}}.tasks (queue, type, priority, run_at)
+	e.T.Helper()
+	e.Exec(`INSERT INTO {{schema}}.tasks (queue, type, priority, run_at)
 	        SELECT 'default', 'email', (g % 3) - 1, now() - interval '1 hour' + g * interval '1 millisecond'
 	        FROM generate_series(1, $1) g`, n)
 	e.seed(100_000)
-	e.exec(`VACUUM ANALYZE {{schema}}.tasks`)
+	e.Exec(`VACUUM ANALYZE {{schema}}.tasks`)
 }
 
 // explain runs sql under EXPLAIN (ANALYZE, BUFFERS) and returns the plan.
 func (e *env) explain(sql string, args ...any) string {
-	e.t.Helper()
-	tx, err := e.pool.BeginTx(bg, pgx.TxOptions{AccessMode: pgx.ReadOnly})
-	require.NoError(e.t, err)
+	e.T.Helper()
+	tx, err := e.Pool.BeginTx(bg, pgx.TxOptions{AccessMode: pgx.ReadOnly})
+	require.NoError(e.T, err)
 	defer tx.Rollback(bg) //nolint:errcheck // read only
 	// With Read's planner settings.
 	for _, s := range settings {
 		_, err = tx.Exec(bg, s)
-		require.NoError(e.t, err)
+		require.NoError(e.T, err)
 	}
 	rows, err := tx.Query(bg, "EXPLAIN (ANALYZE, BUFFERS) "+sql, args...)
-	require.NoError(e.t, err)
+	require.NoError(e.T, err)
 	lines, err := pgx.CollectRows(rows, pgx.RowTo[string])
-	require.NoError(e.t, err)
+	require.NoError(e.T, err)
 	return strings.Join(lines, "\n")
 }
 

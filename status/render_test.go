@@ -3,29 +3,15 @@ package status
 import (
 	"bytes"
 	"encoding/json"
-	"flag"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/pgseq/pgseq/internal/pgseqtest/golden"
 )
-
-var update = flag.Bool("update", false, "rewrite the golden files in testdata")
-
-// golden compares got with testdata/name, or rewrites it with -update.
-func golden(t *testing.T, name string, got []byte) {
-	t.Helper()
-	path := filepath.Join("testdata", name)
-	if *update {
-		require.NoError(t, os.WriteFile(path, got, 0o644))
-	}
-	want, err := os.ReadFile(path)
-	require.NoError(t, err, "missing golden file; run go test ./status -update")
-	require.Equal(t, string(want), string(got), "golden file %s differs; run go test ./status -update and review the diff", path)
-}
 
 // fixture is a snapshot with something of everything, taken at a fixed
 // clock.
@@ -156,7 +142,7 @@ func TestRenderGolden(t *testing.T) {
 	var out bytes.Buffer
 	require.NoError(t, Render(&out, fixture(), RenderOptions{}))
 	require.NotContains(t, out.String(), "\x1b[", "no colour unless asked")
-	golden(t, "status.txt", out.Bytes())
+	golden.Check(t, filepath.Join("testdata", "status.txt"), out.String())
 }
 
 func TestRenderEmpty(t *testing.T) {
@@ -165,14 +151,14 @@ func TestRenderEmpty(t *testing.T) {
 		At: time.Date(2026, 5, 1, 12, 0, 0, 0, time.UTC), CountLimit: DefaultLimit, Workers: Workers{TimeoutSeconds: 30}}
 	var out bytes.Buffer
 	require.NoError(t, Render(&out, s, RenderOptions{}))
-	golden(t, "empty.txt", out.Bytes())
+	golden.Check(t, filepath.Join("testdata", "empty.txt"), out.String())
 }
 
 func TestJSONGolden(t *testing.T) {
 	t.Parallel()
 	var out bytes.Buffer
 	require.NoError(t, fixture().Write(&out))
-	golden(t, "status.json", out.Bytes())
+	golden.Check(t, filepath.Join("testdata", "status.json"), out.String())
 
 	// It reads back to the same snapshot; one line with WriteLine.
 	var back Snapshot

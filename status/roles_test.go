@@ -14,8 +14,8 @@ import (
 func TestReadNeedsTheReadLevel(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t, `queue "default" {}`)
-	reader := pgtest.NewRole(t, e.pool, e.schema, "reader")
-	worker := pgtest.NewRole(t, e.pool, e.schema, "worker")
+	reader := pgtest.NewRole(t, e.Pool, e.Schema, "reader")
+	worker := pgtest.NewRole(t, e.Pool, e.Schema, "worker")
 	e.apply(fmt.Sprintf(`
 queue "default" {}
 access {
@@ -23,11 +23,11 @@ access {
   work = [%q]
 }`, reader.Name, worker.Name))
 
-	s, err := Read(bg, pgtest.PoolAs(t, reader), e.schema, Options{})
+	s, err := Read(bg, pgtest.PoolAs(t, reader), e.Schema, Options{})
 	require.NoError(t, err)
-	require.Equal(t, e.schema, s.Schema)
+	require.Equal(t, e.Schema, s.Schema)
 
-	_, err = Read(bg, pgtest.PoolAs(t, worker), e.schema, Options{})
+	_, err = Read(bg, pgtest.PoolAs(t, worker), e.Schema, Options{})
 	require.ErrorContains(t, err, "permission denied")
 	require.ErrorContains(t, err, "it needs the read level for this role")
 }

@@ -7,7 +7,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/stretchr/testify/require"
 
 	"github.com/pgseq/pgseq/internal/pgseqtest"
@@ -21,33 +20,25 @@ var bg = context.Background()
 
 // env is one test's pgseq schema on the shared test database.
 type env struct {
-	t      testing.TB
-	pool   *pgxpool.Pool
-	schema string
+	*pgseqtest.DB
 	client *queue.Client
 }
 
 // newEnv applies the configuration src (HCL) to a new schema.
 func newEnv(t testing.TB, src string) *env {
 	t.Helper()
-	e := &env{t: t, pool: pgtest.Pool(t), schema: pgtest.Schema(t)}
-	e.client = queue.NewClient(e.pool, e.schema)
+	e := &env{DB: pgseqtest.New(t)}
+	e.client = queue.NewClient(e.Pool, e.Schema)
 	e.apply(src)
 	return e
 }
 
 // apply applies the configuration src (HCL), as pgseq apply --auto-approve.
 func (e *env) apply(src string) {
-	e.t.Helper()
+	e.T.Helper()
 	cfg, diags := spec.Parse(map[string][]byte{"config.hcl": []byte(src)})
-	require.False(e.t, diags.HasErrors(), "%s", diags)
-	pgseqtest.Apply(e.t, e.pool, e.schema, cfg.State())
-}
-
-func (e *env) exec(sql string, args ...any) {
-	e.t.Helper()
-	_, err := e.pool.Exec(bg, migrations.Render(sql, e.schema), args...)
-	require.NoError(e.t, err)
+	require.False(e.T, diags.HasErrors(), "%s", diags)
+	e.Apply(cfg.State())
 }
 
 // admit gives the free units of limited types to their waiting tasks.
@@ -57,29 +48,27 @@ func (e *env) exec(sql string, args ...any) {
 // database: a parallel test applying a type of the same name can hold it.
 // admit waits for the lock, so what the test seeded is admitted for sure.
 func (e *env) admit(types ...string) {
-	e.t.Helper()
-	tx, err := e.pool.Begin(bg)
-	require.NoError(e.t, err)
+	e.T.Helper()
+	tx, err := e.Pool.Begin(bg)
+	require.NoError(e.T, err)
 	defer tx.Rollback(bg) //nolint:errcheck // no-op after commit
-	_, err = tx.Exec(bg, migrations.Render(`SELECT {{schema}}.lock_types($1)`, e.schema), types)
-	require.NoError(e.t, err)
-	_, err = tx.Exec(bg, migrations.Render(`SELECT {{schema}}.admit_types($1)`, e.schema), types)
-	require.NoError(e.t, err)
-	require.NoError(e.t, tx.Commit(bg))
+	e.On(tx).Exec(`SELECT {{schema}}.lock_types($1)`, types)
+	e.On(tx).Exec(`SELECT {{schema}}.admit_types($1)`, types)
+	require.NoError(e.T, tx.Commit(bg))
 }
 
 func (e *env) enqueue(taskType string, n int, opts ...queue.EnqueueOption) {
-	e.t.Helper()
+	e.T.Helper()
 	for range n {
 		_, err := e.client.Enqueue(bg, taskType, nil, opts...)
-		require.NoError(e.t, err)
+		require.NoError(e.T, err)
 	}
 }
 
 func (e *env) read(opts Options) *Snapshot {
-	e.t.Helper()
-	s, err := Read(bg, e.pool, e.schema, opts)
-	require.NoError(e.t, err)
+	e.T.Helper()
+	s, err := Read(bg, e.Pool, e.Schema, opts)
+	require.NoError(e.T, err)
 	return s
 }
 
@@ -134,10 +123,10 @@ func TestReadWhileWorkerRuns(t *testing.T) {
 	// The default queue: one task failed for good, one dead-lettered (no
 	// retries), then 3 due and 2 scheduled for later.
 	e.enqueue("email", 2)
-	e.exec(`SELECT {{schema}}.register_worker('manual', 'desk', 1)`)
-	e.exec(`SELECT count(*) FROM {{schema}}.claim('default', 'manual', 2)`)
-	e.exec(`SELECT {{schema}}.fail(min(id), 'manual', 'boom', false) FROM {{schema}}.tasks`)
-	e.exec(`SELECT {{schema}}.fail(max(id), 'manual', 'boom', true) FROM {{schema}}.tasks`)
+	e.Exec(`SELECT {{schema}}.register_worker('manual', 'desk', 1)`)
+	e.Exec(`SELECT count(*) FROM {{schema}}.claim('default', 'manual', 2)`)
+	e.Exec(`SELECT {{schema}}.fail(min(id), 'manual', 'boom', false) FROM {{schema}}.tasks`)
+	e.Exec(`SELECT {{schema}}.fail(max(id), 'manual', 'boom', true) FROM {{schema}}.tasks`)
 	e.enqueue("email", 3)
 	e.enqueue("email", 2, queue.WithRunAt(time.Now().Add(time.Hour)))
 
@@ -150,7 +139,7 @@ func TestReadWhileWorkerRuns(t *testing.T) {
 	var started sync.WaitGroup
 	started.Add(2)
 	w, err := queue.NewWorker(queue.Config{
-		Pool: e.pool, Schema: e.schema, Queue: "media", WorkerID: "media-1", PoolSize: 4,
+		Pool: e.Pool, Schema: e.Schema, Queue: "media", WorkerID: "media-1", PoolSize: 4,
 		Handlers: map[string]queue.Handler{
 			"render": func(ctx context.Context, _ *queue.Task) error {
 				started.Done()
@@ -275,8 +264,8 @@ task "render" { concurrency = 4 }
 `)
 	e.enqueue("render", 4)
 	e.admit("render")
-	e.exec(`SELECT {{schema}}.register_worker('w1', 'host', 4)`)
-	e.exec(`SELECT count(*) FROM {{schema}}.claim('default', 'w1', 4)`)
+	e.Exec(`SELECT {{schema}}.register_worker('w1', 'host', 4)`)
+	e.Exec(`SELECT count(*) FROM {{schema}}.claim('default', 'w1', 4)`)
 	e.apply(`
 queue "default" {}
 task "render" { concurrency = 2 }
@@ -307,11 +296,11 @@ func TestReadWorkersAndLeader(t *testing.T) {
 	require.Empty(t, s.Workers.List)
 
 	for _, id := range []string{"a", "b", "c"} {
-		e.exec(`SELECT {{schema}}.register_worker($1, 'host-' || $1, 2, 'v1')`, id)
+		e.Exec(`SELECT {{schema}}.register_worker($1, 'host-' || $1, 2, 'v1')`, id)
 	}
-	e.exec(`UPDATE {{schema}}.workers SET last_heartbeat = now() - interval '1 minute' WHERE id = 'b'`)
-	e.exec(`UPDATE {{schema}}.workers SET dead_at = now() WHERE id = 'c'`)
-	e.exec(`SELECT {{schema}}.elect_leader('a')`)
+	e.Exec(`UPDATE {{schema}}.workers SET last_heartbeat = now() - interval '1 minute' WHERE id = 'b'`)
+	e.Exec(`UPDATE {{schema}}.workers SET dead_at = now() WHERE id = 'c'`)
+	e.Exec(`SELECT {{schema}}.elect_leader('a')`)
 
 	s = e.read(Options{})
 	require.Equal(t, 1, s.Workers.Alive)
@@ -329,7 +318,7 @@ func TestReadWorkersAndLeader(t *testing.T) {
 	require.True(t, s.Leader.Live)
 	require.True(t, s.Workers.List[0].Leader)
 
-	e.exec(`UPDATE {{schema}}.leader SET lease_until = now() - interval '10 seconds'`)
+	e.Exec(`UPDATE {{schema}}.leader SET lease_until = now() - interval '10 seconds'`)
 	s = e.read(Options{})
 	require.False(t, s.Leader.Live)
 	require.Less(t, *s.Leader.LeaseLeftSeconds, -9.0)
@@ -338,8 +327,8 @@ func TestReadWorkersAndLeader(t *testing.T) {
 	// Only the most recently dead are listed; all are counted.
 	for i := range deadWorkersListed + 3 {
 		id := "dead-" + string(rune('a'+i))
-		e.exec(`SELECT {{schema}}.register_worker($1, 'h', 1)`, id)
-		e.exec(`UPDATE {{schema}}.workers SET dead_at = now() WHERE id = $1`, id)
+		e.Exec(`SELECT {{schema}}.register_worker($1, 'h', 1)`, id)
+		e.Exec(`UPDATE {{schema}}.workers SET dead_at = now() WHERE id = $1`, id)
 	}
 	s = e.read(Options{})
 	require.Equal(t, deadWorkersListed+4, s.Workers.Dead)
@@ -356,12 +345,12 @@ counter "invoice" {
 }
 counter "ticket" {}
 `)
-	e.exec(`SELECT {{schema}}.next_value('ticket', 'a')`)
-	e.exec(`SELECT {{schema}}.next_value('ticket', 'a')`)
-	e.exec(`SELECT {{schema}}.next_value('ticket', 'b')`)
-	e.exec(`SELECT {{schema}}.reserve('invoice', '', 'k1')`)
-	e.exec(`SELECT {{schema}}.reserve('invoice', '', 'k2')`)
-	e.exec(`SELECT {{schema}}.commit_reservation({{schema}}.reserve('invoice', '', 'k3'), 'order-3')`)
+	e.Exec(`SELECT {{schema}}.next_value('ticket', 'a')`)
+	e.Exec(`SELECT {{schema}}.next_value('ticket', 'a')`)
+	e.Exec(`SELECT {{schema}}.next_value('ticket', 'b')`)
+	e.Exec(`SELECT {{schema}}.reserve('invoice', '', 'k1')`)
+	e.Exec(`SELECT {{schema}}.reserve('invoice', '', 'k2')`)
+	e.Exec(`SELECT {{schema}}.commit_reservation({{schema}}.reserve('invoice', '', 'k3'), 'order-3')`)
 
 	s := e.read(Options{})
 	require.Len(t, s.Counters, 2)
@@ -394,7 +383,7 @@ task "render" { concurrency = 1 }
 	e.enqueue("email", 7, queue.WithRunAt(time.Now().Add(time.Hour)))
 	e.enqueue("render", 9) // one open, eight waiting
 	e.admit("render")
-	e.exec(`ANALYZE {{schema}}.tasks`)
+	e.Exec(`ANALYZE {{schema}}.tasks`)
 
 	s := e.read(Options{Limit: 5})
 	require.Equal(t, 5, s.CountLimit)
@@ -441,7 +430,7 @@ task "email" {}
 	require.Equal(t, Count{Value: maxPriorities}, q.Ready)
 	require.False(t, q.OldestDue.Exact)
 
-	e.exec(`DELETE FROM {{schema}}.tasks WHERE priority < 10`)
+	e.Exec(`DELETE FROM {{schema}}.tasks WHERE priority < 10`)
 	q = queueNamed(t, e.read(Options{}), "default")
 	require.Equal(t, exact(maxPriorities-5), q.Ready)
 	require.True(t, q.OldestDue.Exact)
@@ -458,12 +447,12 @@ func TestReadErrors(t *testing.T) {
 queue "default" {}
 queue "media" {}
 `)
-	_, err = Read(bg, pool, e.schema, Options{Queue: "nope"})
+	_, err = Read(bg, pool, e.Schema, Options{Queue: "nope"})
 	require.ErrorIs(t, err, ErrUnknownQueue)
 	require.ErrorContains(t, err, `"nope"`)
 	require.ErrorContains(t, err, "declared: default, media")
 
-	e.exec(`UPDATE {{schema}}.schema_migrations SET version = 99 WHERE version = (SELECT max(version) FROM {{schema}}.schema_migrations)`)
-	_, err = Read(bg, pool, e.schema, Options{})
+	e.Exec(`UPDATE {{schema}}.schema_migrations SET version = 99 WHERE version = (SELECT max(version) FROM {{schema}}.schema_migrations)`)
+	_, err = Read(bg, pool, e.Schema, Options{})
 	require.True(t, errors.Is(err, migrations.ErrNewerSchema), "%v", err)
 }

@@ -13,8 +13,8 @@ func TestCounterRefusesPgseqAndSystemTables(t *testing.T) {
 	t.Parallel()
 	c := newCLI(t)
 	for _, tc := range []struct{ table, column, why string }{
-		{c.schema + ".tasks", "attempts", "pgseq's own schema"},
-		{c.schema + ".counter_values", "value", "pgseq's own schema"},
+		{c.Schema + ".tasks", "attempts", "pgseq's own schema"},
+		{c.Schema + ".counter_values", "value", "pgseq's own schema"},
 		{"pg_catalog.pg_class", "relpages", "a PostgreSQL system schema"},
 		{"information_schema.sql_features", "feature_id", "a PostgreSQL system schema"},
 	} {

@@ -1,22 +1,12 @@
 package main
 
 import (
-	"context"
 	"encoding/json"
 	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
-
-	"github.com/pgseq/pgseq/internal/pgtest"
-	"github.com/pgseq/pgseq/migrations"
 )
-
-func (c *cli) exec(sql string) {
-	c.t.Helper()
-	_, err := pgtest.Pool(c.t).Exec(context.Background(), migrations.Render(sql, c.schema))
-	require.NoError(c.t, err)
-}
 
 // A slot group's capacity edited and another group deleted by hand: pgseq
 // plan names both, before -> after, in the drift section before the
@@ -29,8 +19,8 @@ func TestPlanShowsDriftAndApplyRepairsIt(t *testing.T) {
 	r := c.run("apply", "--auto-approve", cfg)
 	require.Equal(t, 0, r.code, r.stderr)
 
-	c.exec(`UPDATE {{schema}}.concurrency_slots SET capacity = 5 WHERE task_type = 'render' AND slot_group = 2`)
-	c.exec(`DELETE FROM {{schema}}.concurrency_slots WHERE task_type = 'render' AND slot_group = 7`)
+	c.Exec(`UPDATE {{schema}}.concurrency_slots SET capacity = 5 WHERE task_type = 'render' AND slot_group = 2`)
+	c.Exec(`DELETE FROM {{schema}}.concurrency_slots WHERE task_type = 'render' AND slot_group = 7`)
 
 	r = c.run("plan", "--detailed-exitcode", cfg)
 	require.Equal(t, exitChanges, r.code, r.stderr)
@@ -85,7 +75,7 @@ pgseq will perform the following actions:
 	require.Contains(t, r.stdout, "Note: Objects have changed outside of pgseq")
 	require.Contains(t, r.stdout, "Apply complete! 0 added, 1 changed, 0 destroyed.")
 	var capacity, groups int
-	c.query(`SELECT sum(capacity), count(*) FROM {{schema}}.concurrency_slots WHERE task_type = 'render'`, &capacity, &groups)
+	c.Row(`SELECT sum(capacity), count(*) FROM {{schema}}.concurrency_slots WHERE task_type = 'render'`, nil, &capacity, &groups)
 	require.Equal(t, []int{10, 10}, []int{capacity, groups}, "repaired")
 
 	r = c.run("plan", "--detailed-exitcode", cfg)
@@ -101,7 +91,7 @@ func TestApplyRecordsDriftTheConfigurationDeclares(t *testing.T) {
 	c := newCLI(t)
 	r := c.run("apply", "--auto-approve", writeConfig(t, limit10))
 	require.Equal(t, 0, r.code, r.stderr)
-	c.exec(`UPDATE {{schema}}.queues SET batch_size = 50 WHERE name = 'default'`)
+	c.Exec(`UPDATE {{schema}}.queues SET batch_size = 50 WHERE name = 'default'`)
 	cfg := writeConfig(t, "queue \"default\" {\n  batch_size = 50\n}\ntask \"render\" { concurrency = 10 }\n")
 
 	r = c.run("plan", "--detailed-exitcode", cfg)
@@ -113,7 +103,7 @@ func TestApplyRecordsDriftTheConfigurationDeclares(t *testing.T) {
 	require.Equal(t, 0, r.code, r.stderr)
 	require.Contains(t, r.stdout, "Recorded the database as it is")
 	var applies int
-	c.query(`SELECT count(*) FROM {{schema}}.applies`, &applies)
+	c.Scalar(&applies, `SELECT count(*) FROM {{schema}}.applies`)
 	require.Equal(t, 2, applies)
 
 	r = c.run("plan", cfg)

@@ -15,20 +15,19 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/pgseq/pgseq/applier"
+	"github.com/pgseq/pgseq/internal/pgseqtest"
 	"github.com/pgseq/pgseq/internal/pgtest"
-	"github.com/pgseq/pgseq/migrations"
 )
 
 // cli runs pgseq in-process against the test database, in its own schema.
 type cli struct {
-	t      *testing.T
-	url    string
-	schema string
+	*pgseqtest.DB
+	url string
 }
 
 func newCLI(t *testing.T) *cli {
 	t.Helper()
-	return &cli{t: t, url: pgtest.ConnString(t), schema: pgtest.Schema(t)}
+	return &cli{DB: pgseqtest.New(t), url: pgtest.ConnString(t)}
 }
 
 type result struct {
@@ -37,26 +36,21 @@ type result struct {
 }
 
 func (c *cli) run(args ...string) result {
-	c.t.Helper()
+	c.T.Helper()
 	var out, errb bytes.Buffer
-	all := append([]string{"--database-url", c.url, "--schema", c.schema}, args...)
+	all := append([]string{"--database-url", c.url, "--schema", c.Schema}, args...)
 	code := run(context.Background(), all, strings.NewReader(""), &out, &errb)
 	return result{code: code, stdout: out.String(), stderr: errb.String()}
 }
 
 // schemaExists reports whether the test's schema exists at all.
 func (c *cli) schemaExists() bool {
-	c.t.Helper()
+	c.T.Helper()
 	var ok bool
-	err := pgtest.Pool(c.t).QueryRow(context.Background(),
-		`SELECT EXISTS (SELECT 1 FROM pg_namespace WHERE nspname = $1)`, c.schema).Scan(&ok)
-	require.NoError(c.t, err)
+	err := c.Pool.QueryRow(context.Background(),
+		`SELECT EXISTS (SELECT 1 FROM pg_namespace WHERE nspname = $1)`, c.Schema).Scan(&ok)
+	require.NoError(c.T, err)
 	return ok
-}
-
-func (c *cli) query(sql string, dest ...any) {
-	c.t.Helper()
-	require.NoError(c.t, pgtest.Pool(c.t).QueryRow(context.Background(), migrations.Render(sql, c.schema)).Scan(dest...))
 }
 
 func examples(t *testing.T) []string {
@@ -196,7 +190,7 @@ task "render" { concurrency = 30 }
 `))
 	require.Equal(t, 0, r.code, r.stderr)
 	var applies, capacity int
-	c.query(`SELECT count(*) FROM {{schema}}.applies`, &applies)
+	c.Scalar(&applies, `SELECT count(*) FROM {{schema}}.applies`)
 
 	r = c.run("apply", planFile)
 	require.Equal(t, exitError, r.code)
@@ -204,8 +198,8 @@ task "render" { concurrency = 30 }
 	require.Contains(t, r.stderr, "nothing was applied")
 
 	var after int
-	c.query(`SELECT count(*) FROM {{schema}}.applies`, &after)
-	c.query(`SELECT sum(capacity) FROM {{schema}}.concurrency_slots WHERE task_type = 'render'`, &capacity)
+	c.Scalar(&after, `SELECT count(*) FROM {{schema}}.applies`)
+	c.Scalar(&capacity, `SELECT sum(capacity) FROM {{schema}}.concurrency_slots WHERE task_type = 'render'`)
 	require.Equal(t, applies, after, "no history row for a refused plan")
 	require.Equal(t, 30, capacity, "database unchanged")
 }
@@ -330,7 +324,7 @@ func TestLockTimeoutNamesHolder(t *testing.T) {
 	defer holder.Rollback(ctx)
 	_, err = holder.Exec(ctx, `SET LOCAL application_name = 'pgseq apply (ci job 42)'`)
 	require.NoError(t, err)
-	require.NoError(t, applier.Lock(ctx, holder, pgtest.Pool(t), c.schema, time.Second))
+	require.NoError(t, applier.Lock(ctx, holder, pgtest.Pool(t), c.Schema, time.Second))
 
 	r := c.run("apply", "--auto-approve", "--lock-timeout", "200ms", writeConfig(t, limit20))
 	require.Equal(t, exitError, r.code)
@@ -338,7 +332,7 @@ func TestLockTimeoutNamesHolder(t *testing.T) {
 	require.Contains(t, r.stderr, "--lock-timeout")
 
 	var capacity int
-	c.query(`SELECT sum(capacity) FROM {{schema}}.concurrency_slots`, &capacity)
+	c.Scalar(&capacity, `SELECT sum(capacity) FROM {{schema}}.concurrency_slots`)
 	require.Equal(t, 10, capacity, "nothing applied")
 }
 
@@ -349,8 +343,7 @@ func TestDestroyNeedsPermission(t *testing.T) {
 queue "default" {}
 queue "old" {}
 `)).code)
-	_, err := pgtest.Pool(t).Exec(context.Background(), migrations.Render(`INSERT INTO {{schema}}.tasks (queue, type) VALUES ('old', 'x')`, c.schema))
-	require.NoError(t, err)
+	c.Exec(`INSERT INTO {{schema}}.tasks (queue, type) VALUES ('old', 'x')`)
 
 	onlyDefault := writeConfig(t, `queue "default" {}`)
 	r := c.run("apply", "--auto-approve", onlyDefault)
@@ -361,7 +354,7 @@ queue "old" {}
 	r = c.run("apply", "--auto-approve", "--allow-destroy", onlyDefault)
 	require.Equal(t, 0, r.code, r.stderr)
 	var queues int
-	c.query(`SELECT count(*) FROM {{schema}}.queues`, &queues)
+	c.Scalar(&queues, `SELECT count(*) FROM {{schema}}.queues`)
 	require.Equal(t, 1, queues)
 }
 
@@ -370,7 +363,7 @@ queue "old" {}
 func TestCounterReferencesAreCheckedAgainstTheDatabase(t *testing.T) {
 	t.Parallel()
 	c := newCLI(t)
-	app := "app_" + c.schema[len(c.schema)-8:]
+	app := "app_" + c.Schema[len(c.Schema)-8:]
 	_, err := pgtest.Pool(t).Exec(context.Background(), `CREATE SCHEMA "`+app+`";
 		CREATE TABLE "`+app+`".projects (id bigint PRIMARY KEY, key text);
 		CREATE TABLE "`+app+`".issues (id bigint PRIMARY KEY, project_id bigint, number bigint, title text)`)

@@ -25,7 +25,7 @@ import (
 // ends; it returns the schema's name.
 func appTable(t *testing.T, c *cli) string {
 	t.Helper()
-	app := "app_" + c.schema[len(c.schema)-8:]
+	app := "app_" + c.Schema[len(c.Schema)-8:]
 	_, err := pgtest.Pool(t).Exec(context.Background(), `CREATE SCHEMA "`+app+`";
 		CREATE TABLE "`+app+`".tasks (id bigint PRIMARY KEY, project_id bigint, index bigint);
 		INSERT INTO "`+app+`".tasks VALUES (1, 1, NULL)`)
@@ -102,7 +102,7 @@ func TestInterruptedPlanSaysSo(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	time.AfterFunc(500*time.Millisecond, cancel)
 	var out, errb bytes.Buffer
-	code := run(ctx, []string{"--database-url", c.url, "--schema", c.schema, "plan", "--lock-timeout", "30s", file},
+	code := run(ctx, []string{"--database-url", c.url, "--schema", c.Schema, "plan", "--lock-timeout", "30s", file},
 		strings.NewReader(""), &out, &errb)
 	require.Equal(t, exitError, code, errb.String())
 	require.Contains(t, errb.String(), "Error: plan interrupted")
@@ -148,10 +148,10 @@ func TestSavedPlanNamesItsDatabase(t *testing.T) {
 func TestDatabaseProblemsAreReportedTogether(t *testing.T) {
 	t.Parallel()
 	c := newCLI(t)
-	missing := "r" + c.schema[len(c.schema)-8:] + "_nobody"
+	missing := "r" + c.Schema[len(c.Schema)-8:] + "_nobody"
 	file := writeConfig(t, `queue "default" {}
 counter "n" {
-  table  = "public.nope_`+c.schema[len(c.schema)-8:]+`"
+  table  = "public.nope_`+c.Schema[len(c.Schema)-8:]+`"
   column = "number"
 }
 access {
@@ -175,7 +175,7 @@ func TestWorkerUnknownQueue(t *testing.T) {
 	r := c.run("worker", "--queue", "nosuch")
 	require.Equal(t, exitError, r.code, r.stderr)
 	require.Empty(t, r.stdout)
-	require.Contains(t, r.stderr, `unknown queue "nosuch": schema "`+c.schema+`" does not declare it (it declares default;`)
+	require.Contains(t, r.stderr, `unknown queue "nosuch": schema "`+c.Schema+`" does not declare it (it declares default;`)
 
 	c2 := newCLI(t) // nothing applied yet
 	r = c2.run("worker")

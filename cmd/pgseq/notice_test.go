@@ -43,13 +43,13 @@ func TestInterruptedApplySaysSo(t *testing.T) {
 	tx, err := pgtest.Pool(t).Begin(ctx)
 	require.NoError(t, err)
 	defer tx.Rollback(ctx) //nolint:errcheck // test cleanup
-	_, err = tx.Exec(ctx, `SELECT pg_advisory_xact_lock($1)`, applier.LockKey(c.schema))
+	_, err = tx.Exec(ctx, `SELECT pg_advisory_xact_lock($1)`, applier.LockKey(c.Schema))
 	require.NoError(t, err)
 
 	runCtx, cancel := context.WithCancel(ctx)
 	time.AfterFunc(500*time.Millisecond, cancel)
 	var out, errb bytes.Buffer
-	code := run(runCtx, []string{"--database-url", c.url, "--schema", c.schema, "apply", "--auto-approve", "--lock-timeout", "30s", file},
+	code := run(runCtx, []string{"--database-url", c.url, "--schema", c.Schema, "apply", "--auto-approve", "--lock-timeout", "30s", file},
 		strings.NewReader(""), &out, &errb)
 	require.Equal(t, exitError, code, errb.String())
 	require.Contains(t, errb.String(), "interrupted; nothing was applied")

@@ -1,15 +1,11 @@
 package main
 
 import (
-	"context"
 	"encoding/json"
 	"fmt"
 	"testing"
 
 	"github.com/stretchr/testify/require"
-
-	"github.com/pgseq/pgseq/internal/pgtest"
-	"github.com/pgseq/pgseq/migrations"
 )
 
 const keysConfig = `
@@ -39,8 +35,7 @@ func TestPartitionedTypeInStatusAndPlan(t *testing.T) {
 		`SELECT {{schema}}.register_worker('w1', 'host-1', 10)`,
 		`SELECT count(*) FROM {{schema}}.claim('default', 'w1', 10)`,
 	} {
-		_, err := pgtest.Pool(t).Exec(context.Background(), migrations.Render(sql, c.schema))
-		require.NoError(t, err, sql)
+		c.Exec(sql)
 	}
 
 	r = c.run("status")

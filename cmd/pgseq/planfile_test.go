@@ -16,7 +16,6 @@ import (
 	"github.com/pgseq/pgseq/applier"
 	"github.com/pgseq/pgseq/catalog"
 	"github.com/pgseq/pgseq/internal/pgtest"
-	"github.com/pgseq/pgseq/migrations"
 	"github.com/pgseq/pgseq/plan"
 )
 
@@ -26,12 +25,12 @@ type dbState struct {
 }
 
 func (c *cli) dbState() dbState {
-	c.t.Helper()
+	c.T.Helper()
 	var s dbState
-	c.query(`SELECT coalesce(sum(capacity), 0) FROM {{schema}}.concurrency_slots WHERE task_type = 'render'`, &s.capacity)
-	c.query(`SELECT count(*) FROM {{schema}}.applies`, &s.applies)
-	c.query(`SELECT priority FROM {{schema}}.task_types WHERE name = 'render'`, &s.priority)
-	c.query(`SELECT count(*) FROM {{schema}}.task_types`, &s.taskTypes)
+	c.Scalar(&s.capacity, `SELECT coalesce(sum(capacity), 0) FROM {{schema}}.concurrency_slots WHERE task_type = 'render'`)
+	c.Scalar(&s.applies, `SELECT count(*) FROM {{schema}}.applies`)
+	c.Scalar(&s.priority, `SELECT priority FROM {{schema}}.task_types WHERE name = 'render'`)
+	c.Scalar(&s.taskTypes, `SELECT count(*) FROM {{schema}}.task_types`)
 	return s
 }
 
@@ -61,7 +60,7 @@ task "thumb" {}
 	want := c.dbState()
 	require.Equal(t, dbState{capacity: 10, applies: 1, priority: 0, taskTypes: 1}, want)
 
-	other := c.schema + "_other"
+	other := c.Schema + "_other"
 	tests := []struct {
 		name string
 		edit func(p *plan.Plan)
@@ -138,8 +137,7 @@ func TestSavedDestructivePlanNeedsAllowDestroy(t *testing.T) {
 	t.Parallel()
 	c := newCLI(t)
 	require.Equal(t, 0, c.run("apply", "--auto-approve", writeConfig(t, "queue \"default\" {}\nqueue \"old\" {}\n")).code)
-	_, err := pgtest.Pool(t).Exec(context.Background(), migrations.Render(`INSERT INTO {{schema}}.tasks (queue, type) VALUES ('old', 'x')`, c.schema))
-	require.NoError(t, err)
+	c.Exec(`INSERT INTO {{schema}}.tasks (queue, type) VALUES ('old', 'x')`)
 
 	planFile := filepath.Join(t.TempDir(), "plan.json")
 	r := c.run("plan", "--out", planFile, writeConfig(t, `queue "default" {}`))
@@ -150,12 +148,12 @@ func TestSavedDestructivePlanNeedsAllowDestroy(t *testing.T) {
 	require.Equal(t, exitError, r.code)
 	require.Contains(t, r.stderr, "re-run with --allow-destroy")
 	var queues int
-	c.query(`SELECT count(*) FROM {{schema}}.queues`, &queues)
+	c.Scalar(&queues, `SELECT count(*) FROM {{schema}}.queues`)
 	require.Equal(t, 2, queues, "nothing applied")
 
 	r = c.run("apply", "--allow-destroy", planFile)
 	require.Equal(t, 0, r.code, r.stderr)
-	c.query(`SELECT count(*) FROM {{schema}}.queues`, &queues)
+	c.Scalar(&queues, `SELECT count(*) FROM {{schema}}.queues`)
 	require.Equal(t, 1, queues)
 
 	r = c.run("apply", "--help")
@@ -195,7 +193,7 @@ func TestPlanAndApplyReadAPathAlike(t *testing.T) {
 	r = c.run("apply", planFile)
 	require.Equal(t, 0, r.code, r.stderr)
 	var capacity int
-	c.query(`SELECT sum(capacity) FROM {{schema}}.concurrency_slots`, &capacity)
+	c.Scalar(&capacity, `SELECT sum(capacity) FROM {{schema}}.concurrency_slots`)
 	require.Equal(t, 20, capacity)
 }
 
@@ -213,14 +211,14 @@ func TestConcurrentAppliesRunInTurn(t *testing.T) {
 	holder, err := pool.Begin(ctx)
 	require.NoError(t, err)
 	defer holder.Rollback(ctx) //nolint:errcheck // released below
-	require.NoError(t, applier.Lock(ctx, holder, pool, c.schema, time.Second))
+	require.NoError(t, applier.Lock(ctx, holder, pool, c.Schema, time.Second))
 	waiting := func(n int) {
 		t.Helper()
 		require.Eventually(t, func() bool {
 			var w int
 			require.NoError(t, pool.QueryRow(ctx, `SELECT count(*) FROM pg_locks
 				WHERE locktype = 'advisory' AND NOT granted AND objsubid = 1
-				  AND ((classid::bigint << 32) | objid::bigint) = $1`, applier.LockKey(c.schema)).Scan(&w))
+				  AND ((classid::bigint << 32) | objid::bigint) = $1`, applier.LockKey(c.Schema)).Scan(&w))
 			return w == n
 		}, 30*time.Second, 20*time.Millisecond, "%d applies waiting for the lock", n)
 	}
@@ -243,8 +241,8 @@ task "render" { concurrency = 30 }
 		require.Contains(t, r.stdout, "Apply complete! 0 added, 1 changed, 0 destroyed.", "apply %d", i+1)
 	}
 	var capacity, applies int
-	c.query(`SELECT sum(capacity) FROM {{schema}}.concurrency_slots WHERE task_type = 'render'`, &capacity)
-	c.query(`SELECT count(*) FROM {{schema}}.applies`, &applies)
+	c.Scalar(&capacity, `SELECT sum(capacity) FROM {{schema}}.concurrency_slots WHERE task_type = 'render'`)
+	c.Scalar(&applies, `SELECT count(*) FROM {{schema}}.applies`)
 	require.Equal(t, 30, capacity, "the second apply's configuration")
 	require.Equal(t, 3, applies)
 }

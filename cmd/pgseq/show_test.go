@@ -12,26 +12,8 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/pgseq/pgseq/internal/pgtest"
-	"github.com/pgseq/pgseq/migrations"
+	"github.com/pgseq/pgseq/internal/pgseqtest/golden"
 )
-
-// updateReviewGolden rewrites the golden files of these tests when
-// PGSEQ_UPDATE_GOLDEN=1 (an environment variable rather than a -update
-// flag, which other test files of the package may define).
-func updateReviewGolden() bool { return os.Getenv("PGSEQ_UPDATE_GOLDEN") == "1" }
-
-// checkReviewGolden compares got with the golden file at path, or rewrites it.
-func checkReviewGolden(t *testing.T, path, got string) {
-	t.Helper()
-	if updateReviewGolden() {
-		require.NoError(t, os.MkdirAll(filepath.Dir(path), 0o755))
-		require.NoError(t, os.WriteFile(path, []byte(got), 0o644))
-	}
-	want, err := os.ReadFile(path)
-	require.NoError(t, err, "PGSEQ_UPDATE_GOLDEN=1 go test ./cmd/pgseq creates it")
-	require.Equal(t, string(want), got, path)
-}
 
 // closedPortURL is a connection string to a port on 127.0.0.1 where
 // nothing listens: any attempt to connect fails.
@@ -70,7 +52,7 @@ func TestShowSavedPlanGolden(t *testing.T) {
 		r := runOffline("--database-url", url, "show", file)
 		require.Equal(t, 0, r.code, r.stderr)
 		require.Empty(t, r.stderr)
-		checkReviewGolden(t, strings.TrimSuffix(file, ".plan")+".txt", r.stdout)
+		golden.Check(t, strings.TrimSuffix(file, ".plan")+".txt", r.stdout)
 
 		r = runOffline("--database-url", url, "show", "--json", file)
 		require.Equal(t, 0, r.code, r.stderr)
@@ -127,8 +109,7 @@ func TestShowEqualsWhatPlanPrinted(t *testing.T) {
 		`DELETE FROM {{schema}}.concurrency_slots WHERE task_type = 'render' AND slot_group = 7`,
 		`INSERT INTO {{schema}}.tasks (queue, type) VALUES ('old', 'x')`,
 	} {
-		_, err := pgtest.Pool(t).Exec(context.Background(), migrations.Render(sql, c.schema))
-		require.NoError(t, err)
+		c.Exec(sql)
 	}
 	cfg := writeConfig(t, "queue \"default\" {}\ntask \"render\" {\n  concurrency = 4\n  priority    = 5\n}\n")
 	planFile := filepath.Join(t.TempDir(), "review.plan")
@@ -142,7 +123,7 @@ func TestShowEqualsWhatPlanPrinted(t *testing.T) {
 	header, body, ok := strings.Cut(shown.stdout, "\n\n")
 	require.True(t, ok, shown.stdout)
 	require.True(t, strings.HasPrefix(header, "Saved plan "+planFile+" (plan format 1.0; no database is read):\n  database           \""), header)
-	require.Contains(t, header, "\n  schema             "+c.schema+"\n")
+	require.Contains(t, header, "\n  schema             "+c.Schema+"\n")
 	rendered, _, ok := strings.Cut(planned.stdout, "\nSaved the plan to "+planFile+". ")
 	require.True(t, ok, planned.stdout)
 	require.Equal(t, rendered+"\nIt has destructive changes, which need --allow-destroy. To apply exactly this plan: pgseq apply --allow-destroy "+planFile+"\n", body)

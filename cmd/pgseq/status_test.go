@@ -14,7 +14,6 @@ import (
 
 	"github.com/pgseq/pgseq/internal/pgseqtest"
 	"github.com/pgseq/pgseq/internal/pgtest"
-	"github.com/pgseq/pgseq/migrations"
 )
 
 const statusConfig = `
@@ -47,8 +46,7 @@ func newStatusCLI(t *testing.T) *cli {
 		`SELECT {{schema}}.elect_leader('w1')`,
 		`SELECT count(*) FROM {{schema}}.claim('media', 'w1', 4)`,
 	} {
-		_, err := pgtest.Pool(t).Exec(context.Background(), migrations.Render(sql, c.schema))
-		require.NoError(t, err, sql)
+		c.Exec(sql)
 	}
 	return c
 }
@@ -95,7 +93,7 @@ func TestStatus(t *testing.T) {
 	}
 	require.NoError(t, json.Unmarshal([]byte(r.stdout), &doc), r.stdout)
 	require.Equal(t, "1.1", doc.FormatVersion)
-	require.Equal(t, c.schema, doc.Schema)
+	require.Equal(t, c.Schema, doc.Schema)
 	require.Len(t, doc.Queues, 2)
 	require.Equal(t, "media", doc.Queues[1].Name)
 	require.EqualValues(t, 3, doc.Queues[1].Waiting.Value)
@@ -165,11 +163,11 @@ func TestStatusHelp(t *testing.T) {
 
 // runFor runs pgseq for d, then interrupts it as Ctrl-C would.
 func (c *cli) runFor(d time.Duration, args ...string) result {
-	c.t.Helper()
+	c.T.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), d)
 	defer cancel()
 	var out, errb bytes.Buffer
-	all := append([]string{"--database-url", c.url, "--schema", c.schema}, args...)
+	all := append([]string{"--database-url", c.url, "--schema", c.Schema}, args...)
 	code := run(ctx, all, strings.NewReader(""), &out, &errb)
 	return result{code: code, stdout: out.String(), stderr: errb.String()}
 }
@@ -178,10 +176,10 @@ func (c *cli) runFor(d time.Duration, args ...string) result {
 // would; its output can be read meanwhile. stop returns the result; it runs
 // at the end of the test unless called before.
 func (c *cli) start(args ...string) (stdout, stderr *pgseqtest.Buffer, stop func() result) {
-	c.t.Helper()
+	c.T.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	stdout, stderr = &pgseqtest.Buffer{}, &pgseqtest.Buffer{}
-	all := append([]string{"--database-url", c.url, "--schema", c.schema}, args...)
+	all := append([]string{"--database-url", c.url, "--schema", c.Schema}, args...)
 	code := make(chan int, 1)
 	go func() { code <- run(ctx, all, strings.NewReader(""), stdout, stderr) }()
 	var once sync.Once
@@ -193,7 +191,7 @@ func (c *cli) start(args ...string) (stdout, stderr *pgseqtest.Buffer, stop func
 		})
 		return r
 	}
-	c.t.Cleanup(func() { stop() })
+	c.T.Cleanup(func() { stop() })
 	return stdout, stderr, stop
 }
 
@@ -260,7 +258,7 @@ func TestStatusWatchKeepsGoingAfterAFailure(t *testing.T) {
 	// for two of them: the watch reports a failure and goes on.
 	require.Eventually(t, func() bool { return strings.HasPrefix(stdout.String(), "Schema ") }, 30*time.Second, 10*time.Millisecond,
 		"the first snapshot is printed: stdout %q, stderr %q", stdout, stderr)
-	_, err := pgtest.Pool(t).Exec(context.Background(), `DROP SCHEMA "`+c.schema+`" CASCADE`)
+	_, err := pgtest.Pool(t).Exec(context.Background(), `DROP SCHEMA "`+c.Schema+`" CASCADE`)
 	require.NoError(t, err)
 	require.Eventually(t, func() bool { return strings.Count(stderr.String(), "(trying again in 100ms)") >= 2 }, 30*time.Second, 10*time.Millisecond,
 		"the failure is reported at every refresh: stderr %q", stderr)

@@ -26,7 +26,7 @@ func TestApplyAndMigrateRefuseSchemaOwnedByAnotherRole(t *testing.T) {
 	random := make([]byte, 4)
 	_, _ = rand.Read(random) // crypto/rand.Read never fails
 	owner := "other_owner_" + hex.EncodeToString(random)
-	schema, role := pgx.Identifier{c.schema}.Sanitize(), pgx.Identifier{owner}.Sanitize()
+	schema, role := pgx.Identifier{c.Schema}.Sanitize(), pgx.Identifier{owner}.Sanitize()
 	_, err := pool.Exec(ctx, `CREATE ROLE `+role+` NOLOGIN`)
 	require.NoError(t, err)
 	t.Cleanup(func() {
@@ -48,7 +48,7 @@ func TestApplyAndMigrateRefuseSchemaOwnedByAnotherRole(t *testing.T) {
 		r := c.run(args...)
 		require.Equal(t, exitError, r.code, "%v: %s", args, r.stdout)
 		for _, want := range []string{
-			`refusing to write to schema "` + c.schema + `"`,
+			`refusing to write to schema "` + c.Schema + `"`,
 			`is owned by role "` + owner + `"`,
 			`ALTER SCHEMA ` + schema + ` OWNER TO`,
 			`Run pgseq as the schema's owner`,
@@ -58,9 +58,9 @@ func TestApplyAndMigrateRefuseSchemaOwnedByAnotherRole(t *testing.T) {
 		}
 	}
 	var capacity int
-	c.query(`SELECT sum(capacity) FROM {{schema}}.concurrency_slots`, &capacity)
+	c.Scalar(&capacity, `SELECT sum(capacity) FROM {{schema}}.concurrency_slots`)
 	require.Equal(t, 10, capacity, "nothing applied")
 	var applies int
-	c.query(`SELECT count(*) FROM {{schema}}.applies`, &applies)
+	c.Scalar(&applies, `SELECT count(*) FROM {{schema}}.applies`)
 	require.Equal(t, 1, applies, "no history row for a refused apply")
 }

@@ -9,6 +9,8 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/pgseq/pgseq/internal/pgseqtest/golden"
 )
 
 // validate --json prints the diagnostics as the golden files under
@@ -37,7 +39,7 @@ func TestValidateJSONGolden(t *testing.T) {
 		var doc validation
 		require.NoError(t, json.Unmarshal([]byte(r.stdout), &doc), tc.name)
 		require.Equal(t, tc.code == exitOK, doc.Valid, tc.name)
-		checkReviewGolden(t, filepath.Join("testdata", "validate-json", tc.name+".json"), r.stdout)
+		golden.Check(t, filepath.Join("testdata", "validate-json", tc.name+".json"), r.stdout)
 	}
 }
 

@@ -11,7 +11,6 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/pgseq/pgseq/internal/pgtest"
 	"github.com/pgseq/pgseq/migrations"
 	"github.com/pgseq/pgseq/plan"
 )
@@ -84,7 +83,7 @@ func TestVersionCommand(t *testing.T) {
 
 	r = c.run("migrate")
 	require.Equal(t, 0, r.code, r.stderr)
-	got, err := migrations.Version(context.Background(), pgtest.Pool(t), c.schema)
+	got, err := migrations.Version(context.Background(), c.Pool, c.Schema)
 	require.NoError(t, err)
 	require.Equal(t, float64(got), doc["schema_version"], "version names the schema version migrate reaches")
 

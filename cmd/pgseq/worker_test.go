@@ -16,7 +16,6 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/pgseq/pgseq/internal/pgseqtest"
-	"github.com/pgseq/pgseq/internal/pgtest"
 	"github.com/pgseq/pgseq/queue"
 )
 
@@ -36,7 +35,7 @@ func TestWorkerServesMetrics(t *testing.T) {
 		}
 		batch = append(batch, queue.NewTask{Type: typ})
 	}
-	_, err := queue.NewClient(pgtest.Pool(t), c.schema).EnqueueBatch(context.Background(), batch)
+	_, err := queue.NewClient(c.Pool, c.Schema).EnqueueBatch(context.Background(), batch)
 	require.NoError(t, err)
 
 	ctx, cancel := context.WithCancel(context.Background())
@@ -44,7 +43,7 @@ func TestWorkerServesMetrics(t *testing.T) {
 	var stdout, stderr pgseqtest.Buffer
 	done := make(chan int, 1)
 	go func() {
-		done <- run(ctx, []string{"--database-url", c.url, "--schema", c.schema,
+		done <- run(ctx, []string{"--database-url", c.url, "--schema", c.Schema,
 			"worker", "--metrics-addr", "127.0.0.1:0", "--pool-size", "4"}, strings.NewReader(""), &stdout, &stderr)
 	}()
 
@@ -124,7 +123,7 @@ func TestWorkerMetricsAddrErrors(t *testing.T) {
 	} {
 		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 		var out, errb bytes.Buffer
-		code := run(ctx, []string{"--database-url", c.url, "--schema", c.schema, "worker", "--metrics-addr", tc.addr},
+		code := run(ctx, []string{"--database-url", c.url, "--schema", c.Schema, "worker", "--metrics-addr", tc.addr},
 			strings.NewReader(""), &out, &errb)
 		cancel()
 		require.Equal(t, exitError, code, tc.addr)
@@ -132,6 +131,6 @@ func TestWorkerMetricsAddrErrors(t *testing.T) {
 		require.Empty(t, out.String(), "the worker never started")
 	}
 	var workers int
-	c.query(`SELECT count(*) FROM {{schema}}.workers`, &workers)
+	c.Scalar(&workers, `SELECT count(*) FROM {{schema}}.workers`)
 	require.Zero(t, workers)
 }

@@ -1,7 +1,10 @@
 // Package pgseqtest is the test harness the packages' tests share: a pgseq
 // schema on the test database (package pgtest) with a configuration
 // applied the way pgseq apply --auto-approve applies it
-// (applier.PlanAndApply), on a real PostgreSQL.
+// (applier.PlanAndApply), on a real PostgreSQL; DB, which runs a test's
+// SQL with {{schema}} replaced and fails the test on an error; and the
+// invariants of the slot accounting in one SQL file (CheckInvariants).
+// Golden files are package golden's.
 package pgseqtest
 
 import (

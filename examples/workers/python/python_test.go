@@ -19,7 +19,6 @@ import (
 
 	"github.com/pgseq/pgseq/catalog"
 	"github.com/pgseq/pgseq/internal/pgseqtest"
-	"github.com/pgseq/pgseq/migrations"
 	"github.com/pgseq/pgseq/queue"
 )
 
@@ -54,7 +53,7 @@ func TestPythonWorkersDrainALimitedType(t *testing.T) {
 	q := catalog.DefaultQueue("py")
 	q.WorkerTimeout = catalog.Duration(3 * time.Second)
 	q.LeaderLease = catalog.Duration(3 * time.Second)
-	pool, schema := pgseqtest.NewSchema(t, catalog.State{
+	d := pgseqtest.NewDB(t, catalog.State{
 		Queues:    []catalog.Queue{q},
 		TaskTypes: []catalog.TaskType{{Name: "render", Queue: "py", Concurrency: limit}, {Name: "free", Queue: "py"}},
 	})
@@ -66,7 +65,7 @@ func TestPythonWorkersDrainALimitedType(t *testing.T) {
 			batch[i].Type = "free"
 		}
 	}
-	_, err := queue.NewClient(pool, schema).EnqueueBatch(ctx, batch)
+	_, err := queue.NewClient(d.Pool, d.Schema).EnqueueBatch(ctx, batch)
 	require.NoError(t, err)
 
 	// Sampled from outside while they run.
@@ -76,20 +75,20 @@ func TestPythonWorkersDrainALimitedType(t *testing.T) {
 	sampler.Go(func() {
 		for sampleCtx.Err() == nil {
 			var n int64
-			if err := pool.QueryRow(ctx, migrations.Render(
-				`SELECT count(*) FROM {{schema}}.tasks WHERE type = 'render' AND status = 'running'`, schema)).Scan(&n); err == nil && n > maxRunning.Load() {
+			if err := d.Pool.QueryRow(ctx, d.SQL(
+				`SELECT count(*) FROM {{schema}}.tasks WHERE type = 'render' AND status = 'running'`)).Scan(&n); err == nil && n > maxRunning.Load() {
 				maxRunning.Store(n)
 			}
 			time.Sleep(2 * time.Millisecond)
 		}
 	})
 
-	dsn := pool.Config().ConnString()
+	dsn := d.Pool.Config().ConnString()
 	procs := make([]*exec.Cmd, workers)
 	logs := make([]*strings.Builder, workers)
 	for i := range procs {
 		logs[i] = &strings.Builder{}
-		procs[i] = exec.Command(py, filepath.Join(".", "worker.py"), "--schema", schema, "--queue", "py",
+		procs[i] = exec.Command(py, filepath.Join(".", "worker.py"), "--schema", d.Schema, "--queue", "py",
 			"--batch", "10", "--handler-sleep", "0.002", "--exit-when-idle", "1")
 		procs[i].Env = append(os.Environ(), "PGSEQ_DSN="+dsn)
 		procs[i].Stdout, procs[i].Stderr = logs[i], logs[i]
@@ -115,11 +114,12 @@ func TestPythonWorkersDrainALimitedType(t *testing.T) {
 	sampler.Wait()
 
 	var completed, used, rows int
-	require.NoError(t, pool.QueryRow(ctx, migrations.Render(`SELECT count(*) FILTER (WHERE status = 'completed') FROM {{schema}}.tasks`, schema)).Scan(&completed))
+	d.Scalar(&completed, `SELECT count(*) FILTER (WHERE status = 'completed') FROM {{schema}}.tasks`)
 	require.Equal(t, tasks, completed, "every task completed; output:\n%s", joinLogs(logs))
-	require.NoError(t, pool.QueryRow(ctx, migrations.Render(`SELECT coalesce(sum(used), 0) FROM {{schema}}.concurrency_slots`, schema)).Scan(&used))
+	d.Scalar(&used, `SELECT coalesce(sum(used), 0) FROM {{schema}}.concurrency_slots`)
 	require.Zero(t, used, "every unit given back")
-	require.NoError(t, pool.QueryRow(ctx, migrations.Render(`SELECT count(*) FROM {{schema}}.workers`, schema)).Scan(&rows))
+	d.RequireInvariants()
+	d.Scalar(&rows, `SELECT count(*) FROM {{schema}}.workers`)
 	require.Zero(t, rows, "the workers unregistered when they stopped")
 	require.LessOrEqual(t, maxRunning.Load(), int64(limit), "running never above the limit")
 	require.Positive(t, maxRunning.Load(), "the sampler saw tasks running")
