@@ -72,6 +72,10 @@ type Options struct {
 	// DefaultFloor is the noise floor of a metric without calibration
 	// (default 0.05: a change within ±5% is never a regression).
 	DefaultFloor float64
+	// Counted says the rounds ran on a server under cachegrind (bench ab
+	// --instructions): its instruction counts are judged, and times and
+	// throughputs, which valgrind slows tens of times, are only shown.
+	Counted bool
 }
 
 func (o Options) withDefaults() Options {
@@ -92,6 +96,17 @@ const DefaultFloor = 0.05
 
 // MinRounds is the fewest paired rounds the test judges a noisy metric on.
 const MinRounds = 3
+
+// ServerInstructions is the metric bench ab --instructions adds to every
+// scenario: the instructions the PostgreSQL server executed for one
+// "bench run --scenario NAME" (the scenario and those it is measured
+// against, their schemas' setup included).
+const ServerInstructions = "server_instructions"
+
+// InstructionsFloor is the noise floor of ServerInstructions without
+// calibration: A/A runs of the drain scenarios differ by about 1%
+// (batches form differently from one run to the next).
+const InstructionsFloor = 0.02
 
 // Row is one metric of one scenario over the rounds.
 type Row struct {
@@ -137,7 +152,7 @@ type Row struct {
 // them.
 func Gated(w scenarios.Workload, metric string) (gated, deterministic bool) {
 	switch {
-	case metric == "throughput":
+	case metric == "throughput", metric == ServerInstructions:
 		return true, false
 	case w == scenarios.WorkloadExplain && (metric == "rows_examined" || metric == "buffers" || metric == "seq_scans"):
 		return true, true
@@ -159,6 +174,9 @@ func Series(rounds []Round) ([]Row, error) {
 			gated, det := Gated(s.Workload, m.Name)
 			r := Row{Scenario: s.Name, Metric: m.Name, Unit: m.Unit, HigherIsBetter: m.HigherIsBetter,
 				Gated: gated, Deterministic: det}
+			if !measuredBySome(rounds, s.Name, m.Name) {
+				continue // running_max in a counted run: nobody sampled it
+			}
 			for i, rd := range rounds {
 				cv, ok := roundValue(rd.Candidate, s.Name, m.Name)
 				if !ok {
@@ -175,6 +193,19 @@ func Series(rounds []Round) ([]Row, error) {
 		}
 	}
 	return rows, nil
+}
+
+// measuredBySome says whether either build measured the metric in some
+// round.
+func measuredBySome(rounds []Round, scenario, metric string) bool {
+	for _, rd := range rounds {
+		for _, res := range []*scenarios.SuiteResult{rd.Base, rd.Candidate} {
+			if _, ok := roundValue(res, scenario, metric); ok {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // roundValue is a metric's value in one round's result.
@@ -198,6 +229,9 @@ func Judge(rows []Row, opts Options) []Row {
 		r.P, r.PAdjusted = -1, -1
 		r.BaseMedian, r.CandidateMedian = scenarios.Median(r.Base), scenarios.Median(r.Candidate)
 		r.Floor, r.FloorFrom = opts.floor(r.Scenario, r.Metric, r.Deterministic)
+		if opts.Counted && r.Gated && !r.Deterministic && r.Metric != ServerInstructions {
+			r.Gated, r.Why = false, "measured under valgrind: shown, not judged"
+		}
 		switch {
 		case r.Deterministic:
 			r.Change = deterministicChange(r.BaseMedian, r.CandidateMedian)
@@ -220,8 +254,11 @@ func (o Options) floor(scenario, metric string, deterministic bool) (float64, st
 			return f, "calibration"
 		}
 	}
-	if deterministic {
+	switch {
+	case deterministic:
 		return DeterministicFloor, "default"
+	case metric == ServerInstructions:
+		return InstructionsFloor, "default"
 	}
 	return o.DefaultFloor, "default"
 }

@@ -164,3 +164,34 @@ func TestSeriesNeedsTheSameScenarios(t *testing.T) {
 	_, err = Series([]Round{{First: Base, Base: res("a"), Candidate: res("a", "b")}})
 	require.ErrorContains(t, err, `the base did not measure throughput of scenario "b"`)
 }
+
+// bench ab --instructions: the instruction counts are judged against their
+// own floor (2%), and throughputs measured under valgrind are only shown.
+func TestJudgeCounted(t *testing.T) {
+	t.Parallel()
+	instr := func(base, cand []float64) Row {
+		return Row{Scenario: "baseline", Metric: ServerInstructions, Unit: scenarios.UnitInstructions, Gated: true,
+			Base: base, Candidate: cand}
+	}
+	for _, tc := range []struct {
+		name string
+		row  Row
+		want Verdict
+	}{
+		{"the same build: 0.5% noise",
+			instr(noisy(11, 5, 3e9, 0.005), noisy(12, 5, 3e9, 0.005)), NoChange},
+		{"5% more instructions",
+			instr(noisy(13, 5, 3e9, 0.005), noisy(14, 5, 3.15e9, 0.005)), Regression},
+		{"1.5% more: within the 2% floor",
+			instr(noisy(15, 5, 3e9, 0.001), noisy(16, 5, 3.045e9, 0.001)), NoChange},
+		{"5% fewer",
+			instr(noisy(17, 5, 3e9, 0.005), noisy(18, 5, 2.85e9, 0.005)), Improvement},
+		{"a throughput under valgrind is shown, however far it moved",
+			throughputRow("baseline", noisy(19, 5, 1000, 0.01), noisy(20, 5, 500, 0.01)), NotGated},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got := Judge([]Row{tc.row}, Options{Counted: true})
+			require.Equal(t, tc.want, got[0].Verdict, "%+v", got[0])
+		})
+	}
+}

@@ -25,9 +25,13 @@ type Report struct {
 	Base      Build    `json:"base"`
 	Candidate Build    `json:"candidate"`
 	// Order is who ran first in each round.
-	Order       []Side                `json:"order"`
-	Quick       bool                  `json:"quick"`
-	Environment scenarios.Environment `json:"environment"`
+	Order []Side `json:"order"`
+	Quick bool   `json:"quick"`
+	// Instructions says the server ran under valgrind's cachegrind (bench
+	// ab --instructions): its instruction counts are judged, and the
+	// throughputs and times, which valgrind slows, are only shown.
+	Instructions bool                  `json:"instructions,omitempty"`
+	Environment  scenarios.Environment `json:"environment"`
 	// Loads are the host's 1-minute load averages at each invocation's
 	// start, in run order.
 	Loads []float64 `json:"loads"`
@@ -123,6 +127,9 @@ func (r *Report) WriteText(w io.Writer) error {
 		r.Base.Path, r.Base.Version, r.Candidate.Path, r.Candidate.Version, len(r.Order), orderText(r.Order))
 	fmt.Fprintf(&b, "machine: %d CPUs (%s), %s; load %s\n\n", r.Environment.NumCPU, r.Environment.CPUModel,
 		firstWords(r.Environment.Postgres, 2), loadsText(r.Loads))
+	if r.Instructions {
+		b.WriteString("counted: the server ran under valgrind's cachegrind; its instructions are judged, times are only shown\n\n")
+	}
 	scenarios.WriteAligned(&b, r.table(true), make([]bool, 9))
 	fmt.Fprintf(&b, "\n(%d more metrics are shown in the report, not gated: latencies and ratios within one build's run.)\n", Count(r.Rows, NotGated))
 	fmt.Fprintf(&b, "\nVerdict: %s\n", r.Summary())
@@ -144,6 +151,9 @@ func (r *Report) WriteMarkdown(w io.Writer) error {
 	}
 	fmt.Fprintf(&b, "Machine: %d CPUs (%s), %s. Load at each invocation: %s.\n\n", r.Environment.NumCPU, r.Environment.CPUModel,
 		firstWords(r.Environment.Postgres, 2), loadsText(r.Loads))
+	if r.Instructions {
+		b.WriteString("Counted: the PostgreSQL server ran under valgrind's cachegrind, and `server_instructions` is what it executed for each scenario's `bench run` (setup, seeding and drain): a count that does not depend on the machine's load. Throughputs and times, which valgrind slows tens of times, are only shown.\n\n")
+	}
 	writeMarkdownTable(&b, r.table(true))
 	b.WriteString("\n<details><summary>Not gated (shown only)</summary>\n\n")
 	writeMarkdownTable(&b, r.table(false))

@@ -250,6 +250,12 @@ type DrainOptions struct {
 	StallTimeout time.Duration
 	// Progress receives progress events; nil means none.
 	Progress Progress
+	// Counted runs on a server that counts the instructions it executes
+	// (bench ab --instructions): the runs send it nothing but their work,
+	// no sampling of running tasks or of other sessions, whose count
+	// would grow with the time a run takes. RunningMax and OtherSessions
+	// are then not measured.
+	Counted bool
 }
 
 func (o *DrainOptions) defaults() error {
@@ -581,7 +587,7 @@ func (d *drainer) run(ctx context.Context, c DrainCase, round, tasks int) (Run, 
 	errs := make(chan error, len(workers))
 	var wg sync.WaitGroup
 	postmaster := d.postmaster(ctx)
-	sampler := d.sampleRunning(runCtx, schema, c.HandlerDelay > 0)
+	sampler := d.sampleRunning(runCtx, schema, c.HandlerDelay > 0 && !d.opts.Counted, d.opts.Counted)
 	cpu0, split0 := processCPU(), sampleCPU(postmaster)
 	start := time.Now()
 	for _, w := range workers {
@@ -688,6 +694,9 @@ func (d *drainer) wait(ctx context.Context, obs *drainObserver, errs <-chan erro
 			} else if time.Since(lastAt) > d.opts.StallTimeout {
 				return others, fmt.Errorf("stalled: %d of %s completed, none in %s", n, textfmt.Plural(int(obs.target), "task"), d.opts.StallTimeout)
 			}
+			if d.opts.Counted {
+				continue
+			}
 			var active int
 			if err := d.admin.QueryRow(ctx, otherSessions, d.appName).Scan(&active); err == nil {
 				others = max(others, active)
@@ -783,9 +792,13 @@ func (s *runningSampler) mean() float64 {
 
 // sampleRunning samples until ctx ends; finish returns the samples.
 // Slow handlers (a binding limit) are sampled every 10 ms, others every
-// 50 ms.
-func (d *drainer) sampleRunning(ctx context.Context, schema string, slow bool) *runningSampler {
+// 50 ms; none when off.
+func (d *drainer) sampleRunning(ctx context.Context, schema string, slow, off bool) *runningSampler {
 	s := &runningSampler{done: make(chan struct{})}
+	if off {
+		close(s.done)
+		return s
+	}
 	every := 50 * time.Millisecond
 	if slow {
 		every = 10 * time.Millisecond

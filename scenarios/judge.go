@@ -148,6 +148,11 @@ func formatValue(u Unit, v float64) string {
 		return textfmt.ThousandsFloat(v)
 	case UnitBytes:
 		return formatBytes(v)
+	case UnitInstructions:
+		if v >= 1e9 {
+			return fmt.Sprintf("%.3f G instructions", v/1e9)
+		}
+		return fmt.Sprintf("%.1f M instructions", v/1e6)
 	}
 	return fmt.Sprintf("%g", v)
 }

@@ -18,6 +18,9 @@ const (
 	// that vary from run to run, unlike a plan's counts.
 	UnitTuples Unit = "tuples"
 	UnitBytes  Unit = "bytes"
+	// UnitInstructions counts the instructions a server executed
+	// (bench ab --instructions).
+	UnitInstructions Unit = "instructions"
 )
 
 // Metric describes one metric a threshold can name.

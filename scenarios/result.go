@@ -26,9 +26,12 @@ type SuiteResult struct {
 	Environment Environment `json:"environment"`
 	// LoadBefore and LoadAfter are the host's 1-minute load averages when
 	// the run started and ended (-1 when unknown).
-	LoadBefore float64          `json:"load_before"`
-	LoadAfter  float64          `json:"load_after"`
-	Scenarios  []ScenarioResult `json:"scenarios"`
+	LoadBefore float64 `json:"load_before"`
+	LoadAfter  float64 `json:"load_after"`
+	// Counted says the run sent the server nothing but its work, for bench
+	// ab --instructions to count (SuiteOptions.Counted).
+	Counted   bool             `json:"counted,omitempty"`
+	Scenarios []ScenarioResult `json:"scenarios"`
 	// Verdict is VerdictMet when every threshold was met, VerdictMissed
 	// when any was missed, else VerdictInconclusive when any could not be
 	// decided.

@@ -59,6 +59,10 @@ type SuiteOptions struct {
 	Counters func(CounterProgress)
 	// Soak receives the soak runs' progress; may be nil.
 	Soak func(SoakProgress)
+	// Counted says the server counts the instructions it executes (bench
+	// ab --instructions): the drains send it nothing but their work
+	// (DrainOptions.Counted).
+	Counted bool
 }
 
 // Workload defaults: the sizes a scenario gets for the fields it leaves out.
@@ -118,7 +122,7 @@ func RunSuite(ctx context.Context, opts SuiteOptions) (*SuiteResult, error) {
 	started := time.Now()
 	res := &SuiteResult{
 		FormatVersion: ResultFormatVersion, StartedAt: started.UTC(), Command: RedactCommand(opts.Command),
-		Quick: opts.Quick, LoadBefore: loadAverage(),
+		Quick: opts.Quick, LoadBefore: loadAverage(), Counted: opts.Counted,
 	}
 	env, err := environment(ctx, opts.Pool)
 	if err != nil {
@@ -288,6 +292,7 @@ func runDrainGroup(ctx context.Context, opts SuiteOptions, group []Scenario) ([]
 		Pool: opts.Pool, Tasks: size.Tasks, Rounds: size.Rounds, Cases: cases,
 		Workers: size.Workers, PoolSize: size.PoolSize, BatchSize: size.BatchSize,
 		SchemaPrefix: opts.SchemaPrefix, Warmup: warmup, Progress: opts.Drain,
+		Counted: opts.Counted,
 	})
 	if err != nil {
 		return nil, fmt.Errorf("drain %s: %w", groupLabel(group), err)

@@ -14,6 +14,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/pgseq/pgseq/gate"
+	"github.com/pgseq/pgseq/internal/servercount"
 	"github.com/pgseq/pgseq/scenarios"
 	"github.com/pgseq/pgseq/spec"
 )
@@ -34,6 +35,12 @@ type abConfig struct {
 	files     []string
 	outDir    string // where the rounds' results go
 	picked    []scenarios.Scenario
+	// instructions: count the server's instructions (a cluster under
+	// cachegrind) instead of judging the machine's times.
+	instructions bool
+	// databaseURL, when set, is the database the invocations use (the
+	// counted server's) instead of this command's.
+	databaseURL string
 }
 
 func (a *app) benchABCommand() *cobra.Command {
@@ -78,6 +85,9 @@ run the scenarios.
 				return errors.New("bench ab needs --base PATH: a pgseq built from the commit to compare with, e.g. the merge-base (see pgseq bench ab --help)")
 			}
 			var cal *gate.Calibration
+			if failOnThreshold && cfg.instructions {
+				return errors.New("--fail-on-threshold judges times, which valgrind slows tens of times: it cannot be used with --instructions (run bench run or bench ab without --instructions for the thresholds)")
+			}
 			if calibrationFile != "" {
 				f, err := os.Open(calibrationFile)
 				if err != nil {
@@ -94,7 +104,7 @@ run the scenarios.
 			if err := a.prepareAB(&cfg); err != nil {
 				return err
 			}
-			rep, err := a.runAB(ctx, cfg, gate.Options{Calibration: cal})
+			rep, err := a.runAB(ctx, cfg, gate.Options{Calibration: cal, Counted: cfg.instructions})
 			if err != nil {
 				return err
 			}
@@ -125,6 +135,7 @@ run the scenarios.
 	f.StringVar(&outDir, "out", filepath.Join("results", "ab"), "directory to write the report and the rounds to")
 	f.StringVar(&calibrationFile, "calibration", "", "calibration.json from pgseq bench calibrate: the noise floors of this machine")
 	f.BoolVar(&failOnThreshold, "fail-on-threshold", false, "also exit 4 when an acceptance threshold is missed or undecided on the candidate's rounds")
+	f.BoolVar(&cfg.instructions, "instructions", false, "judge the instructions PostgreSQL executes (a throw-away server under valgrind's cachegrind) instead of throughput: a measure the machine's load does not move")
 	return cmd
 }
 
@@ -164,7 +175,7 @@ calibration.md, and run-N/ for each A/A run.
 				run := cfg
 				run.outDir = filepath.Join(outDir, fmt.Sprintf("run-%d", i+1))
 				fmt.Fprintf(a.stderr, "== A/A run %d of %d\n", i+1, runs)
-				rep, err := a.runAB(ctx, run, gate.Options{})
+				rep, err := a.runAB(ctx, run, gate.Options{Counted: cfg.instructions})
 				if err != nil {
 					return err
 				}
@@ -205,6 +216,7 @@ calibration.md, and run-N/ for each A/A run.
 	f.BoolVar(&cfg.quick, "quick", false, "run every scenario at its quick size")
 	f.IntVar(&cfg.rounds, "rounds", abDefaultRounds, "rounds of each A/A run (use bench ab's)")
 	f.StringVar(&outDir, "out", filepath.Join("results", "calibration"), "directory to write the calibration to")
+	f.BoolVar(&cfg.instructions, "instructions", false, "calibrate bench ab --instructions: count the instructions PostgreSQL executes (under valgrind's cachegrind)")
 	return cmd
 }
 
@@ -269,6 +281,28 @@ func (a *app) runAB(ctx context.Context, cfg abConfig, opts gate.Options) (*gate
 		Base:      gate.Build{Path: cfg.base, Version: baseVersion},
 		Candidate: gate.Build{Path: cfg.candidate, Version: version()},
 	}
+	runOnce := a.benchRunOnce
+	if cfg.instructions {
+		srv, err := servercount.Start(ctx)
+		if err != nil {
+			return nil, fmt.Errorf("starting the counted server: %w", err)
+		}
+		defer func() { _ = srv.Stop(context.WithoutCancel(ctx)) }()
+		fmt.Fprintln(a.stderr, "counting instructions: the scenarios run on a throw-away PostgreSQL under valgrind's cachegrind")
+		cfg.databaseURL = srv.URL()
+		counted := &countedRuns{a: a, srv: srv}
+		runOnce = counted.run
+		rep.Instructions = true
+		// A new server's first connections build its caches: a run of the
+		// first scenario, not counted, before the rounds.
+		warm := cfg
+		warm.picked = cfg.picked[:1]
+		t0 := time.Now()
+		if _, err := runOnce(ctx, cfg.candidate, warm, filepath.Join(cfg.outDir, "rounds", "0-warm-up")); err != nil {
+			return nil, fmt.Errorf("warming the counted server up: %w", err)
+		}
+		fmt.Fprintf(a.stderr, "warm-up             %.1f s\n", time.Since(t0).Seconds())
+	}
 	var rounds []gate.Round
 	var candRuns []*scenarios.SuiteResult
 	for i := range cfg.rounds {
@@ -285,7 +319,7 @@ func (a *app) runAB(ctx context.Context, cfg abConfig, opts gate.Options) (*gate
 			}
 			dir := filepath.Join(cfg.outDir, "rounds", fmt.Sprintf("%d-%s", i+1, side))
 			t0 := time.Now()
-			res, err := a.benchRunOnce(ctx, bin, cfg, dir)
+			res, err := runOnce(ctx, bin, cfg, dir)
 			if err != nil {
 				if side == gate.Base {
 					return nil, fmt.Errorf("the base pgseq %s (%s) could not run the scenarios: %w", cfg.base, baseVersion, err)
@@ -313,7 +347,8 @@ func (a *app) runAB(ctx context.Context, cfg abConfig, opts gate.Options) (*gate
 	rep.Alpha = opts.Alpha
 	rep.Rows = gate.Judge(rows, opts)
 	rep.Environment = rounds[0].Candidate.Environment
-	if merged, err := scenarios.MergeRounds(cfg.picked, candRuns); err == nil {
+	// Thresholds are judged on times: not those of a server under valgrind.
+	if merged, err := scenarios.MergeRounds(cfg.picked, candRuns); err == nil && !cfg.instructions {
 		rep.Thresholds = merged
 	}
 	rep.Seconds = time.Since(start).Seconds()
@@ -328,7 +363,7 @@ func (a *app) benchRunOnce(ctx context.Context, bin string, cfg abConfig, dir st
 		return nil, err
 	}
 	args := []string{"--schema", a.schema}
-	if a.localDir != "" {
+	if a.localDir != "" && cfg.databaseURL == "" {
 		abs, err := filepath.Abs(a.localDir)
 		if err != nil {
 			return nil, err
@@ -354,7 +389,10 @@ func (a *app) benchRunOnce(ctx context.Context, bin string, cfg abConfig, dir st
 	// The connection string goes by the environment, never the command
 	// line (where ps shows it).
 	c.Env = os.Environ()
-	if a.databaseURL != "" {
+	switch {
+	case cfg.databaseURL != "":
+		c.Env = append(c.Env, "PGSEQ_DATABASE_URL="+cfg.databaseURL, countedEnv+"=1")
+	case a.databaseURL != "":
 		c.Env = append(c.Env, "PGSEQ_DATABASE_URL="+a.databaseURL)
 	}
 	err = c.Run()
@@ -371,6 +409,62 @@ func (a *app) benchRunOnce(ctx context.Context, bin string, cfg abConfig, dir st
 	}
 	defer f.Close()
 	return scenarios.ReadSuiteResult(f)
+}
+
+// countedEnv, set to 1, makes bench run send the server nothing but the
+// scenarios' work (scenarios.SuiteOptions.Counted): bench ab
+// --instructions sets it for its invocations.
+const countedEnv = "PGSEQ_BENCH_COUNTED"
+
+// countedRuns runs a round of bench ab --instructions: one bench run per
+// scenario, each followed by the count of what the server executed for it.
+type countedRuns struct {
+	a   *app
+	srv *servercount.Server
+}
+
+// run runs each of cfg's scenarios in its own invocation (with those it
+// is measured against) and returns their results as one, every scenario
+// with its ServerInstructions.
+func (c *countedRuns) run(ctx context.Context, bin string, cfg abConfig, dir string) (*scenarios.SuiteResult, error) {
+	// Nothing before this round is counted in it.
+	if _, err := c.srv.Collect(ctx); err != nil {
+		return nil, err
+	}
+	var out *scenarios.SuiteResult
+	for _, sc := range cfg.picked {
+		one := cfg
+		one.names = []string{sc.Name}
+		res, err := c.a.benchRunOnce(ctx, bin, one, filepath.Join(dir, sc.Name))
+		if err != nil {
+			return nil, fmt.Errorf("scenario %s: %w", sc.Name, err)
+		}
+		count, err := c.srv.Collect(ctx)
+		if err != nil {
+			return nil, fmt.Errorf("scenario %s: counting the server's instructions: %w", sc.Name, err)
+		}
+		// Beside the invocation's own results, for whoever reads them.
+		note := fmt.Sprintf("%d instructions in %d server processes\n", count.Instructions, count.Processes)
+		if err := os.WriteFile(filepath.Join(dir, sc.Name, "server_instructions.txt"), []byte(note), 0o644); err != nil {
+			return nil, err
+		}
+		if !res.Counted {
+			return nil, fmt.Errorf("%s cannot run counted (it predates bench ab --instructions, or it ran without %s=1): its runs would also send the server samples whose count grows with their time; judge it without --instructions", bin, countedEnv)
+		}
+		got := res.Scenario(sc.Name)
+		if got == nil {
+			return nil, fmt.Errorf("scenario %s: bench run --scenario %s did not report it", sc.Name, sc.Name)
+		}
+		v := float64(count.Instructions)
+		got.Metrics = append(got.Metrics, scenarios.MetricResult{Name: gate.ServerInstructions,
+			Unit: scenarios.UnitInstructions, Samples: []float64{v}, Value: v, N: 1})
+		if out == nil {
+			out = res
+			out.Scenarios = nil
+		}
+		out.Scenarios = append(out.Scenarios, *got)
+	}
+	return out, nil
 }
 
 // binaryVersion runs bin version and returns its first line.

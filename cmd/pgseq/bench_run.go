@@ -121,6 +121,8 @@ Exit codes: 0 every threshold met; 4 a threshold missed or inconclusive
 				Drain:    progress,
 				Counters: counters.update,
 				Soak:     soak.update,
+				// Set by bench ab --instructions for its invocations.
+				Counted: os.Getenv(countedEnv) == "1",
 			})
 			soak.wait()
 			counters.wait()

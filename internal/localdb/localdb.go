@@ -12,6 +12,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -59,6 +60,20 @@ type DB struct {
 	root      string   // holds data/ and postgres.log: dir, or aux when acct cannot reach dir
 	aux       string   // /tmp/pgseq-<hash of dir>, for what cannot live in dir
 	socketDir string   // root/run, or aux/run when root/run is too long or has odd characters
+	opts      Options
+}
+
+// Options change how the server of a local database runs. The zero value
+// is the built-in local database's.
+type Options struct {
+	// Wrapper is a program and its arguments that the server runs under:
+	// pg_ctl starts "Wrapper... postgres ARGS" (for example valgrind, to
+	// count the instructions each server process executes). Server
+	// processes forked by the postmaster stay under it.
+	Wrapper []string
+	// Settings are postgresql.conf lines added after the local database's
+	// own ("autovacuum = off").
+	Settings []string
 }
 
 // Status describes the local database.
@@ -76,6 +91,12 @@ type Status struct {
 // New returns the local database under dir (usually DefaultDir). It does not
 // touch the file system beyond looking at dir's parent directories.
 func New(dir string) (*DB, error) {
+	return NewWithOptions(dir, Options{})
+}
+
+// NewWithOptions is New with a server run as opts say. A database under a
+// directory is always started with the same options by whoever starts it.
+func NewWithOptions(dir string, opts Options) (*DB, error) {
 	abs, err := filepath.Abs(dir)
 	if err != nil {
 		return nil, fmt.Errorf("local database directory %s: %w", dir, err)
@@ -90,6 +111,7 @@ func New(dir string) (*DB, error) {
 		acct: acct,
 		root: abs,
 		aux:  filepath.Join("/tmp", "pgseq-"+hex.EncodeToString(sum[:6])),
+		opts: opts,
 	}
 	if !acct.canTraverse(abs) {
 		db.root = db.aux
@@ -430,6 +452,9 @@ fsync = on                            # durable commits: benchmarks measure them
 synchronous_commit = on
 logging_collector = off               # pg_ctl -l writes the log
 `, port, db.socketDir)
+	for _, line := range db.opts.Settings {
+		conf += line + "\n"
+	}
 	path := filepath.Join(db.dataDir(), "pgseq.conf")
 	if old, err := os.ReadFile(path); err == nil && string(old) == conf {
 		return nil
@@ -446,11 +471,44 @@ func (db *DB) pgCtlStart(ctx context.Context, bins Binaries) error {
 	if fi, err := os.Stat(db.logFile()); err == nil {
 		logStart = fi.Size()
 	}
-	_, err := db.run(ctx, bins.PgCtl, "start", "-D", db.dataDir(), "-l", db.logFile(), "-w", "-t", startTimeout, "-s")
+	args := []string{"start", "-D", db.dataDir(), "-l", db.logFile(), "-w", "-t", startTimeout, "-s"}
+	if len(db.opts.Wrapper) > 0 {
+		script, err := db.writeWrapper(bins)
+		if err != nil {
+			return err
+		}
+		args = append(args, "-p", script)
+	}
+	_, err := db.run(ctx, bins.PgCtl, args...)
 	if err != nil {
 		return fmt.Errorf("%w\nserver log %s:\n%s", err, db.logFile(), tail(db.logFile(), logStart, 20))
 	}
 	return nil
+}
+
+// writeWrapper writes <root>/postgres-wrapper, the script pg_ctl starts as
+// the server when Options.Wrapper is set: it runs postgres under the
+// wrapper with pg_ctl's arguments.
+func (db *DB) writeWrapper(bins Binaries) (string, error) {
+	var b strings.Builder
+	b.WriteString("#!/bin/sh\n# Written by pgseq: the server runs under a wrapper.\nexec")
+	for _, arg := range append(slices.Clone(db.opts.Wrapper), bins.Postgres) {
+		b.WriteString(" " + shellQuote(arg))
+	}
+	b.WriteString(" \"$@\"\n")
+	path := filepath.Join(db.root, "postgres-wrapper")
+	if err := os.WriteFile(path, []byte(b.String()), 0o755); err != nil {
+		return "", fmt.Errorf("writing the server's wrapper: %w", err)
+	}
+	if err := os.Chmod(path, 0o755); err != nil {
+		return "", err
+	}
+	return path, db.acct.chown(path)
+}
+
+// shellQuote quotes s for a POSIX shell.
+func shellQuote(s string) string {
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }
 
 // run runs a PostgreSQL program as the server's user and returns its output.
