@@ -475,6 +475,14 @@ func RunDrain(ctx context.Context, opts DrainOptions) (*DrainReport, error) {
 		return nil, fmt.Errorf("opening the workers' pool: %w", err)
 	}
 	defer workerPool.Close()
+	if opts.Counted {
+		// Every connection opened now, so every run opens as many: the pool
+		// would otherwise open one more or less as the timing goes, and a
+		// server process's start is counted too.
+		if err := openAll(ctx, workerPool); err != nil {
+			return nil, err
+		}
+	}
 	d := &drainer{opts: opts, admin: opts.Pool, workers: workerPool, trackFunctions: super,
 		appName: cfg.ConnConfig.RuntimeParams["application_name"]}
 
@@ -495,6 +503,24 @@ func RunDrain(ctx context.Context, opts DrainOptions) (*DrainReport, error) {
 	rep.summarise(opts.Cases)
 	rep.Seconds = time.Since(started).Seconds()
 	return rep, nil
+}
+
+// openAll opens every connection pool may hold (MaxConns), at once.
+func openAll(ctx context.Context, pool *pgxpool.Pool) error {
+	conns := make([]*pgxpool.Conn, 0, pool.Config().MaxConns)
+	defer func() {
+		for _, c := range conns {
+			c.Release()
+		}
+	}()
+	for range pool.Config().MaxConns {
+		c, err := pool.Acquire(ctx)
+		if err != nil {
+			return fmt.Errorf("opening the workers' connections: %w", err)
+		}
+		conns = append(conns, c)
+	}
+	return nil
 }
 
 type drainer struct {
