@@ -21,15 +21,18 @@ func TestEnqueueRetriesADeadlockVictim(t *testing.T) {
 	e := newEnv(t, config(catalog.DefaultQueue("default"), catalog.TaskType{Name: "victim", Concurrency: 2}))
 	ctx := context.Background()
 
-	other, err := e.Pool.Acquire(ctx)
+	pooled, err := e.Pool.Acquire(ctx)
 	require.NoError(t, err)
-	defer other.Release()
+	// The other session is the test's own, closed (its transaction rolled
+	// back) when the test ends: its deadlock_timeout must not go back to the
+	// shared pool, where an enqueue of a later test would wait as long.
+	other := pooled.Hijack()
+	defer other.Close(ctx)
 	// The other session must not be the one PostgreSQL picks (when its role
 	// may set it): it checks for deadlocks long after the enqueue does.
 	_, _ = other.Exec(ctx, `SET deadlock_timeout = '20s'`)
 	onOther := e.On(other)
 	onOther.Exec(`BEGIN`)
-	defer func() { _, _ = other.Exec(ctx, `ROLLBACK`) }()
 	onOther.Exec(`LOCK TABLE {{schema}}.tasks IN SHARE MODE`)
 
 	type result struct {
@@ -41,7 +44,7 @@ func TestEnqueueRetriesADeadlockVictim(t *testing.T) {
 		id, err := e.client.Enqueue(ctx, "victim", nil)
 		done <- result{id, err}
 	}()
-	pgseqtest.WaitBlockedBy(t, e.Pool, other.Conn().PgConn().PID())
+	pgseqtest.WaitBlockedBy(t, e.Pool, other.PgConn().PID())
 
 	locked := make(chan error, 1)
 	go func() {
