@@ -9,7 +9,6 @@ import (
 
 	"github.com/pgseq/pgseq/catalog"
 	"github.com/pgseq/pgseq/internal/pgseqtest"
-	"github.com/pgseq/pgseq/migrations"
 )
 
 // An enqueue that PostgreSQL aborts as a deadlock's victim is run again:
@@ -22,17 +21,19 @@ func TestEnqueueRetriesADeadlockVictim(t *testing.T) {
 	e := newEnv(t, config(catalog.DefaultQueue("default"), catalog.TaskType{Name: "victim", Concurrency: 2}))
 	ctx := context.Background()
 
-	other, err := e.pool.Acquire(ctx)
+	pooled, err := e.Pool.Acquire(ctx)
 	require.NoError(t, err)
-	defer other.Release()
+	// The other session is the test's own, closed (its transaction rolled
+	// back) when the test ends: its deadlock_timeout must not go back to the
+	// shared pool, where an enqueue of a later test would wait as long.
+	other := pooled.Hijack()
+	defer other.Close(ctx)
 	// The other session must not be the one PostgreSQL picks (when its role
 	// may set it): it checks for deadlocks long after the enqueue does.
 	_, _ = other.Exec(ctx, `SET deadlock_timeout = '20s'`)
-	_, err = other.Exec(ctx, `BEGIN`)
-	require.NoError(t, err)
-	defer func() { _, _ = other.Exec(ctx, `ROLLBACK`) }()
-	_, err = other.Exec(ctx, migrations.Render(`LOCK TABLE {{schema}}.tasks IN SHARE MODE`, e.schema))
-	require.NoError(t, err)
+	onOther := e.On(other)
+	onOther.Exec(`BEGIN`)
+	onOther.Exec(`LOCK TABLE {{schema}}.tasks IN SHARE MODE`)
 
 	type result struct {
 		id  int64
@@ -43,11 +44,11 @@ func TestEnqueueRetriesADeadlockVictim(t *testing.T) {
 		id, err := e.client.Enqueue(ctx, "victim", nil)
 		done <- result{id, err}
 	}()
-	pgseqtest.WaitBlockedBy(t, e.pool, other.Conn().PgConn().PID())
+	pgseqtest.WaitBlockedBy(t, e.Pool, other.PgConn().PID())
 
 	locked := make(chan error, 1)
 	go func() {
-		_, err := other.Exec(ctx, migrations.Render(`SELECT {{schema}}.lock_types(ARRAY['victim'], true)`, e.schema))
+		_, err := other.Exec(ctx, e.SQL(`SELECT {{schema}}.lock_types(ARRAY['victim'], true)`))
 		locked <- err
 	}()
 	select {
@@ -56,8 +57,7 @@ func TestEnqueueRetriesADeadlockVictim(t *testing.T) {
 	case <-time.After(15 * time.Second):
 		t.Fatal("no deadlock was resolved within 15 s")
 	}
-	_, err = other.Exec(ctx, `COMMIT`)
-	require.NoError(t, err)
+	onOther.Exec(`COMMIT`)
 
 	select {
 	case r := <-done:
@@ -66,5 +66,5 @@ func TestEnqueueRetriesADeadlockVictim(t *testing.T) {
 	case <-time.After(10 * time.Second):
 		t.Fatal("the enqueue did not finish after the deadlock")
 	}
-	require.Equal(t, map[string]int{"pending": 1}, e.statuses())
+	require.Equal(t, map[string]int{"pending": 1}, e.StatusCounts())
 }

@@ -23,7 +23,7 @@ import (
 func TestWorkersUnderASerializableDefaultDrainWithoutErrors(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t, config(fastQueue(), catalog.TaskType{Name: "limited", Concurrency: 3}, catalog.TaskType{Name: "free"}))
-	pc := e.pool.Config().Copy()
+	pc := e.Pool.Config().Copy()
 	pc.ConnConfig.RuntimeParams["default_transaction_isolation"] = "serializable"
 	pc.MaxConns = 8
 	pool, err := pgxpool.NewWithConfig(context.Background(), pc)
@@ -34,13 +34,13 @@ func TestWorkersUnderASerializableDefaultDrainWithoutErrors(t *testing.T) {
 	require.Equal(t, "serializable", level)
 
 	const n = 400
-	e.exec(`SELECT count(*) FROM {{schema}}.enqueue_batch(ARRAY(SELECT CASE WHEN g % 2 = 0 THEN 'limited' ELSE 'free' END FROM generate_series(1, $1) g))`, n)
+	e.Exec(`SELECT count(*) FROM {{schema}}.enqueue_batch(ARRAY(SELECT CASE WHEN g % 2 = 0 THEN 'limited' ELSE 'free' END FROM generate_series(1, $1) g))`, n)
 	var logs pgseqtest.Buffer
 	logger := slog.New(slog.NewTextHandler(&logs, &slog.HandlerOptions{Level: slog.LevelWarn}))
 	var stops []func() error
 	for range 2 {
 		w, err := queue.NewWorker(queue.Config{
-			Pool: pool, Schema: e.schema, PoolSize: 4, PollInterval: 5 * time.Millisecond, Logger: logger,
+			Pool: pool, Schema: e.Schema, PoolSize: 4, PollInterval: 5 * time.Millisecond, Logger: logger,
 			Handlers: map[string]queue.Handler{
 				"limited": func(context.Context, *queue.Task) error { time.Sleep(time.Millisecond); return nil },
 				"free":    func(context.Context, *queue.Task) error { return nil },
@@ -52,7 +52,7 @@ func TestWorkersUnderASerializableDefaultDrainWithoutErrors(t *testing.T) {
 	maxRunning := 0
 	require.Eventually(t, func() bool {
 		var running, done int
-		e.query(`SELECT count(*) FILTER (WHERE type = 'limited' AND status = 'running'), count(*) FILTER (WHERE status = 'completed')
+		e.Row(`SELECT count(*) FILTER (WHERE type = 'limited' AND status = 'running'), count(*) FILTER (WHERE status = 'completed')
 		         FROM {{schema}}.tasks`, nil, &running, &done)
 		maxRunning = max(maxRunning, running)
 		return done == n

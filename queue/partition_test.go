@@ -7,7 +7,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/jackc/pgx/v5"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
@@ -45,7 +44,7 @@ func TestWorkerKeepsPerKeyLimits(t *testing.T) {
 	running, peak := map[string]int{}, map[string]int{}
 	handler := func(ctx context.Context, task *queue.Task) error {
 		var key string
-		require.NoError(t, e.pool.QueryRow(ctx, `SELECT partition_key FROM `+pgx.Identifier{e.schema}.Sanitize()+`.tasks WHERE id = $1`, task.ID).Scan(&key))
+		require.NoError(t, e.Pool.QueryRow(ctx, e.SQL(`SELECT partition_key FROM {{schema}}.tasks WHERE id = $1`), task.ID).Scan(&key))
 		mu.Lock()
 		running[key]++
 		peak[key] = max(peak[key], running[key])
@@ -58,13 +57,13 @@ func TestWorkerKeepsPerKeyLimits(t *testing.T) {
 	}
 	obs := &counter{}
 	w, err := queue.NewWorker(queue.Config{
-		Pool: e.pool, Schema: e.schema, PoolSize: 8, BatchSize: 20, Observer: obs,
+		Pool: e.Pool, Schema: e.Schema, PoolSize: 8, BatchSize: 20, Observer: obs,
 		Handlers: map[string]queue.Handler{"render": handler},
 	})
 	require.NoError(t, err)
 	stop := run(t, w)
 	if !assert.Eventually(t, func() bool { return obs.completed.Load() == n }, 30*time.Second, 10*time.Millisecond) {
-		t.Fatalf("completed %d of %d, statuses %v", obs.completed.Load(), n, e.statuses())
+		t.Fatalf("completed %d of %d, statuses %v", obs.completed.Load(), n, e.StatusCounts())
 	}
 	require.NoError(t, stop())
 	mu.Lock()
@@ -74,6 +73,6 @@ func TestWorkerKeepsPerKeyLimits(t *testing.T) {
 	}
 	require.Len(t, peak, 3)
 	var rows int
-	e.query(`SELECT count(*) FROM {{schema}}.partition_slots`, nil, &rows)
+	e.Scalar(&rows, `SELECT count(*) FROM {{schema}}.partition_slots`)
 	require.Zero(t, rows, "every key's row goes with its last unit")
 }

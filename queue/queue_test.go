@@ -20,57 +20,20 @@ import (
 	"github.com/pgseq/pgseq/catalog"
 	"github.com/pgseq/pgseq/internal/pgseqtest"
 	"github.com/pgseq/pgseq/internal/pgtest"
-	"github.com/pgseq/pgseq/migrations"
 	"github.com/pgseq/pgseq/queue"
 )
 
-// env is one test's pgseq schema on the shared test database.
+// env is one test's pgseq schema on the shared test database, with a
+// client on it.
 type env struct {
-	t      *testing.T
-	pool   *pgxpool.Pool
-	schema string
+	*pgseqtest.DB
 	client *queue.Client
 }
 
 func newEnv(t *testing.T, cfg catalog.State) *env {
 	t.Helper()
-	e := &env{t: t}
-	e.pool, e.schema = pgseqtest.NewSchema(t, cfg)
-	e.client = queue.NewClient(e.pool, e.schema)
-	return e
-}
-
-// apply plans and applies cfg, and requires the next plan to be empty.
-func (e *env) apply(cfg catalog.State) {
-	e.t.Helper()
-	pgseqtest.Apply(e.t, e.pool, e.schema, cfg)
-}
-
-func (e *env) query(sql string, args []any, dest ...any) {
-	e.t.Helper()
-	require.NoError(e.t, e.pool.QueryRow(context.Background(), migrations.Render(sql, e.schema), args...).Scan(dest...))
-}
-
-func (e *env) exec(sql string, args ...any) {
-	e.t.Helper()
-	_, err := e.pool.Exec(context.Background(), migrations.Render(sql, e.schema), args...)
-	require.NoError(e.t, err)
-}
-
-// statuses counts the tasks per status.
-func (e *env) statuses() map[string]int {
-	e.t.Helper()
-	rows, err := e.pool.Query(context.Background(), migrations.Render(`SELECT status::text, count(*) FROM {{schema}}.tasks GROUP BY 1`, e.schema))
-	require.NoError(e.t, err)
-	out := map[string]int{}
-	var s string
-	var n int
-	for rows.Next() {
-		require.NoError(e.t, rows.Scan(&s, &n))
-		out[s] = n
-	}
-	require.NoError(e.t, rows.Err())
-	return out
+	d := pgseqtest.NewDB(t, cfg)
+	return &env{DB: d, client: queue.NewClient(d.Pool, d.Schema)}
 }
 
 // config is one queue with the given task types (unlimited unless set).
@@ -149,11 +112,11 @@ func TestEnqueue(t *testing.T) {
 	var payload []byte
 	var prio int
 	var queueName string
-	e.query(`SELECT payload, priority, queue FROM {{schema}}.tasks WHERE id = $1`, []any{id1}, &payload, &prio, &queueName)
+	e.Row(`SELECT payload, priority, queue FROM {{schema}}.tasks WHERE id = $1`, []any{id1}, &payload, &prio, &queueName)
 	require.JSONEq(t, `{"to":"a@example.com"}`, string(payload))
 	require.Equal(t, 3, prio, "the task type's default priority")
 	require.Equal(t, "default", queueName, "the queue comes from the task type")
-	e.query(`SELECT payload, priority FROM {{schema}}.tasks WHERE id = $1`, []any{id2}, &payload, &prio)
+	e.Row(`SELECT payload, priority FROM {{schema}}.tasks WHERE id = $1`, []any{id2}, &payload, &prio)
 	require.Nil(t, payload, "a nil payload is stored as NULL")
 	require.Equal(t, 7, prio)
 
@@ -170,7 +133,7 @@ func TestEnqueue(t *testing.T) {
 		id, err := e.client.Enqueue(ctx, "email:send", nil, queue.WithRunAt(at))
 		require.NoError(t, err)
 		var got time.Time
-		e.query(`SELECT run_at FROM {{schema}}.tasks WHERE id = $1`, []any{id}, &got)
+		e.Scalar(&got, `SELECT run_at FROM {{schema}}.tasks WHERE id = $1`, id)
 		require.True(t, at.Equal(got), "run_at %v, want %v", got, at)
 	})
 
@@ -196,14 +159,14 @@ func TestEnqueue(t *testing.T) {
 
 	t.Run("inside the caller's transaction", func(t *testing.T) {
 		var before int
-		e.query(`SELECT count(*) FROM {{schema}}.tasks`, nil, &before)
-		tx, err := e.pool.Begin(ctx)
+		e.Scalar(&before, `SELECT count(*) FROM {{schema}}.tasks`)
+		tx, err := e.Pool.Begin(ctx)
 		require.NoError(t, err)
 		_, err = e.client.WithDB(tx).Enqueue(ctx, "email:send", nil)
 		require.NoError(t, err)
 		require.NoError(t, tx.Rollback(ctx))
 		var after int
-		e.query(`SELECT count(*) FROM {{schema}}.tasks`, nil, &after)
+		e.Scalar(&after, `SELECT count(*) FROM {{schema}}.tasks`)
 		require.Equal(t, before, after, "rolled back with the caller's transaction")
 	})
 }
@@ -226,7 +189,7 @@ func TestEnqueueBatch(t *testing.T) {
 		idx := []int{0, 1, 3}[i]
 		var payload *string
 		var typ string
-		e.query(`SELECT payload::text, type FROM {{schema}}.tasks WHERE id = $1`, []any{ids[idx]}, &payload, &typ)
+		e.Row(`SELECT payload::text, type FROM {{schema}}.tasks WHERE id = $1`, []any{ids[idx]}, &payload, &typ)
 		if want == "" {
 			require.Nil(t, payload)
 			require.Equal(t, "b", typ)
@@ -235,7 +198,7 @@ func TestEnqueueBatch(t *testing.T) {
 		}
 	}
 	var p int
-	e.query(`SELECT priority FROM {{schema}}.tasks WHERE id = $1`, []any{ids[2]}, &p)
+	e.Scalar(&p, `SELECT priority FROM {{schema}}.tasks WHERE id = $1`, ids[2])
 	require.Equal(t, 9, p)
 
 	again, err := e.client.EnqueueBatch(ctx, []queue.NewTask{
@@ -339,7 +302,7 @@ func TestWorkerDrainsQueue(t *testing.T) {
 	}
 	obs := &counter{}
 	w, err := queue.NewWorker(queue.Config{
-		Pool: e.pool, Schema: e.schema, PoolSize: 8, BatchSize: 50, Observer: obs,
+		Pool: e.Pool, Schema: e.Schema, PoolSize: 8, BatchSize: 50, Observer: obs,
 		Handlers: map[string]queue.Handler{"a": handler(false)},
 	})
 	require.NoError(t, err)
@@ -348,12 +311,12 @@ func TestWorkerDrainsQueue(t *testing.T) {
 
 	if !assert.Eventually(t, func() bool { return obs.completed.Load() == n }, 30*time.Second, 10*time.Millisecond) {
 		var slots string
-		e.query(`SELECT string_agg(format('%s/%s:%s/%s', task_type, slot_group, used, capacity), ' ') FROM {{schema}}.concurrency_slots`, nil, &slots)
-		t.Logf("completed %d, statuses %v, slots %s", obs.completed.Load(), e.statuses(), slots)
+		e.Scalar(&slots, `SELECT string_agg(format('%s/%s:%s/%s', task_type, slot_group, used, capacity), ' ') FROM {{schema}}.concurrency_slots`)
+		t.Logf("completed %d, statuses %v, slots %s", obs.completed.Load(), e.StatusCounts(), slots)
 		t.FailNow()
 	}
 	require.NoError(t, stop())
-	require.Equal(t, map[string]int{"completed": n}, e.statuses())
+	require.Equal(t, map[string]int{"completed": n}, e.StatusCounts())
 	mu.Lock()
 	defer mu.Unlock()
 	require.Len(t, seen, n)
@@ -361,9 +324,9 @@ func TestWorkerDrainsQueue(t *testing.T) {
 		require.Equal(t, 1, seen[id], "task %d ran once", id)
 	}
 	require.LessOrEqual(t, maxB.Load(), int64(3), "type b's limit of 3 holds")
-	var used int
-	e.query(`SELECT coalesce(sum(used), 0) FROM {{schema}}.concurrency_slots`, nil, &used)
-	require.Zero(t, used, "every slot released")
+	// Every task completed, so none holds a unit: used = holders (I2) says
+	// that every slot was released.
+	e.RequireInvariants()
 }
 
 func TestHandlerErrorIsRetriedThenDeadLettered(t *testing.T) {
@@ -378,7 +341,7 @@ func TestHandlerErrorIsRetriedThenDeadLettered(t *testing.T) {
 	var calls atomic.Int64
 	obs := &counter{}
 	w, err := queue.NewWorker(queue.Config{
-		Pool: e.pool, Schema: e.schema, Observer: obs, PollInterval: 10 * time.Millisecond,
+		Pool: e.Pool, Schema: e.Schema, Observer: obs, PollInterval: 10 * time.Millisecond,
 		Handlers: map[string]queue.Handler{"flaky": func(ctx context.Context, t *queue.Task) error {
 			calls.Add(1)
 			return errors.New("boom")
@@ -386,12 +349,12 @@ func TestHandlerErrorIsRetriedThenDeadLettered(t *testing.T) {
 	})
 	require.NoError(t, err)
 	stop := run(t, w)
-	require.Eventually(t, func() bool { return e.statuses()["dead_letter"] == 1 }, 20*time.Second, 10*time.Millisecond)
+	require.Eventually(t, func() bool { return e.StatusCounts()["dead_letter"] == 1 }, 20*time.Second, 10*time.Millisecond)
 	require.NoError(t, stop())
 
 	var attempts int
 	var lastError string
-	e.query(`SELECT attempts, last_error FROM {{schema}}.tasks WHERE id = $1`, []any{id}, &attempts, &lastError)
+	e.Row(`SELECT attempts, last_error FROM {{schema}}.tasks WHERE id = $1`, []any{id}, &attempts, &lastError)
 	require.Equal(t, 3, attempts, "the first attempt and max_retries = 2 retries")
 	require.Equal(t, int64(3), calls.Load())
 	require.Equal(t, "boom", lastError)
@@ -411,7 +374,7 @@ func TestPanicFailsTheTask(t *testing.T) {
 
 	obs := &counter{}
 	w, err := queue.NewWorker(queue.Config{
-		Pool: e.pool, Schema: e.schema, Observer: obs, PoolSize: 1,
+		Pool: e.Pool, Schema: e.Schema, Observer: obs, PoolSize: 1,
 		Handlers: map[string]queue.Handler{
 			"bad":  func(context.Context, *queue.Task) error { panic("kaboom") },
 			"fine": func(context.Context, *queue.Task) error { return nil },
@@ -420,18 +383,18 @@ func TestPanicFailsTheTask(t *testing.T) {
 	require.NoError(t, err)
 	stop := run(t, w)
 	require.Eventually(t, func() bool {
-		s := e.statuses()
+		s := e.StatusCounts()
 		return s["dead_letter"] == 1 && s["completed"] == 1
 	}, 10*time.Second, 10*time.Millisecond)
 	require.NoError(t, stop())
 
 	var lastError string
 	var status string
-	e.query(`SELECT status::text, last_error FROM {{schema}}.tasks WHERE id = $1`, []any{bad}, &status, &lastError)
+	e.Row(`SELECT status::text, last_error FROM {{schema}}.tasks WHERE id = $1`, []any{bad}, &status, &lastError)
 	require.Equal(t, "dead_letter", status)
 	require.Contains(t, lastError, "handler panicked: kaboom")
 	require.Contains(t, lastError, "goroutine", "the stack is kept")
-	e.query(`SELECT status::text FROM {{schema}}.tasks WHERE id = $1`, []any{fine}, &status)
+	e.Scalar(&status, `SELECT status::text FROM {{schema}}.tasks WHERE id = $1`, fine)
 	require.Equal(t, "completed", status, "the worker survives a panic")
 }
 
@@ -445,22 +408,22 @@ func TestNoHandlerFailsForGood(t *testing.T) {
 	require.NoError(t, err)
 
 	w, err := queue.NewWorker(queue.Config{
-		Pool: e.pool, Schema: e.schema,
+		Pool: e.Pool, Schema: e.Schema,
 		Handlers: map[string]queue.Handler{
 			"final": func(context.Context, *queue.Task) error { return queue.NoRetry(errors.New("invalid input")) },
 		},
 	})
 	require.NoError(t, err)
 	stop := run(t, w)
-	require.Eventually(t, func() bool { return e.statuses()["failed"] == 2 }, 10*time.Second, 10*time.Millisecond)
+	require.Eventually(t, func() bool { return e.StatusCounts()["failed"] == 2 }, 10*time.Second, 10*time.Millisecond)
 	require.NoError(t, stop())
 
 	var attempts int
 	var lastError string
-	e.query(`SELECT attempts, last_error FROM {{schema}}.tasks WHERE id = $1`, []any{orphan}, &attempts, &lastError)
+	e.Row(`SELECT attempts, last_error FROM {{schema}}.tasks WHERE id = $1`, []any{orphan}, &attempts, &lastError)
 	require.Equal(t, 1, attempts)
 	require.Contains(t, lastError, `no handler for task type "orphan"`)
-	e.query(`SELECT attempts, last_error FROM {{schema}}.tasks WHERE id = $1`, []any{final}, &attempts, &lastError)
+	e.Row(`SELECT attempts, last_error FROM {{schema}}.tasks WHERE id = $1`, []any{final}, &attempts, &lastError)
 	require.Equal(t, 1, attempts, "NoRetry: not retried")
 	require.Equal(t, "invalid input", lastError)
 }
@@ -484,7 +447,7 @@ func TestGracefulShutdownHandsBack(t *testing.T) {
 	obs := &counter{}
 	var stopping atomic.Bool
 	w, err := queue.NewWorker(queue.Config{
-		Pool: e.pool, Schema: e.schema, PoolSize: 2, BatchSize: 4, Observer: obs,
+		Pool: e.Pool, Schema: e.Schema, PoolSize: 2, BatchSize: 4, Observer: obs,
 		Logger:          slog.New(logSeen{prefix: "worker stopping", seen: &stopping}),
 		ShutdownTimeout: 500 * time.Millisecond,
 		Handlers: map[string]queue.Handler{"slow": func(ctx context.Context, t *queue.Task) error {
@@ -501,7 +464,7 @@ func TestGracefulShutdownHandsBack(t *testing.T) {
 	stop := run(t, w)
 	require.Eventually(t, func() bool { return started.Load() == 2 }, 10*time.Second, 5*time.Millisecond)
 	var running int
-	require.Eventually(t, func() bool { return e.statuses()["running"] == 8 }, 10*time.Second, 5*time.Millisecond,
+	require.Eventually(t, func() bool { return e.StatusCounts()["running"] == 8 }, 10*time.Second, 5*time.Millisecond,
 		"two batches of 4 claimed: 2 running handlers and 6 waiting")
 
 	require.False(t, stopping.Load(), "no shutdown before stop")
@@ -514,18 +477,18 @@ func TestGracefulShutdownHandsBack(t *testing.T) {
 	close(finishOne) // within the grace period
 	require.NoError(t, <-done)
 
-	require.Equal(t, map[string]int{"completed": 1, "pending": 19}, e.statuses())
-	e.query(`SELECT count(*) FROM {{schema}}.tasks WHERE status = 'pending' AND (attempts <> 0 OR worker_id IS NOT NULL)`, nil, &running)
+	require.Equal(t, map[string]int{"completed": 1, "pending": 19}, e.StatusCounts())
+	e.Scalar(&running, `SELECT count(*) FROM {{schema}}.tasks WHERE status = 'pending' AND (attempts <> 0 OR worker_id IS NOT NULL)`)
 	require.Zero(t, running, "handed back: no attempt counted, no owner")
-	var used, holders int
-	e.query(`SELECT coalesce(sum(used), 0) FROM {{schema}}.concurrency_slots`, nil, &used)
-	e.query(`SELECT count(*) FROM {{schema}}.tasks WHERE slot_group IS NOT NULL AND status = 'pending' AND gate = 'open'`, nil, &holders)
-	require.Equal(t, holders, used, "the units of handed-back tasks passed on: held by pending tasks only")
+	// The units of handed-back tasks passed on: no task runs, so every unit
+	// used is held by an open pending task (I2), and no due task waits
+	// beside a free one (I5).
+	e.RequireInvariants()
 	require.Equal(t, 7, obs.released, "6 unstarted and 1 still running after the grace period")
 	require.Equal(t, int64(1), cancelled.Load(), "the late handler's context was cancelled")
 	require.Equal(t, int64(2), started.Load(), "nothing new started during shutdown")
 	var expired bool
-	e.query(`SELECT lease_until < now() FROM {{schema}}.leader`, nil, &expired)
+	e.Scalar(&expired, `SELECT lease_until < now() FROM {{schema}}.leader`)
 	require.True(t, expired, "leadership resigned")
 }
 
@@ -539,7 +502,7 @@ func TestWorkerPicksUpNewBatchSizeAfterApply(t *testing.T) {
 
 	obs := &counter{}
 	w, err := queue.NewWorker(queue.Config{
-		Pool: e.pool, Schema: e.schema, Observer: obs, PollInterval: 10 * time.Millisecond,
+		Pool: e.Pool, Schema: e.Schema, Observer: obs, PollInterval: 10 * time.Millisecond,
 		Handlers: map[string]queue.Handler{"a": func(context.Context, *queue.Task) error { return nil }},
 	})
 	require.NoError(t, err)
@@ -547,7 +510,7 @@ func TestWorkerPicksUpNewBatchSizeAfterApply(t *testing.T) {
 	require.Eventually(t, func() bool { return obs.sawRequest(5) && w.Listening() }, 10*time.Second, 5*time.Millisecond)
 
 	cfg.Queues[0].BatchSize = 7
-	e.apply(cfg)
+	e.Apply(cfg)
 	require.Eventually(t, func() bool { return w.Settings().BatchSize == 7 }, 10*time.Second, 5*time.Millisecond,
 		"the worker reloads its queue's settings on the apply's notification")
 	require.Eventually(t, func() bool { return obs.sawRequest(7) }, 10*time.Second, 5*time.Millisecond,
@@ -572,7 +535,7 @@ func TestWorkerDeclaredDeadCarriesOnUnderNewID(t *testing.T) {
 	var calls atomic.Int64
 	obs := &counter{}
 	w, err := queue.NewWorker(queue.Config{
-		Pool: e.pool, Schema: e.schema, Observer: obs, WorkerID: "w1",
+		Pool: e.Pool, Schema: e.Schema, Observer: obs, WorkerID: "w1",
 		HeartbeatInterval: 20 * time.Millisecond, PollInterval: 10 * time.Millisecond, MaintenanceInterval: 20 * time.Millisecond,
 		Handlers: map[string]queue.Handler{"a": func(ctx context.Context, t *queue.Task) error {
 			if calls.Add(1) == 1 {
@@ -588,7 +551,7 @@ func TestWorkerDeclaredDeadCarriesOnUnderNewID(t *testing.T) {
 	stop := run(t, w)
 	require.Eventually(t, func() bool { return calls.Load() == 1 }, 10*time.Second, 5*time.Millisecond)
 
-	e.exec(`UPDATE {{schema}}.workers SET dead_at = now() WHERE id = 'w1'`)
+	e.Exec(`UPDATE {{schema}}.workers SET dead_at = now() WHERE id = 'w1'`)
 	require.Eventually(t, func() bool { return w.ID() != "w1" }, 10*time.Second, 5*time.Millisecond)
 	close(release)
 
@@ -607,7 +570,7 @@ func TestWorkerDeclaredDeadCarriesOnUnderNewID(t *testing.T) {
 	}
 	read := func(id int64) row {
 		var r row
-		e.query(`SELECT status::text, worker_id, attempts FROM {{schema}}.tasks WHERE id = $1`, []any{id}, &r.status, &r.owner, &r.attempts)
+		e.Row(`SELECT status::text, worker_id, attempts FROM {{schema}}.tasks WHERE id = $1`, []any{id}, &r.status, &r.owner, &r.attempts)
 		return r
 	}
 	require.Eventually(t, func() bool {
@@ -635,32 +598,32 @@ func TestLeaderRecoversDeadWorkersTasks(t *testing.T) {
 	id, err := e.client.Enqueue(ctx, "a", nil)
 	require.NoError(t, err)
 	// A worker that claims the task and then goes silent.
-	e.exec(`SELECT {{schema}}.register_worker('ghost', 'nowhere', 1)`)
+	e.Exec(`SELECT {{schema}}.register_worker('ghost', 'nowhere', 1)`)
 	var claimed int64
-	e.query(`SELECT id FROM {{schema}}.claim('default', 'ghost', 10)`, nil, &claimed)
+	e.Scalar(&claimed, `SELECT id FROM {{schema}}.claim('default', 'ghost', 10)`)
 	require.Equal(t, id, claimed)
-	e.exec(`UPDATE {{schema}}.workers SET last_heartbeat = now() - interval '1 minute' WHERE id = 'ghost'`)
+	e.Exec(`UPDATE {{schema}}.workers SET last_heartbeat = now() - interval '1 minute' WHERE id = 'ghost'`)
 
 	var calls atomic.Int64
 	w, err := queue.NewWorker(queue.Config{
-		Pool: e.pool, Schema: e.schema, MaintenanceInterval: 50 * time.Millisecond, PollInterval: 10 * time.Millisecond,
+		Pool: e.Pool, Schema: e.Schema, MaintenanceInterval: 50 * time.Millisecond, PollInterval: 10 * time.Millisecond,
 		Handlers: map[string]queue.Handler{"a": func(context.Context, *queue.Task) error { calls.Add(1); return nil }},
 	})
 	require.NoError(t, err)
 	stop := run(t, w)
-	require.Eventually(t, func() bool { return e.statuses()["completed"] == 1 }, 10*time.Second, 10*time.Millisecond,
+	require.Eventually(t, func() bool { return e.StatusCounts()["completed"] == 1 }, 10*time.Second, 10*time.Millisecond,
 		"the leader recovers the ghost's task and the worker runs it")
 	require.NoError(t, stop())
 	require.Equal(t, int64(1), calls.Load())
 	var attempts int
-	e.query(`SELECT attempts FROM {{schema}}.tasks WHERE id = $1`, []any{id}, &attempts)
+	e.Scalar(&attempts, `SELECT attempts FROM {{schema}}.tasks WHERE id = $1`, id)
 	require.Equal(t, 2, attempts)
 }
 
 func TestWorkerNeedsADeclaredQueue(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t, config(fastQueue(), catalog.TaskType{Name: "a"}))
-	w, err := queue.NewWorker(queue.Config{Pool: e.pool, Schema: e.schema, Queue: "other"})
+	w, err := queue.NewWorker(queue.Config{Pool: e.Pool, Schema: e.Schema, Queue: "other"})
 	require.NoError(t, err)
 	err = w.Run(context.Background())
 	require.ErrorIs(t, err, queue.ErrUnknownQueue)
@@ -719,7 +682,7 @@ func TestNothingIsLostWhenConnectionsDie(t *testing.T) {
 
 	// The worker gets a pool of its own, so that cutting its connections
 	// leaves the other tests alone.
-	app := "pgseq queue test " + e.schema
+	app := "pgseq queue test " + e.Schema
 	cfg, err := pgxpool.ParseConfig(pgtest.ConnString(t))
 	require.NoError(t, err)
 	cfg.ConnConfig.RuntimeParams["application_name"] = app
@@ -732,7 +695,7 @@ func TestNothingIsLostWhenConnectionsDie(t *testing.T) {
 	obs := &counter{}
 	noop := func(context.Context, *queue.Task) error { time.Sleep(200 * time.Microsecond); return nil }
 	w, err := queue.NewWorker(queue.Config{
-		Pool: pool, Schema: e.schema, Observer: obs, WorkerID: "chaos", BatchSize: 20, PoolSize: 4,
+		Pool: pool, Schema: e.Schema, Observer: obs, WorkerID: "chaos", BatchSize: 20, PoolSize: 4,
 		PollInterval: 10 * time.Millisecond, MaintenanceInterval: 100 * time.Millisecond,
 		Handlers: map[string]queue.Handler{"a": noop, "b": noop},
 	})
@@ -741,7 +704,7 @@ func TestNothingIsLostWhenConnectionsDie(t *testing.T) {
 	for kills := 0; kills < 8; {
 		if obs.completed.Load() > int64(kills+1)*150 {
 			if kills%2 == 0 {
-				e.exec(`SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = $1`, app)
+				e.Exec(`SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = $1`, app)
 			} else {
 				socks.cut()
 			}
@@ -749,13 +712,13 @@ func TestNothingIsLostWhenConnectionsDie(t *testing.T) {
 		}
 		time.Sleep(2 * time.Millisecond)
 	}
-	if !assert.Eventually(t, func() bool { return e.statuses()["completed"] == n }, 30*time.Second, 20*time.Millisecond) {
-		t.Fatalf("statuses %v", e.statuses())
+	if !assert.Eventually(t, func() bool { return e.StatusCounts()["completed"] == n }, 30*time.Second, 20*time.Millisecond) {
+		t.Fatalf("statuses %v", e.StatusCounts())
 	}
 	require.NoError(t, stop())
-	var used int
-	e.query(`SELECT coalesce(sum(used), 0) FROM {{schema}}.concurrency_slots`, nil, &used)
-	require.Zero(t, used, "every slot released")
+	// Every task completed, so none holds a unit: used = holders (I2) says
+	// that every slot was released.
+	e.RequireInvariants()
 	t.Logf("worker ids used: %s", w.ID())
 }
 
@@ -770,7 +733,7 @@ func TestPollOnlyWorkerFollowsAnApplyWithinItsSettingsInterval(t *testing.T) {
 
 	obs := &counter{}
 	w, err := queue.NewWorker(queue.Config{
-		Pool: e.pool, Schema: e.schema, Observer: obs, PollInterval: 10 * time.Millisecond,
+		Pool: e.Pool, Schema: e.Schema, Observer: obs, PollInterval: 10 * time.Millisecond,
 		PollOnly: true, SettingsInterval: 100 * time.Millisecond,
 		Handlers: map[string]queue.Handler{"a": func(context.Context, *queue.Task) error { return nil }},
 	})
@@ -780,7 +743,7 @@ func TestPollOnlyWorkerFollowsAnApplyWithinItsSettingsInterval(t *testing.T) {
 	require.False(t, w.Listening(), "PollOnly opens no listening connection")
 
 	cfg.Queues[0].BatchSize = 7
-	e.apply(cfg)
+	e.Apply(cfg)
 	require.Eventually(t, func() bool { return w.Settings().BatchSize == 7 }, 5*time.Second, 5*time.Millisecond,
 		"the settings are read again every SettingsInterval")
 	require.Eventually(t, func() bool { return obs.sawRequest(7) }, 10*time.Second, 5*time.Millisecond)
@@ -792,7 +755,7 @@ func TestPollOnlyWorkerFollowsAnApplyWithinItsSettingsInterval(t *testing.T) {
 func TestListenerSurvivesIdleSessionTimeout(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t, config(fastQueue(), catalog.TaskType{Name: "a"}))
-	pcfg := e.pool.Config()
+	pcfg := e.Pool.Config()
 	pcfg.ConnConfig.RuntimeParams["idle_session_timeout"] = "200ms" // as ALTER ROLE … SET would
 	pool, err := pgxpool.NewWithConfig(context.Background(), pcfg)
 	require.NoError(t, err)
@@ -800,7 +763,7 @@ func TestListenerSurvivesIdleSessionTimeout(t *testing.T) {
 
 	var logs pgseqtest.Buffer
 	w, err := queue.NewWorker(queue.Config{
-		Pool: pool, Schema: e.schema, PollInterval: 10 * time.Millisecond,
+		Pool: pool, Schema: e.Schema, PollInterval: 10 * time.Millisecond,
 		Logger:   slog.New(slog.NewTextHandler(&logs, nil)),
 		Handlers: map[string]queue.Handler{"a": func(context.Context, *queue.Task) error { return nil }},
 	})
@@ -819,17 +782,17 @@ func TestStoppedWorkerUnregisters(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t, config(fastQueue(), catalog.TaskType{Name: "a"}))
 	w, err := queue.NewWorker(queue.Config{
-		Pool: e.pool, Schema: e.schema, WorkerID: "leaving", PollInterval: 10 * time.Millisecond,
+		Pool: e.Pool, Schema: e.Schema, WorkerID: "leaving", PollInterval: 10 * time.Millisecond,
 		Handlers: map[string]queue.Handler{"a": func(context.Context, *queue.Task) error { return nil }},
 	})
 	require.NoError(t, err)
 	stop := run(t, w)
 	var n int
 	require.Eventually(t, func() bool {
-		e.query(`SELECT count(*) FROM {{schema}}.workers WHERE id = 'leaving'`, nil, &n)
+		e.Scalar(&n, `SELECT count(*) FROM {{schema}}.workers WHERE id = 'leaving'`)
 		return n == 1
 	}, 10*time.Second, 5*time.Millisecond)
 	require.NoError(t, stop())
-	e.query(`SELECT count(*) FROM {{schema}}.workers WHERE id = 'leaving'`, nil, &n)
+	e.Scalar(&n, `SELECT count(*) FROM {{schema}}.workers WHERE id = 'leaving'`)
 	require.Zero(t, n)
 }

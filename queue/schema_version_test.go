@@ -8,21 +8,19 @@ import (
 	"testing"
 	"time"
 
-	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/stretchr/testify/require"
 
 	"github.com/pgseq/pgseq/internal/pgseqtest"
-	"github.com/pgseq/pgseq/internal/pgtest"
 	"github.com/pgseq/pgseq/migrations"
 	"github.com/pgseq/pgseq/queue"
 )
 
 // schemaAt makes a schema as the pgseq of migration version left it.
-func schemaAt(t *testing.T, version int) (*pgxpool.Pool, string) {
+func schemaAt(t *testing.T, version int) *pgseqtest.DB {
 	t.Helper()
-	pool, schema := pgtest.Pool(t), pgtest.Schema(t)
-	pgseqtest.MigrateTo(t, pool, schema, version)
-	return pool, schema
+	d := pgseqtest.New(t)
+	pgseqtest.MigrateTo(t, d.Pool, d.Schema, version)
+	return d
 }
 
 // A worker started against a schema an older pgseq left says so, once,
@@ -30,15 +28,14 @@ func schemaAt(t *testing.T, version int) (*pgxpool.Pool, string) {
 func TestWorkerSaysItsSchemaIsOlder(t *testing.T) {
 	t.Parallel()
 	older := migrations.Latest() - 1
-	pool, schema := schemaAt(t, older)
-	_, err := pool.Exec(context.Background(), migrations.Render(`INSERT INTO {{schema}}.queues (name, batch_size, max_retries,
+	d := schemaAt(t, older)
+	d.Exec(`INSERT INTO {{schema}}.queues (name, batch_size, max_retries,
 	    backoff_initial, backoff_max, backoff_factor, backoff_jitter, worker_timeout, leader_lease, retention_completed,
-	    retention_dead_letter) VALUES ('default', 10, 3, '1s', '10m', 2, 0.2, '30s', '15s', '7 days', '30 days')`, schema))
-	require.NoError(t, err)
+	    retention_dead_letter) VALUES ('default', 10, 3, '1s', '10m', 2, 0.2, '30s', '15s', '7 days', '30 days')`)
 
 	var logs pgseqtest.Buffer
 	w, err := queue.NewWorker(queue.Config{
-		Pool: pool, Schema: schema, PoolSize: 1, PollInterval: 20 * time.Millisecond,
+		Pool: d.Pool, Schema: d.Schema, PoolSize: 1, PollInterval: 20 * time.Millisecond,
 		Logger:   slog.New(slog.NewTextHandler(&logs, nil)),
 		Handlers: map[string]queue.Handler{"noop": func(context.Context, *queue.Task) error { return nil }},
 	})
@@ -54,8 +51,8 @@ func TestWorkerSaysItsSchemaIsOlder(t *testing.T) {
 // An enqueue into a schema that lacks the function says why.
 func TestEnqueueIntoAnOldSchemaSaysWhy(t *testing.T) {
 	t.Parallel()
-	pool, schema := schemaAt(t, 1)
-	_, err := queue.NewClient(pool, schema).Enqueue(context.Background(), "noop", nil)
+	d := schemaAt(t, 1)
+	_, err := queue.NewClient(d.Pool, d.Schema).Enqueue(context.Background(), "noop", nil)
 	require.ErrorContains(t, err, "does not exist")
-	require.ErrorContains(t, err, fmt.Sprintf("schema %q is at version 1, older than this pgseq's %d: run pgseq apply (or pgseq migrate)", schema, migrations.Latest()))
+	require.ErrorContains(t, err, fmt.Sprintf("schema %q is at version 1, older than this pgseq's %d: run pgseq apply (or pgseq migrate)", d.Schema, migrations.Latest()))
 }
