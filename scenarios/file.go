@@ -314,6 +314,7 @@ import (
 	"github.com/zclconf/go-cty/cty"
 
 	"github.com/pgseq/pgseq/catalog"
+	"github.com/pgseq/pgseq/internal/hcldecode"
 	"github.com/pgseq/pgseq/internal/textfmt"
 	"github.com/pgseq/pgseq/spec"
 )
@@ -335,7 +336,7 @@ func LoadScenarios(paths ...string) ([]Scenario, hcl.Diagnostics) {
 	}
 	scenarios, parseDiags := ParseScenarios(files)
 	diags = append(diags, parseDiags...)
-	spec.SortDiagnostics(diags)
+	hcldecode.SortDiagnostics(diags)
 	return scenarios, diags
 }
 
@@ -344,7 +345,7 @@ func LoadScenarios(paths ...string) ([]Scenario, hcl.Diagnostics) {
 // lines (spec.WriteDiagnostics). A file is read up to spec.MaxFileSize+1
 // bytes, enough for ParseScenarios to report it as too large.
 func ReadScenarioFiles(paths ...string) (map[string][]byte, hcl.Diagnostics) {
-	return spec.ReadHCLFiles("scenario", paths...)
+	return hcldecode.ReadFiles("scenario", spec.MaxFileSize, paths...)
 }
 
 // ParseScenarios parses and validates scenario files held in memory: file
@@ -363,7 +364,10 @@ func ParseScenarios(files map[string][]byte) ([]Scenario, hcl.Diagnostics) {
 	}
 	names := slices.Sorted(maps.Keys(files))
 
-	d := &fileDecoder{byName: map[string]int{}}
+	d := &fileDecoder{
+		Decoder: hcldecode.Decoder{Takes: "Scenario files take", Example: `200000 or "20ms"`, FractionalDurations: true},
+		byName:  map[string]int{},
+	}
 	complete := true
 	for _, name := range names {
 		f, parseDiags, ok := spec.ParseFile(files[name], name)
@@ -377,7 +381,7 @@ func ParseScenarios(files map[string][]byte) ([]Scenario, hcl.Diagnostics) {
 	if complete {
 		d.checkGroups()
 	}
-	diags = append(diags, d.diags...)
+	diags = append(diags, d.Diags...)
 	if !diags.HasErrors() && len(d.scenarios) == 0 && len(names) > 0 {
 		// Located at the start of the first file, so that even this error
 		// reads file:line:col like every other.
@@ -386,14 +390,14 @@ func ParseScenarios(files map[string][]byte) ([]Scenario, hcl.Diagnostics) {
 			Detail:  `The files declare no scenario. A scenario file holds scenario blocks: scenario "baseline" { workload = "drain" ... }.`,
 			Subject: &hcl.Range{Filename: names[0], Start: start, End: start}})
 	}
-	spec.SortDiagnostics(diags)
+	hcldecode.SortDiagnostics(diags)
 	return d.scenarios, diags
 }
 
 // fileDecoder turns the syntax trees of scenario files into Scenarios,
 // collecting every diagnostic on the way.
 type fileDecoder struct {
-	diags     hcl.Diagnostics
+	hcldecode.Decoder
 	scenarios []Scenario
 	// decls[i] is where scenarios[i]'s cross-checked arguments are.
 	decls []scenarioDecl
@@ -414,16 +418,6 @@ type scenarioDecl struct {
 	roundsBad, quickRoundsBad bool
 }
 
-// errorf records an error diagnostic about subject.
-func (d *fileDecoder) errorf(subject hcl.Range, summary, format string, args ...any) {
-	d.diags = append(d.diags, &hcl.Diagnostic{
-		Severity: hcl.DiagError,
-		Summary:  summary,
-		Detail:   fmt.Sprintf(format, args...),
-		Subject:  subject.Ptr(),
-	})
-}
-
 // configBlockTypes are the blocks of a pgseq configuration file; at the top
 // level of a scenario file they are most likely a configuration file given
 // by mistake.
@@ -431,30 +425,30 @@ var configBlockTypes = []string{"queue", "task", "counter"}
 
 // file decodes the top-level body of one file.
 func (d *fileDecoder) file(body *hclsyntax.Body) {
-	for _, a := range spec.SortedAttributes(body) {
-		d.errorf(a.NameRange, "Unsupported argument",
+	for _, a := range hcldecode.SortedAttributes(body) {
+		d.Errorf(a.NameRange, "Unsupported argument",
 			"An argument named %s is not expected at the top level of a scenario file. A scenario file holds only scenario blocks; settings go inside them.",
-			spec.Quote(a.Name))
+			hcldecode.Quote(a.Name))
 	}
 	for _, b := range body.Blocks {
 		if b.Type != "scenario" {
-			hint := spec.DidYouMean(b.Type, []string{"scenario"})
+			hint := hcldecode.DidYouMean(b.Type, []string{"scenario"})
 			if slices.Contains(configBlockTypes, b.Type) {
 				hint = " This looks like a pgseq configuration file: a scenario's queue and task blocks go inside its scenario block."
 			}
-			d.errorf(b.TypeRange, "Unsupported block type",
+			d.Errorf(b.TypeRange, "Unsupported block type",
 				"Blocks of type %s are not expected here.%s A scenario file holds only scenario blocks: scenario \"name\" { ... }.",
-				spec.Quote(b.Type), hint)
+				hcldecode.Quote(b.Type), hint)
 			continue
 		}
 		switch len(b.Labels) {
 		case 0:
-			d.errorf(b.DefRange(), "Missing name for scenario",
+			d.Errorf(b.DefRange(), "Missing name for scenario",
 				`A scenario block needs one label, its name: scenario "baseline" { ... }.`)
 			continue
 		case 1:
 		default:
-			d.errorf(hcl.RangeBetween(b.LabelRanges[1], b.LabelRanges[len(b.LabelRanges)-1]), "Extraneous label for scenario",
+			d.Errorf(hcl.RangeBetween(b.LabelRanges[1], b.LabelRanges[len(b.LabelRanges)-1]), "Extraneous label for scenario",
 				`A scenario block takes exactly one label, its name: scenario "baseline" { ... }. Remove the other labels.`)
 		}
 		d.scenario(b, b.Labels[0], b.LabelRanges[0])
@@ -477,68 +471,68 @@ var (
 func (d *fileDecoder) scenario(b *hclsyntax.Block, name string, nameRange hcl.Range) {
 	valid := scenarioNameRE.MatchString(name)
 	if !valid {
-		detail := fmt.Sprintf("%s is not a valid scenario name. %s", spec.Quote(name), scenarioNameRule)
+		detail := fmt.Sprintf("%s is not a valid scenario name. %s", hcldecode.Quote(name), scenarioNameRule)
 		if fixed := strings.ToLower(strings.NewReplacer(" ", "-", ".", "-", ":", "-").Replace(name)); fixed != name && scenarioNameRE.MatchString(fixed) {
 			detail += fmt.Sprintf(" Did you mean %q?", fixed)
 		}
-		d.errorf(nameRange, "Invalid scenario name", "%s", detail)
+		d.Errorf(nameRange, "Invalid scenario name", "%s", detail)
 	}
 	s := Scenario{Name: name, DeclRange: b.DefRange()}
 	decl := scenarioDecl{nameRange: nameRange}
-	attrs, blocks, labeled := d.content(b.Body, "scenario", scenarioAttrs, scenarioBlocks, scenarioLabeled)
+	attrs, blocks, labeled := d.Content(b.Body, "scenario", scenarioAttrs, scenarioBlocks, scenarioLabeled)
 
 	// The workload decides what else the scenario may say; while it is
 	// unknown, only what every workload shares is checked.
-	if a := attrs["workload"]; !attrSet(a) {
-		d.errorf(b.DefRange(), "Missing workload",
+	if a := attrs["workload"]; !hcldecode.IsSet(a) {
+		d.Errorf(b.DefRange(), "Missing workload",
 			"Scenario %q has no workload. Say what it measures: workload = %s.", name, diagOr(workloadStrings()))
-	} else if v, ok := d.str(a, "workload"); ok {
+	} else if v, ok := d.Str(a, "workload"); ok {
 		if w := Workload(v); slices.Contains(Workloads, w) {
 			s.Workload = w
 		} else {
-			d.errorf(a.Expr.Range(), "Invalid workload", "workload must be %s; got %s.%s",
-				diagOr(workloadStrings()), spec.Quote(v), spec.DidYouMean(v, workloadStrings()))
+			d.Errorf(a.Expr.Range(), "Invalid workload", "workload must be %s; got %s.%s",
+				diagOr(workloadStrings()), hcldecode.Quote(v), hcldecode.DidYouMean(v, workloadStrings()))
 		}
 	}
 	w := s.Workload
 
-	if v, ok := d.str(attrs["description"], "description"); ok {
+	if v, ok := d.Str(attrs["description"], "description"); ok {
 		s.Description = v
 	}
-	if a := attrs["against"]; attrSet(a) && w == WorkloadSoak {
+	if a := attrs["against"]; hcldecode.IsSet(a) && w == WorkloadSoak {
 		d.notForWorkload(a.NameRange, "against", w, "A soak scenario runs on its own, for its whole duration; it has no ratio to a reference.")
-	} else if attrSet(a) && w == WorkloadScale {
+	} else if hcldecode.IsSet(a) && w == WorkloadScale {
 		d.notForWorkload(a.NameRange, "against", w, "A scale scenario runs on its own, once; it has no ratio to a reference.")
-	} else if attrSet(a) {
-		if v, ok := d.str(a, "against"); ok {
+	} else if hcldecode.IsSet(a) {
+		if v, ok := d.Str(a, "against"); ok {
 			switch v {
 			case "":
-				d.errorf(a.Expr.Range(), "Invalid against",
+				d.Errorf(a.Expr.Range(), "Invalid against",
 					"against names the scenario this one is measured against; it is empty. Name a scenario, or remove against.")
 			case name:
-				d.errorf(a.Expr.Range(), "Scenario against itself",
+				d.Errorf(a.Expr.Range(), "Scenario against itself",
 					"Scenario %q names itself in against. against names another scenario, the reference this one runs interleaved with: name another one, or remove against.", name)
 			default:
 				s.Against, decl.against = v, a
 			}
 		}
 	}
-	if a := attrs["handler_delay"]; attrSet(a) {
+	if a := attrs["handler_delay"]; hcldecode.IsSet(a) {
 		if w != "" && w != WorkloadDrain && w != WorkloadSoak {
 			d.notForWorkload(a.NameRange, "handler_delay", w, "It is how long each task's handler sleeps, which only the drain and soak workloads have.")
 		} else if v, ok := d.duration(a, "handler_delay"); ok {
 			s.HandlerDelay = v
 		}
 	}
-	if a := attrs["hold_snapshot"]; attrSet(a) {
+	if a := attrs["hold_snapshot"]; hcldecode.IsSet(a) {
 		if w != "" && w != WorkloadSoak {
 			d.notForWorkload(a.NameRange, "hold_snapshot", w, "It holds a snapshot open for the whole of a soak run.")
-		} else if v, ok := d.boolean(a, "hold_snapshot"); ok {
+		} else if v, ok := d.Bool(a, "hold_snapshot"); ok {
 			s.Soak.HoldSnapshot = v
 		}
 	}
 
-	if a := attrs["measure_until"]; attrSet(a) {
+	if a := attrs["measure_until"]; hcldecode.IsSet(a) {
 		if w != "" && w != WorkloadDrain {
 			d.notForWorkload(a.NameRange, "measure_until", w, "It ends a drain's throughput measurement early.")
 		} else if v, ok := d.share(a, "measure_until", 0, "the share of the tasks completed when the throughput measurement ends"); ok {
@@ -553,10 +547,10 @@ func (d *fileDecoder) scenario(b *hclsyntax.Block, name string, nameRange hcl.Ra
 	if qb := blocks["quick"]; qb != nil {
 		s.Quick, quickAttrs = d.size(qb, "quick", w)
 	}
-	if a := sizeAttrs["rounds"]; attrSet(a) {
+	if a := sizeAttrs["rounds"]; hcldecode.IsSet(a) {
 		decl.rounds, decl.roundsBad = a, s.Size.Rounds == 0
 	}
-	if a := quickAttrs["rounds"]; attrSet(a) {
+	if a := quickAttrs["rounds"]; hcldecode.IsSet(a) {
 		decl.quickRounds, decl.quickRoundsBad = a, s.Quick.Rounds == 0
 	}
 	if decl.roundsBad {
@@ -592,7 +586,7 @@ func (d *fileDecoder) scenario(b *hclsyntax.Block, name string, nameRange hcl.Ra
 			d.counter(cb, &s)
 		}
 	} else if w == WorkloadCounters {
-		d.errorf(b.DefRange(), "Missing counter block",
+		d.Errorf(b.DefRange(), "Missing counter block",
 			`Counters scenario %q has no counter block, which says how its rows are numbered: counter { strategy = "counter_table" }.`, name)
 	}
 
@@ -600,9 +594,9 @@ func (d *fileDecoder) scenario(b *hclsyntax.Block, name string, nameRange hcl.Ra
 	d.thresholds(&s, labeled, attrs["against"])
 
 	if first, dup := d.byName[name]; dup {
-		d.errorf(nameRange, "Duplicate scenario",
+		d.Errorf(nameRange, "Duplicate scenario",
 			"A scenario named %q was already declared at %s. Scenario names are unique across all the files of a run: rename or remove one of them.",
-			name, spec.PosString(d.decls[first].nameRange))
+			name, hcldecode.PosString(d.decls[first].nameRange))
 		return
 	}
 	if !valid {
@@ -616,7 +610,7 @@ func (d *fileDecoder) scenario(b *hclsyntax.Block, name string, nameRange hcl.Ra
 // notForWorkload records that an argument or block (what) is written in a
 // scenario whose workload does not use it.
 func (d *fileDecoder) notForWorkload(subject hcl.Range, what string, w Workload, why string) {
-	d.errorf(subject, "Not used by the "+string(w)+" workload",
+	d.Errorf(subject, "Not used by the "+string(w)+" workload",
 		"%s is not used by the %s workload. %s Remove it, or change the workload.", what, w, why)
 }
 
@@ -655,7 +649,7 @@ func sizeArgNames(w Workload) []string {
 // size decodes a size or quick block (which). It returns the decoded size
 // and the block's arguments by name.
 func (d *fileDecoder) size(b *hclsyntax.Block, which string, w Workload) (Size, map[string]*hclsyntax.Attribute) {
-	attrs, _, _ := d.content(b.Body, which, sizeArgNames(""), nil, nil)
+	attrs, _, _ := d.Content(b.Body, which, sizeArgNames(""), nil, nil)
 	var s Size
 	ints := map[string]*int{
 		"tasks": &s.Tasks, "rounds": &s.Rounds, "warmup": &s.Warmup, "workers": &s.Workers,
@@ -664,13 +658,13 @@ func (d *fileDecoder) size(b *hclsyntax.Block, which string, w Workload) (Size, 
 	}
 	for _, arg := range sizeArgs {
 		a := attrs[arg.name]
-		if !attrSet(a) {
+		if !hcldecode.IsSet(a) {
 			continue
 		}
 		if w != "" && !slices.Contains(arg.workloads, w) {
-			d.errorf(a.NameRange, "Not used by the "+string(w)+" workload",
+			d.Errorf(a.NameRange, "Not used by the "+string(w)+" workload",
 				"%s.%s is not used by the %s workload. Its %s block takes %s.",
-				which, arg.name, w, which, diagAnd(sizeArgNames(w)))
+				which, arg.name, w, which, hcldecode.AndList(sizeArgNames(w)))
 			continue
 		}
 		path := which + "." + arg.name
@@ -681,7 +675,7 @@ func (d *fileDecoder) size(b *hclsyntax.Block, which string, w Workload) (Size, 
 			continue
 		}
 		hint := "Leave it out for the workload's default."
-		if v, ok := d.whole(a, catalog.IntRange{Attr: path, Min: 1, Max: arg.max}, hint); ok {
+		if v, ok := d.WholeIn(a, catalog.IntRange{Attr: path, Min: 1, Max: arg.max}, hint); ok {
 			*ints[arg.name] = v
 		}
 	}
@@ -704,45 +698,45 @@ func (d *fileDecoder) config(b *hclsyntax.Block, s *Scenario, types *hclsyntax.B
 			d.notForWorkload(types.TypeRange, "types", w, why)
 		}
 		for _, lb := range inline {
-			d.notForWorkload(lb.TypeRange, lb.Type+" "+spec.Quote(blockLabel(lb)), w, why)
+			d.notForWorkload(lb.TypeRange, lb.Type+" "+hcldecode.Quote(blockLabel(lb)), w, why)
 		}
 		return false
 	}
 
-	before := len(d.diags)
+	before := len(d.Diags)
 	switch {
 	case types != nil && len(inline) > 0:
-		d.errorf(types.TypeRange, "Conflicting configuration",
+		d.Errorf(types.TypeRange, "Conflicting configuration",
 			"types generates the scenario's configuration, and the %s block at %s declares one too. Use either types or queue and task blocks.",
-			inline[0].Type, spec.PosString(inline[0].TypeRange))
+			inline[0].Type, hcldecode.PosString(inline[0].TypeRange))
 		return false
 	case types != nil:
 		s.Config = d.types(types, s.Size.BatchSize)
 	case len(inline) > 0:
 		state, diags := spec.DecodeConfigBlocks(inline)
-		d.diags = append(d.diags, diags...)
+		d.Diags = append(d.Diags, diags...)
 		s.Config = state
 		for _, a := range []*hclsyntax.Attribute{sizeAttrs["batch_size"], quickAttrs["batch_size"]} {
-			if attrSet(a) {
-				d.errorf(a.NameRange, "batch_size with inline configuration",
+			if hcldecode.IsSet(a) {
+				d.Errorf(a.NameRange, "batch_size with inline configuration",
 					"The queue and task blocks declare the scenario's configuration, so the queue's batch_size is set in its queue block: queue \"%s\" { batch_size = ... }. Remove batch_size here.",
 					firstQueueBlock(inline))
 			}
 		}
 		if !diags.HasErrors() && len(state.TaskTypes) == 0 {
-			d.errorf(inline[0].DefRange(), "Missing task block",
+			d.Errorf(inline[0].DefRange(), "Missing task block",
 				"Scenario %q declares a queue but no task type; the %s workload needs at least one: task \"noop\" { queue = %q }.",
 				s.Name, diagWorkload(w), firstQueueBlock(inline))
 		}
 	default:
 		if w != "" {
-			d.errorf(b.DefRange(), "Missing configuration",
+			d.Errorf(b.DefRange(), "Missing configuration",
 				"The %s workload runs against a pgseq configuration, and scenario %q has none. Generate one with a types block (types { count = 1 } for one unlimited task type) or declare it with queue and task blocks.",
 				w, s.Name)
 		}
 		return false
 	}
-	return len(d.diags) == before
+	return len(d.Diags) == before
 }
 
 // noConfigWorkloads are the workloads that take no configuration (types,
@@ -790,49 +784,49 @@ const (
 // types decodes a types block and generates its configuration (empty when
 // the block has errors). batchSize is size.batch_size (0: unset).
 func (d *fileDecoder) types(b *hclsyntax.Block, batchSize int) catalog.State {
-	attrs, _, _ := d.content(b.Body, "types", []string{"count", "limited", "limit", "queue"}, nil, nil)
-	before := len(d.diags)
+	attrs, _, _ := d.Content(b.Body, "types", []string{"count", "limited", "limit", "queue"}, nil, nil)
+	before := len(d.Diags)
 	count, limited, limit := 0, 0, 0
-	if a := attrs["count"]; !attrSet(a) {
-		d.errorf(b.DefRange(), "Missing count",
+	if a := attrs["count"]; !hcldecode.IsSet(a) {
+		d.Errorf(b.DefRange(), "Missing count",
 			"A types block needs count, the number of task types to generate: types { count = 100 }.")
-	} else if v, ok := d.whole(a, catalog.IntRange{Attr: "types.count", Min: 1, Max: MaxGeneratedTypes}, ""); ok {
+	} else if v, ok := d.WholeIn(a, catalog.IntRange{Attr: "types.count", Min: 1, Max: MaxGeneratedTypes}, ""); ok {
 		count = v
 	}
 	limitedAttr := attrs["limited"]
-	if v, ok := d.whole(limitedAttr, catalog.IntRange{Attr: "types.limited", Min: 0, Max: MaxGeneratedTypes},
+	if v, ok := d.WholeIn(limitedAttr, catalog.IntRange{Attr: "types.limited", Min: 0, Max: MaxGeneratedTypes},
 		"It is how many of the generated types, the first ones, have the limit."); ok {
 		limited = v
 		if count > 0 && limited > count {
-			d.errorf(limitedAttr.Expr.Range(), "Invalid types.limited",
+			d.Errorf(limitedAttr.Expr.Range(), "Invalid types.limited",
 				"types.limited (%d) is more than types.count (%d): at most every generated type can be limited.", limited, count)
 		}
 	}
-	if a := attrs["limit"]; attrSet(a) {
-		if v, ok := d.whole(a, catalog.IntRange{Attr: "types.limit", Min: catalog.ConcurrencyRange.Min, Max: catalog.ConcurrencyRange.Max},
+	if a := attrs["limit"]; hcldecode.IsSet(a) {
+		if v, ok := d.WholeIn(a, catalog.IntRange{Attr: "types.limit", Min: catalog.ConcurrencyRange.Min, Max: catalog.ConcurrencyRange.Max},
 			"It is the concurrency of each limited type."); ok {
 			limit = v
-			if !attrSet(limitedAttr) || (limited == 0 && len(d.diags) == before) {
-				d.errorf(a.Expr.Range(), "Limit without limited types",
+			if !hcldecode.IsSet(limitedAttr) || (limited == 0 && len(d.Diags) == before) {
+				d.Errorf(a.Expr.Range(), "Limit without limited types",
 					"types.limit is the concurrency of the first types.limited types, and limited is 0, so no type has it. Set limited, or remove limit.")
 			}
 		}
 	} else if limited > 0 {
-		d.errorf(limitedAttr.Expr.Range(), "Missing limit",
+		d.Errorf(limitedAttr.Expr.Range(), "Missing limit",
 			"types.limited = %d limits that many task types, but the block has no limit saying to how many running tasks: add limit, such as limit = 10.", limited)
 	}
 	queueName := DefaultTypesQueue
-	if a := attrs["queue"]; attrSet(a) {
-		if v, ok := d.str(a, "types.queue"); ok {
+	if a := attrs["queue"]; hcldecode.IsSet(a) {
+		if v, ok := d.Str(a, "types.queue"); ok {
 			if catalog.ValidQueueName(v) {
 				queueName = v
 			} else {
-				d.errorf(a.Expr.Range(), "Invalid queue name",
-					`%s is not a valid queue name. A queue name starts with a lowercase letter, followed by at most 62 lowercase letters, digits, underscores or hyphens (^[a-z][a-z0-9_-]{0,62}$), such as "bench".`, spec.Quote(v))
+				d.Errorf(a.Expr.Range(), "Invalid queue name",
+					`%s is not a valid queue name. A queue name starts with a lowercase letter, followed by at most 62 lowercase letters, digits, underscores or hyphens (^[a-z][a-z0-9_-]{0,62}$), such as "bench".`, hcldecode.Quote(v))
 			}
 		}
 	}
-	if len(d.diags) > before {
+	if len(d.Diags) > before {
 		return catalog.State{}
 	}
 	return GenerateTypes(count, limited, limit, queueName, batchSize)
@@ -867,16 +861,16 @@ func GenerateTypes(count, limited, limit int, queueName string, batchSize int) c
 // explain decodes an explain block. configOK says the configuration
 // decoded without errors, so that saturated can be checked against it.
 func (d *fileDecoder) explain(b *hclsyntax.Block, s *Scenario, configOK bool) {
-	attrs, _, _ := d.content(b.Body, "explain", []string{"saturated", "batch"}, nil, nil)
-	if a := attrs["saturated"]; attrSet(a) {
-		if v, ok := d.str(a, "explain.saturated"); ok {
+	attrs, _, _ := d.Content(b.Body, "explain", []string{"saturated", "batch"}, nil, nil)
+	if a := attrs["saturated"]; hcldecode.IsSet(a) {
+		if v, ok := d.Str(a, "explain.saturated"); ok {
 			s.Explain.Saturated = v
 			if configOK {
 				d.checkSaturated(a, v, s.Config)
 			}
 		}
 	}
-	if v, ok := d.whole(attrs["batch"], catalog.IntRange{Attr: "explain.batch", Min: catalog.MinBatchSize, Max: catalog.MaxBatchSize},
+	if v, ok := d.WholeIn(attrs["batch"], catalog.IntRange{Attr: "explain.batch", Min: catalog.MinBatchSize, Max: catalog.MaxBatchSize},
 		"It is the claim's batch size; leave it out for the queue's batch_size."); ok {
 		s.Explain.Batch = v
 	}
@@ -889,7 +883,7 @@ func (d *fileDecoder) checkSaturated(a *hclsyntax.Attribute, name string, cfg ca
 	for _, t := range cfg.TaskTypes {
 		if t.Name == name {
 			if t.Concurrency == 0 {
-				d.errorf(a.Expr.Range(), "Saturated type without a limit",
+				d.Errorf(a.Expr.Range(), "Saturated type without a limit",
 					"explain.saturated names task type %q, which has no concurrency limit, so it cannot be saturated. Name a limited task type, or give %q a concurrency.", name, name)
 			}
 			return
@@ -906,9 +900,9 @@ func (d *fileDecoder) checkSaturated(a *hclsyntax.Attribute, name string, cfg ca
 		}
 		fix = "Limited task types: " + strings.Join(shown, ", ") + "."
 	}
-	d.errorf(a.Expr.Range(), "Unknown task type",
+	d.Errorf(a.Expr.Range(), "Unknown task type",
 		"explain.saturated names task type %s, which the scenario's configuration does not declare.%s %s",
-		spec.Quote(name), spec.DidYouMean(name, limited), fix)
+		hcldecode.Quote(name), hcldecode.DidYouMean(name, limited), fix)
 }
 
 // diagShare renders a measure_until value: "30%", or "100%" for 0.
@@ -921,18 +915,18 @@ func diagShare(f float64) string {
 
 // keys decodes a keys block.
 func (d *fileDecoder) keys(b *hclsyntax.Block, s *Scenario) {
-	attrs, _, _ := d.content(b.Body, "keys", []string{"count", "hot_share"}, nil, nil)
-	if !attrSet(attrs["count"]) {
-		d.errorf(b.DefRange(), "Missing count",
+	attrs, _, _ := d.Content(b.Body, "keys", []string{"count", "hot_share"}, nil, nil)
+	if !hcldecode.IsSet(attrs["count"]) {
+		d.Errorf(b.DefRange(), "Missing count",
 			"A keys block needs count, the number of distinct partition keys the tasks spread over: keys { count = 10000 }.")
 		return
 	}
-	count, ok := d.whole(attrs["count"], catalog.IntRange{Attr: "keys.count", Min: 1, Max: MaxKeys}, "It is the number of distinct partition keys.")
+	count, ok := d.WholeIn(attrs["count"], catalog.IntRange{Attr: "keys.count", Min: 1, Max: MaxKeys}, "It is the number of distinct partition keys.")
 	if !ok {
 		return
 	}
 	s.Keys.Count = count
-	if a := attrs["hot_share"]; attrSet(a) {
+	if a := attrs["hot_share"]; hcldecode.IsSet(a) {
 		if v, ok := d.share(a, "keys.hot_share", 1/float64(count),
 			fmt.Sprintf("the share of the tasks the hottest key gets, at least 1/count (%g: every key alike)", 1/float64(count))); ok {
 			s.Keys.HotShare = v
@@ -946,7 +940,7 @@ func (d *fileDecoder) keys(b *hclsyntax.Block, s *Scenario) {
 func (d *fileDecoder) checkKeysGiven(b *hclsyntax.Block, s Scenario) {
 	for _, t := range s.Config.TaskTypes {
 		if t.Partitioned() {
-			d.errorf(b.DefRange(), "Missing keys block",
+			d.Errorf(b.DefRange(), "Missing keys block",
 				"Task type %q of scenario %q has a partition block, so every task it seeds needs a partition key, and the scenario gives none. Add a keys block: keys { count = 10000 }.",
 				t.Name, s.Name)
 			return
@@ -957,21 +951,17 @@ func (d *fileDecoder) checkKeysGiven(b *hclsyntax.Block, s Scenario) {
 // share decodes a number in (low, 1] when low is 0, else in [low, 1];
 // what says what it is.
 func (d *fileDecoder) share(a *hclsyntax.Attribute, path string, low float64, what string) (float64, bool) {
-	v, ok := d.value(a)
+	bf, ok := d.Number(a, path, "a number between 0 and 1")
 	if !ok {
 		return 0, false
 	}
-	if v.Type() != cty.Number {
-		d.wrongType(a, path, "a number between 0 and 1", v)
-		return 0, false
-	}
-	f, _ := v.AsBigFloat().Float64()
+	f, _ := bf.Float64()
 	if f > 1 || f < low || f <= 0 {
 		bound := "above 0"
 		if low > 0 {
 			bound = fmt.Sprintf("at least %g", low)
 		}
-		d.errorf(a.Expr.Range(), "Invalid "+path, "%s is %s: a number %s and at most 1; got %g.", path, what, bound, f)
+		d.Errorf(a.Expr.Range(), "Invalid "+path, "%s is %s: a number %s and at most 1; got %g.", path, what, bound, f)
 		return 0, false
 	}
 	return f, true
@@ -983,24 +973,24 @@ var counterStrategies = []string{StrategyCounterTable, StrategyAdvisoryLock, Str
 
 // counter decodes a counter block.
 func (d *fileDecoder) counter(b *hclsyntax.Block, s *Scenario) {
-	attrs, _, _ := d.content(b.Body, "counter", []string{"strategy", "scopes", "rows_per_scope"}, nil, nil)
-	if a := attrs["strategy"]; !attrSet(a) {
-		d.errorf(b.DefRange(), "Missing strategy",
+	attrs, _, _ := d.Content(b.Body, "counter", []string{"strategy", "scopes", "rows_per_scope"}, nil, nil)
+	if a := attrs["strategy"]; !hcldecode.IsSet(a) {
+		d.Errorf(b.DefRange(), "Missing strategy",
 			"A counter block needs strategy, how the rows are numbered: %s.", diagOr(counterStrategies))
-	} else if v, ok := d.str(a, "counter.strategy"); ok {
+	} else if v, ok := d.Str(a, "counter.strategy"); ok {
 		if slices.Contains(counterStrategies, v) {
 			s.Counter.Strategy = v
 		} else {
-			d.errorf(a.Expr.Range(), "Invalid strategy", "counter.strategy must be %s; got %s.%s",
-				diagOr(counterStrategies), spec.Quote(v), spec.DidYouMean(v, counterStrategies))
+			d.Errorf(a.Expr.Range(), "Invalid strategy", "counter.strategy must be %s; got %s.%s",
+				diagOr(counterStrategies), hcldecode.Quote(v), hcldecode.DidYouMean(v, counterStrategies))
 		}
 	}
 	s.Counter.Scopes = 1
-	if v, ok := d.whole(attrs["scopes"], catalog.IntRange{Attr: "counter.scopes", Min: 1, Max: 1_000_000},
+	if v, ok := d.WholeIn(attrs["scopes"], catalog.IntRange{Attr: "counter.scopes", Min: 1, Max: 1_000_000},
 		"It is how many scopes the inserts spread over; 1 is one hot scope."); ok {
 		s.Counter.Scopes = v
 	}
-	if v, ok := d.whole(attrs["rows_per_scope"], catalog.IntRange{Attr: "counter.rows_per_scope", Min: 0, Max: 10_000_000},
+	if v, ok := d.WholeIn(attrs["rows_per_scope"], catalog.IntRange{Attr: "counter.rows_per_scope", Min: 0, Max: 10_000_000},
 		"It is how many rows each scope holds before the run."); ok {
 		s.Counter.RowsPerScope = v
 	}
@@ -1063,32 +1053,32 @@ func (d *fileDecoder) storage(s *Scenario, labeled []*hclsyntax.Block) {
 		}
 		switch len(b.Labels) {
 		case 0:
-			d.errorf(b.DefRange(), "Missing table for storage",
+			d.Errorf(b.DefRange(), "Missing table for storage",
 				`A storage block needs one label, the pgseq table it sets parameters of: storage "tasks" { fillfactor = 90 }.`)
 			continue
 		case 1:
 		default:
-			d.errorf(hcl.RangeBetween(b.LabelRanges[1], b.LabelRanges[len(b.LabelRanges)-1]), "Extraneous label for storage",
+			d.Errorf(hcl.RangeBetween(b.LabelRanges[1], b.LabelRanges[len(b.LabelRanges)-1]), "Extraneous label for storage",
 				`A storage block takes exactly one label, the pgseq table it sets parameters of: storage "tasks" { ... }. Remove the other labels.`)
 		}
 		table, tableRange := b.Labels[0], b.LabelRanges[0]
-		attrs, _, _ := d.content(b.Body, "storage", storageParamNames(), nil, nil)
+		attrs, _, _ := d.Content(b.Body, "storage", storageParamNames(), nil, nil)
 		if !slices.Contains(StorageTables, table) {
-			d.errorf(tableRange, "Unknown table",
+			d.Errorf(tableRange, "Unknown table",
 				"storage names table %s, which is not one of pgseq's tables it may set.%s Tables: %s.",
-				spec.Quote(table), spec.DidYouMean(table, StorageTables), strings.Join(StorageTables, ", "))
+				hcldecode.Quote(table), hcldecode.DidYouMean(table, StorageTables), strings.Join(StorageTables, ", "))
 			continue
 		}
 		if first, dup := seen[table]; dup {
-			d.errorf(tableRange, "Duplicate storage block",
-				"Table %q already has a storage block at %s. Put all of its parameters in one block.", table, spec.PosString(first))
+			d.Errorf(tableRange, "Duplicate storage block",
+				"Table %q already has a storage block at %s. Put all of its parameters in one block.", table, hcldecode.PosString(first))
 			continue
 		}
 		seen[table] = tableRange
 		set := StorageSetting{Table: table}
-		for _, a := range spec.SortedAttributes(b.Body) {
+		for _, a := range hcldecode.SortedAttributes(b.Body) {
 			i := slices.Index(storageParamNames(), a.Name)
-			if i < 0 || !attrSet(a) {
+			if i < 0 || !hcldecode.IsSet(a) {
 				continue
 			}
 			if v, ok := d.storageValue(a, table, storageParams[i]); ok {
@@ -1096,7 +1086,7 @@ func (d *fileDecoder) storage(s *Scenario, labeled []*hclsyntax.Block) {
 			}
 		}
 		if len(set.Params) == 0 && len(attrs) == 0 {
-			d.errorf(b.DefRange(), "Empty storage block",
+			d.Errorf(b.DefRange(), "Empty storage block",
 				"The storage block of %q sets no parameter. Set one, such as fillfactor = 90, or remove the block.", table)
 			continue
 		}
@@ -1108,32 +1098,23 @@ func (d *fileDecoder) storage(s *Scenario, labeled []*hclsyntax.Block) {
 func (d *fileDecoder) storageValue(a *hclsyntax.Attribute, table string, p storageParam) (string, bool) {
 	path := fmt.Sprintf("storage %q %s", table, p.name)
 	if p.kind == storageBool {
-		v, ok := d.boolean(a, path)
+		v, ok := d.Bool(a, path)
 		if !ok {
 			return "", false
 		}
 		return strconv.FormatBool(v), true
 	}
-	v, ok := d.value(a)
+	what := "a number"
+	if p.kind == storageInt {
+		what = "a whole number"
+	}
+	bf, ok := d.Number(a, path, what)
 	if !ok {
 		return "", false
 	}
-	if v.Type() != cty.Number {
-		what := "a number"
-		if p.kind == storageInt {
-			what = "a whole number"
-		}
-		d.wrongType(a, path, what, v)
-		return "", false
-	}
-	bf := v.AsBigFloat()
 	f, _ := bf.Float64()
 	if (p.kind == storageInt && !bf.IsInt()) || f < p.min || f > p.max {
-		what := "a number"
-		if p.kind == storageInt {
-			what = "a whole number"
-		}
-		d.errorf(a.Expr.Range(), "Invalid "+p.name, "%s must be %s from %s to %s; got %s.",
+		d.Errorf(a.Expr.Range(), "Invalid "+p.name, "%s must be %s from %s to %s; got %s.",
 			path, what, strconv.FormatFloat(p.min, 'f', -1, 64), strconv.FormatFloat(p.max, 'f', -1, 64), bf.Text('g', 20))
 		return "", false
 	}
@@ -1150,19 +1131,19 @@ func (d *fileDecoder) thresholds(s *Scenario, labeled []*hclsyntax.Block, agains
 		}
 		switch len(b.Labels) {
 		case 0:
-			d.errorf(b.DefRange(), "Missing metric for threshold",
+			d.Errorf(b.DefRange(), "Missing metric for threshold",
 				`A threshold block needs one label, the metric it bounds: threshold "throughput" { min = 20000 }.`)
 			continue
 		case 1:
 		default:
-			d.errorf(hcl.RangeBetween(b.LabelRanges[1], b.LabelRanges[len(b.LabelRanges)-1]), "Extraneous label for threshold",
+			d.Errorf(hcl.RangeBetween(b.LabelRanges[1], b.LabelRanges[len(b.LabelRanges)-1]), "Extraneous label for threshold",
 				`A threshold block takes exactly one label, the metric it bounds: threshold "throughput" { min = 20000 }. Remove the other labels.`)
 		}
 		name, nameRange := b.Labels[0], b.LabelRanges[0]
-		attrs, _, _ := d.content(b.Body, "threshold", []string{"min", "max"}, nil, nil)
-		if !attrSet(attrs["min"]) && !attrSet(attrs["max"]) {
-			d.errorf(b.DefRange(), "Missing bound",
-				"Threshold %s sets neither min nor max. Give it a lower bound (min), an upper bound (max) or both.", spec.Quote(name))
+		attrs, _, _ := d.Content(b.Body, "threshold", []string{"min", "max"}, nil, nil)
+		if !hcldecode.IsSet(attrs["min"]) && !hcldecode.IsSet(attrs["max"]) {
+			d.Errorf(b.DefRange(), "Missing bound",
+				"Threshold %s sets neither min nor max. Give it a lower bound (min), an upper bound (max) or both.", hcldecode.Quote(name))
 		}
 		if s.Workload == "" {
 			continue // the metric cannot be looked up
@@ -1173,23 +1154,23 @@ func (d *fileDecoder) thresholds(s *Scenario, labeled []*hclsyntax.Block, agains
 			continue
 		}
 		if first, dup := seen[name]; dup {
-			d.errorf(nameRange, "Duplicate threshold",
+			d.Errorf(nameRange, "Duplicate threshold",
 				"Metric %q already has a threshold at %s. A metric is bounded once per scenario: put min and max in one threshold block.",
-				name, spec.PosString(first))
+				name, hcldecode.PosString(first))
 			continue
 		}
 		seen[name] = nameRange
-		if m.Relative && !attrSet(against) {
-			d.errorf(nameRange, "Ratio without against",
+		if m.Relative && !hcldecode.IsSet(against) {
+			d.Errorf(nameRange, "Ratio without against",
 				"%s compares this scenario with the one it runs against, round by round, and scenario %q has no against. Add against = \"name of the reference scenario\", or bound an absolute metric instead.",
 				name, s.Name)
 		}
 		t := Threshold{Metric: name, Range: b.DefRange()}
 		var minOK, maxOK bool
-		t.Min, minOK = d.bound(attrs["min"], "min of threshold "+spec.Quote(name), m)
-		t.Max, maxOK = d.bound(attrs["max"], "max of threshold "+spec.Quote(name), m)
+		t.Min, minOK = d.bound(attrs["min"], "min of threshold "+hcldecode.Quote(name), m)
+		t.Max, maxOK = d.bound(attrs["max"], "max of threshold "+hcldecode.Quote(name), m)
 		if t.Min != nil && t.Max != nil && *t.Min > *t.Max {
-			d.errorf(attrs["max"].Expr.Range(), "Threshold max below min",
+			d.Errorf(attrs["max"].Expr.Range(), "Threshold max below min",
 				"The threshold on %s has max %s below min %s, so no value can meet it. Swap them, or fix one.",
 				name, diagBound(*t.Max, m), diagBound(*t.Min, m))
 			continue
@@ -1205,24 +1186,24 @@ func (d *fileDecoder) unknownMetric(subject hcl.Range, name string, w Workload) 
 	names := MetricNames(w)
 	for _, other := range Workloads {
 		if _, ok := LookupMetric(other, name); ok {
-			d.errorf(subject, "Unknown metric",
+			d.Errorf(subject, "Unknown metric",
 				"%s is a metric of the %s workload, and this scenario's workload is %s. Metrics of the %s workload: %s.",
-				spec.Quote(name), other, w, w, strings.Join(names, ", "))
+				hcldecode.Quote(name), other, w, w, strings.Join(names, ", "))
 			return
 		}
 	}
-	d.errorf(subject, "Unknown metric", "The %s workload has no metric named %s.%s Its metrics: %s.",
-		w, spec.Quote(name), spec.DidYouMean(name, names), strings.Join(names, ", "))
+	d.Errorf(subject, "Unknown metric", "The %s workload has no metric named %s.%s Its metrics: %s.",
+		w, hcldecode.Quote(name), hcldecode.DidYouMean(name, names), strings.Join(names, ", "))
 }
 
 // bound decodes a threshold's min or max (path names it). It returns nil
 // when a is absent; ok is false when a value is there but invalid (an
 // error is recorded).
 func (d *fileDecoder) bound(a *hclsyntax.Attribute, path string, m Metric) (v *float64, ok bool) {
-	if !attrSet(a) {
+	if !hcldecode.IsSet(a) {
 		return nil, true
 	}
-	val, ok := d.value(a)
+	val, ok := d.Value(a)
 	if !ok {
 		return nil, false
 	}
@@ -1234,7 +1215,7 @@ func (d *fileDecoder) bound(a *hclsyntax.Attribute, path string, m Metric) (v *f
 	case val.Type() == cty.String && seconds:
 		dur, err := time.ParseDuration(strings.TrimSpace(val.AsString()))
 		if err != nil {
-			d.errorf(a.Expr.Range(), "Invalid duration",
+			d.Errorf(a.Expr.Range(), "Invalid duration",
 				"%s: %s. Write a duration with its unit, such as \"1ms\", \"250us\" or \"1.5s\", or a bare number of seconds.",
 				path, diagDurationError(err))
 			return nil, false
@@ -1245,11 +1226,11 @@ func (d *fileDecoder) bound(a *hclsyntax.Attribute, path string, m Metric) (v *f
 		if seconds {
 			what = `a duration string such as "1ms", or a number of seconds`
 		}
-		d.wrongType(a, path, what, val)
+		d.WrongType(a, path, what, val)
 		return nil, false
 	}
 	if f < 0 {
-		d.errorf(a.Expr.Range(), "Invalid threshold",
+		d.Errorf(a.Expr.Range(), "Invalid threshold",
 			"%s must not be negative: %s is never below 0; got %s.", path, m.Name, diagBound(f, m))
 		return nil, false
 	}
@@ -1279,26 +1260,26 @@ func (d *fileDecoder) checkGroups() {
 		subject := decl.against.Expr.Range()
 		j, ok := d.byName[s.Against]
 		if !ok {
-			d.errorf(subject, "Unknown scenario",
+			d.Errorf(subject, "Unknown scenario",
 				"against names scenario %s, which is not declared in the files of this run.%s Declared scenarios: %s.",
-				spec.Quote(s.Against), spec.DidYouMean(s.Against, names), strings.Join(names, ", "))
+				hcldecode.Quote(s.Against), hcldecode.DidYouMean(s.Against, names), strings.Join(names, ", "))
 			continue
 		}
 		ref, refDecl := d.scenarios[j], d.decls[j]
 		if s.Workload != "" && ref.Workload != "" && s.Workload != ref.Workload {
-			d.errorf(subject, "Reference of another workload",
+			d.Errorf(subject, "Reference of another workload",
 				"Scenario %q is a %s scenario and %q, which it is measured against, a %s one. A scenario is measured against one of the same workload.",
 				s.Name, s.Workload, ref.Name, ref.Workload)
 			continue
 		}
 		if ref.Against != "" {
-			d.errorf(subject, "Reference measured against another",
+			d.Errorf(subject, "Reference measured against another",
 				"Scenario %q is itself measured against %q. Groups are stars: every member names the reference, which names none. Write against = %q, or remove against from %q.",
 				ref.Name, ref.Against, ref.Against, ref.Name)
 			continue
 		}
 		if s.MeasureUntil != ref.MeasureUntil {
-			d.errorf(subject, "Measured over another share of the drain",
+			d.Errorf(subject, "Measured over another share of the drain",
 				"Scenario %q measures its throughput until %s of its tasks have completed, and %q, which it is measured against, until %s. Ratios compare the same part of each drain: give both the same measure_until.",
 				s.Name, diagShare(s.MeasureUntil), ref.Name, diagShare(ref.MeasureUntil))
 			continue
@@ -1307,7 +1288,7 @@ func (d *fileDecoder) checkGroups() {
 			continue
 		}
 		if decl.rounds != nil && s.Size.Rounds != ref.Size.Rounds {
-			d.errorf(decl.rounds.Expr.Range(), "Rounds differ from the reference",
+			d.Errorf(decl.rounds.Expr.Range(), "Rounds differ from the reference",
 				"size.rounds is %d, and %q, which this scenario runs against, has %s. A member runs in its reference's rounds: set size.rounds to the reference's, or remove it.",
 				s.Size.Rounds, ref.Name, diagRounds("size.rounds", ref.Size.Rounds))
 			continue
@@ -1323,7 +1304,7 @@ func (d *fileDecoder) checkGroups() {
 			if theirs == 0 {
 				fix = "remove quick.rounds here"
 			}
-			d.errorf(subject.Expr.Range(), "Rounds differ from the reference",
+			d.Errorf(subject.Expr.Range(), "Rounds differ from the reference",
 				"Under --quick this scenario runs %s, and %q, which it runs against, %s. A member runs in its reference's rounds: %s.",
 				diagRounds("", mine), ref.Name, diagRounds("", theirs), fix)
 		}
@@ -1341,183 +1322,24 @@ func diagRounds(attr string, rounds int) string {
 	return textfmt.Plural(rounds, "round")
 }
 
-// content checks a body against the arguments and blocks allowed in it. in
-// names the body ("scenario", "size") for diagnostics. blockNames are
-// blocks without labels that may appear once, labeledNames blocks that
-// may repeat and whose labels the caller checks. It returns the arguments
-// and the blocks by name, and the labeled blocks in source order.
-func (d *fileDecoder) content(body *hclsyntax.Body, in string, attrNames, blockNames, labeledNames []string) (map[string]*hclsyntax.Attribute, map[string]*hclsyntax.Block, []*hclsyntax.Block) {
-	attrs := map[string]*hclsyntax.Attribute{}
-	allBlocks := append(slices.Clone(blockNames), labeledNames...)
-	all := append(slices.Clone(attrNames), allBlocks...)
-	for _, a := range spec.SortedAttributes(body) {
-		switch {
-		case slices.Contains(attrNames, a.Name):
-			attrs[a.Name] = a
-		case slices.Contains(allBlocks, a.Name):
-			d.errorf(a.NameRange, "Unsupported argument",
-				"%s is a block, not an argument: remove the equals sign and write %s { ... }.", a.Name, a.Name)
-		default:
-			d.errorf(a.NameRange, "Unsupported argument",
-				"An argument named %s is not expected in a %s block.%s %s",
-				spec.Quote(a.Name), in, spec.DidYouMean(a.Name, all), diagValidItems(attrNames, allBlocks))
-		}
-	}
-	blocks := map[string]*hclsyntax.Block{}
-	var labeled []*hclsyntax.Block
-	for _, b := range body.Blocks {
-		switch {
-		case slices.Contains(labeledNames, b.Type):
-			labeled = append(labeled, b)
-			continue
-		case slices.Contains(blockNames, b.Type):
-		case slices.Contains(attrNames, b.Type):
-			d.errorf(b.TypeRange, "Unsupported block type",
-				"%s is an argument, not a block: write %s = value.", b.Type, b.Type)
-			continue
-		default:
-			d.errorf(b.TypeRange, "Unsupported block type",
-				"Blocks of type %s are not expected in a %s block.%s %s",
-				spec.Quote(b.Type), in, spec.DidYouMean(b.Type, all), diagValidItems(attrNames, allBlocks))
-			continue
-		}
-		if first, dup := blocks[b.Type]; dup {
-			d.errorf(b.TypeRange, "Duplicate "+b.Type+" block",
-				"A %s block may contain only one %s block; the first one is at %s. Merge the settings into one block.",
-				in, b.Type, spec.PosString(first.TypeRange))
-			continue
-		}
-		if len(b.Labels) > 0 {
-			d.errorf(hcl.RangeBetween(b.LabelRanges[0], b.LabelRanges[len(b.LabelRanges)-1]),
-				"Extraneous label for "+b.Type, "A %s block takes no labels: write %s { ... }.", b.Type, b.Type)
-		}
-		blocks[b.Type] = b
-	}
-	return attrs, blocks, labeled
-}
-
-// diagValidItems lists what a body may contain, for diagnostics.
-func diagValidItems(attrNames, blockNames []string) string {
-	s := "Valid arguments: " + strings.Join(attrNames, ", ") + "."
-	if len(blockNames) > 0 {
-		s += " Valid blocks: " + strings.Join(blockNames, ", ") + "."
-	} else {
-		s += " It takes no nested blocks."
-	}
-	return s
-}
-
-// attrSet reports whether a is set: there, and not null.
-func attrSet(a *hclsyntax.Attribute) bool {
-	if a == nil {
-		return false
-	}
-	if lit, ok := a.Expr.(*hclsyntax.LiteralValueExpr); ok && lit.Val.IsNull() {
-		return false
-	}
-	return true
-}
-
-// value returns the literal value of an attribute. ok is false when a is
-// nil, its value is null (both mean "not set") or it is not a literal (an
-// error is recorded).
-func (d *fileDecoder) value(a *hclsyntax.Attribute) (cty.Value, bool) {
-	if a == nil {
-		return cty.NilVal, false
-	}
-	if !spec.IsLiteral(a.Expr) {
-		d.notLiteral(a)
-		return cty.NilVal, false
-	}
-	v, diags := a.Expr.Value(nil)
-	if diags.HasErrors() {
-		d.diags = append(d.diags, diags...)
-		return cty.NilVal, false
-	}
-	if v.IsNull() || !v.IsKnown() {
-		return cty.NilVal, false
-	}
-	return v, true
-}
-
-// notLiteral records why a's expression is not a literal value.
-func (d *fileDecoder) notLiteral(a *hclsyntax.Attribute) {
-	d.diags = append(d.diags, spec.NotLiteral(a, "Scenario files take", `200000 or "20ms"`))
-}
-
-// wrongType records that a's value v is not what.
-func (d *fileDecoder) wrongType(a *hclsyntax.Attribute, path, what string, v cty.Value) {
-	hint := ""
-	if v.Type() == cty.String && strings.Contains(what, "number") {
-		if _, err := cty.ParseNumberVal(strings.TrimSpace(v.AsString())); err == nil {
-			hint = fmt.Sprintf(" Remove the quotes: %s = %s.", a.Name, spec.Truncate(strings.TrimSpace(v.AsString())))
-		}
-	}
-	if v.Type() == cty.Number && strings.Contains(what, "duration") && !strings.Contains(what, "number") {
-		hint = fmt.Sprintf(" Write a number and a unit in quotes, such as %s = \"%ss\".", a.Name, v.AsBigFloat().Text('g', 10))
-	}
-	d.errorf(a.Expr.Range(), "Incorrect value type", "%s must be %s, not %s.%s", path, what, spec.TypeName(v.Type()), hint)
-}
-
-// str decodes a string.
-func (d *fileDecoder) str(a *hclsyntax.Attribute, path string) (string, bool) {
-	v, ok := d.value(a)
-	if !ok {
-		return "", false
-	}
-	if v.Type() != cty.String {
-		d.wrongType(a, path, "a string", v)
-		return "", false
-	}
-	return v.AsString(), true
-}
-
-// boolean decodes a bool.
-func (d *fileDecoder) boolean(a *hclsyntax.Attribute, path string) (bool, bool) {
-	v, ok := d.value(a)
-	if !ok {
-		return false, false
-	}
-	if v.Type() != cty.Bool {
-		d.wrongType(a, path, "true or false", v)
-		return false, false
-	}
-	return v.True(), true
-}
-
-// whole decodes a whole number in r (r.Attr names it) with spec.WholeIn;
-// hint ends the out-of-range detail.
-func (d *fileDecoder) whole(a *hclsyntax.Attribute, r catalog.IntRange, hint string) (int, bool) {
-	v, ok := d.value(a)
-	if !ok {
-		return 0, false
-	}
-	i, diag := spec.WholeIn(a, v, r, hint)
-	if diag != nil {
-		d.diags = append(d.diags, diag)
-		return 0, false
-	}
-	return i, true
-}
-
 // duration decodes a positive Go duration string ("20ms", "1.5s").
 func (d *fileDecoder) duration(a *hclsyntax.Attribute, path string) (time.Duration, bool) {
-	v, ok := d.value(a)
+	v, ok := d.Value(a)
 	if !ok {
 		return 0, false
 	}
 	if v.Type() != cty.String {
-		d.wrongType(a, path, `a duration string such as "20ms"`, v)
+		d.WrongType(a, path, `a duration string such as "20ms"`, v)
 		return 0, false
 	}
 	dur, err := time.ParseDuration(strings.TrimSpace(v.AsString()))
 	if err != nil {
-		d.errorf(a.Expr.Range(), "Invalid duration",
+		d.Errorf(a.Expr.Range(), "Invalid duration",
 			"%s: %s. Write numbers with units ns, us, ms, s, m or h, such as \"20ms\", \"1.5s\" or \"1m30s\".", path, diagDurationError(err))
 		return 0, false
 	}
 	if dur <= 0 {
-		d.errorf(a.Expr.Range(), "Invalid "+path, "%s must be positive; got %s.", path, dur)
+		d.Errorf(a.Expr.Range(), "Invalid "+path, "%s must be positive; got %s.", path, dur)
 		return 0, false
 	}
 	return dur, true
@@ -1529,7 +1351,7 @@ func diagDurationError(err error) string {
 	msg := strings.TrimPrefix(err.Error(), "time: ")
 	if i := strings.IndexByte(msg, '"'); i >= 0 {
 		if s, uerr := strconv.Unquote(msg[i:]); uerr == nil {
-			msg = msg[:i] + spec.Quote(s)
+			msg = msg[:i] + hcldecode.Quote(s)
 		}
 	}
 	return msg
@@ -1541,14 +1363,6 @@ func workloadStrings() []string {
 		names[i] = string(w)
 	}
 	return names
-}
-
-// diagAnd renders names as a, b and c.
-func diagAnd(names []string) string {
-	if len(names) < 2 {
-		return strings.Join(names, "")
-	}
-	return strings.Join(names[:len(names)-1], ", ") + " and " + names[len(names)-1]
 }
 
 // diagOr renders names quoted, as "a", "b" or "c".
