@@ -7,7 +7,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/pgseq/pgseq/scenarios"
+	"github.com/pgseq/pgseq/scenarios/report"
+	"github.com/pgseq/pgseq/scenarios/stats"
 )
 
 // ReportFormatVersion is the version of the A/B report document.
@@ -25,9 +26,9 @@ type Report struct {
 	Base      Build    `json:"base"`
 	Candidate Build    `json:"candidate"`
 	// Order is who ran first in each round.
-	Order       []Side                `json:"order"`
-	Quick       bool                  `json:"quick"`
-	Environment scenarios.Environment `json:"environment"`
+	Order       []Side             `json:"order"`
+	Quick       bool               `json:"quick"`
+	Environment report.Environment `json:"environment"`
 	// Loads are the host's 1-minute load averages at each invocation's
 	// start, in run order.
 	Loads []float64 `json:"loads"`
@@ -38,7 +39,7 @@ type Report struct {
 	Rows        []Row  `json:"rows"`
 	// Thresholds is the candidate's rounds merged, its acceptance
 	// thresholds judged on them (bench run's rule).
-	Thresholds *scenarios.SuiteResult `json:"candidate_thresholds,omitempty"`
+	Thresholds *report.SuiteResult `json:"candidate_thresholds,omitempty"`
 }
 
 // Build is one side's pgseq.
@@ -61,7 +62,7 @@ func (r *Report) Regressions() []Row {
 // WriteJSON writes the report.
 func (r *Report) WriteJSON(w io.Writer) error {
 	red := *r
-	red.Command = scenarios.RedactCommand(r.Command)
+	red.Command = report.RedactCommand(r.Command)
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
 	return enc.Encode(&red)
@@ -100,7 +101,7 @@ func (r *Report) table(gated bool) [][]string {
 			ci = signedPercent(x.Low) + " … " + signedPercent(x.High)
 		}
 		if x.PAdjusted >= 0 {
-			p = scenarios.FormatPValue(x.PAdjusted)
+			p = stats.FormatPValue(x.PAdjusted)
 		}
 		floor := ""
 		if x.Gated {
@@ -110,7 +111,7 @@ func (r *Report) table(gated bool) [][]string {
 			}
 		}
 		rows = append(rows, []string{x.Scenario, x.Metric,
-			scenarios.FormatValue(x.Unit, x.BaseMedian), scenarios.FormatValue(x.Unit, x.CandidateMedian),
+			report.FormatValue(x.Unit, x.BaseMedian), report.FormatValue(x.Unit, x.CandidateMedian),
 			signedPercent(x.Change), ci, p, floor, string(x.Verdict)})
 	}
 	return rows
@@ -123,7 +124,7 @@ func (r *Report) WriteText(w io.Writer) error {
 		r.Base.Path, r.Base.Version, r.Candidate.Path, r.Candidate.Version, len(r.Order), orderText(r.Order))
 	fmt.Fprintf(&b, "machine: %d CPUs (%s), %s; load %s\n\n", r.Environment.NumCPU, r.Environment.CPUModel,
 		firstWords(r.Environment.Postgres, 2), loadsText(r.Loads))
-	scenarios.WriteAligned(&b, r.table(true), make([]bool, 9))
+	report.WriteAligned(&b, r.table(true), make([]bool, 9))
 	fmt.Fprintf(&b, "\n(%d more metrics are shown in the report, not gated: latencies and ratios within one build's run.)\n", Count(r.Rows, NotGated))
 	fmt.Fprintf(&b, "\nVerdict: %s\n", r.Summary())
 	_, err := io.WriteString(w, b.String())
@@ -155,7 +156,7 @@ func (r *Report) WriteMarkdown(w io.Writer) error {
 		rows := [][]string{{"STATUS", "SCENARIO", "METRIC", "THRESHOLD", "MEASURED", "WHY"}}
 		for _, s := range r.Thresholds.Scenarios {
 			for _, t := range s.Thresholds {
-				rows = append(rows, []string{string(t.Status), s.Name, t.Metric, scenarios.FormatBound(s, t), scenarios.FormatMeasured(s, t), t.Reason})
+				rows = append(rows, []string{string(t.Status), s.Name, t.Metric, report.FormatBound(s, t), report.FormatMeasured(s, t), t.Reason})
 			}
 		}
 		writeMarkdownTable(&b, rows)

@@ -23,4 +23,23 @@
 //
 // Progress goes to a Progress observer; rendering (progress bars, files) is
 // left to the caller (pgseq bench).
+//
+// # Packages
+//
+// This package holds the runners: the workloads (drain, explain, counters,
+// soak, scale), the suite that runs a set of scenarios and judges them
+// (RunSuite), and the fixed benchmarks of pgseq bench drain and pgseq
+// bench counters with their reports. What they read and write lives in
+// packages of its own:
+//
+//   - scenariofile: the scenario file language — the Scenario values a
+//     file declares, the metrics thresholds may bound, the parser and its
+//     diagnostics; the format is documented there;
+//   - report: the results of a run (SuiteResult), its thresholds judged,
+//     its JSON and Markdown, and the rounds of several runs merged;
+//   - compare: two runs compared metric by metric (pgseq bench compare),
+//     and a run in the Go benchmark format for benchstat;
+//   - charts: a run's charts;
+//   - stats: medians and their confidence intervals, latency percentiles,
+//     the Mann–Whitney U test.
 package scenarios

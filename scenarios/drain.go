@@ -23,6 +23,9 @@ import (
 	"github.com/pgseq/pgseq/internal/textfmt"
 	"github.com/pgseq/pgseq/migrations"
 	"github.com/pgseq/pgseq/queue"
+	"github.com/pgseq/pgseq/scenarios/report"
+	"github.com/pgseq/pgseq/scenarios/scenariofile"
+	"github.com/pgseq/pgseq/scenarios/stats"
 )
 
 // Variant is one configuration of the drain scenario.
@@ -156,7 +159,7 @@ type DrainCase struct {
 	// HandlerDelay is how long each handler sleeps.
 	HandlerDelay time.Duration
 	// Keys gives the seeded tasks their partition keys (zero: none).
-	Keys KeySpec
+	Keys scenariofile.KeySpec
 	// MeasureUntil, when above 0, ends the run when this share of the
 	// tasks has completed: its throughput is theirs (Run.MeasuredTasks),
 	// and the rest are dropped with the run's schema.
@@ -373,8 +376,8 @@ type Run struct {
 	SeedSeconds float64 `json:"seed_seconds"`
 	// Claim and Complete are the claim and complete round trips' latencies
 	// as the workers saw them.
-	Claim    Latency `json:"claim"`
-	Complete Latency `json:"complete"`
+	Claim    stats.Latency `json:"claim"`
+	Complete stats.Latency `json:"complete"`
 	// MeanClaimSize and MeanCompleteSize are tasks per claim (empty claims
 	// included) and per complete call.
 	MeanClaimSize    float64 `json:"mean_claim_size"`
@@ -529,7 +532,7 @@ func (d *drainer) run(ctx context.Context, c DrainCase, round, tasks int) (Run, 
 	// Seed: tasks spread evenly over the types, in id order round robin,
 	// each with its key from c.Keys.
 	types := c.Config.TaskTypes
-	keys := c.Keys.assign(tasks)
+	keys := assignKeys(c.Keys, tasks)
 	client := queue.NewClient(d.admin, schema)
 	seedStart := time.Now()
 	batch := make([]queue.NewTask, 0, seedChunk)
@@ -619,7 +622,7 @@ func (d *drainer) run(ctx context.Context, c DrainCase, round, tasks int) (Run, 
 	r.OtherSessions = others
 	obs.mu.Lock()
 	r.claims, r.completes = obs.claims, obs.completes
-	r.Claim, r.Complete = latencyStats(obs.claims), latencyStats(obs.completes)
+	r.Claim, r.Complete = stats.NewLatency(obs.claims), stats.NewLatency(obs.completes)
 	if len(obs.claims) > 0 {
 		r.MeanClaimSize = float64(obs.claimed) / float64(len(obs.claims))
 	}
@@ -936,28 +939,8 @@ func randomHex(n int) string {
 	return hex.EncodeToString(b)
 }
 
-// Environment describes where a benchmark ran.
-type Environment struct {
-	GoVersion  string `json:"go_version"`
-	OS         string `json:"os"`
-	Arch       string `json:"arch"`
-	NumCPU     int    `json:"num_cpu"`
-	GOMAXPROCS int    `json:"gomaxprocs"`
-	CPUModel   string `json:"cpu_model,omitempty"`
-	// Postgres is the server's version string.
-	Postgres string `json:"postgres"`
-	// PostgresSettings are the server settings that decide durability and
-	// write throughput.
-	PostgresSettings map[string]string `json:"postgres_settings"`
-}
-
-var reportedSettings = []string{
-	"fsync", "synchronous_commit", "wal_sync_method", "full_page_writes", "wal_level",
-	"shared_buffers", "max_wal_size", "checkpoint_timeout", "commit_delay", "max_connections",
-}
-
-func environment(ctx context.Context, db *pgxpool.Pool) (Environment, error) {
-	env := Environment{
+func environment(ctx context.Context, db *pgxpool.Pool) (report.Environment, error) {
+	env := report.Environment{
 		GoVersion: runtime.Version(), OS: runtime.GOOS, Arch: runtime.GOARCH,
 		NumCPU: runtime.NumCPU(), GOMAXPROCS: runtime.GOMAXPROCS(0), CPUModel: cpuModel(),
 		PostgresSettings: map[string]string{},
@@ -965,7 +948,7 @@ func environment(ctx context.Context, db *pgxpool.Pool) (Environment, error) {
 	if err := db.QueryRow(ctx, "SELECT version()").Scan(&env.Postgres); err != nil {
 		return env, fmt.Errorf("reading the server version: %w", err)
 	}
-	rows, err := db.Query(ctx, "SELECT name, current_setting(name) FROM unnest($1::text[]) AS name", reportedSettings)
+	rows, err := db.Query(ctx, "SELECT name, current_setting(name) FROM unnest($1::text[]) AS name", report.ReportedSettings)
 	if err != nil {
 		return env, fmt.Errorf("reading server settings: %w", err)
 	}

@@ -14,7 +14,8 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/pgseq/pgseq/gate"
-	"github.com/pgseq/pgseq/scenarios"
+	"github.com/pgseq/pgseq/scenarios/report"
+	"github.com/pgseq/pgseq/scenarios/scenariofile"
 	"github.com/pgseq/pgseq/spec"
 )
 
@@ -33,7 +34,7 @@ type abConfig struct {
 	rounds    int
 	files     []string
 	outDir    string // where the rounds' results go
-	picked    []scenarios.Scenario
+	picked    []scenariofile.Scenario
 }
 
 func (a *app) benchABCommand() *cobra.Command {
@@ -111,7 +112,7 @@ run the scenarios.
 					rep.Thresholds.Verdict, met, missed, inconclusive, map[bool]string{true: "", false: "; they do not fail bench ab without --fail-on-threshold"}[failOnThreshold])
 			}
 			fmt.Fprintf(a.stdout, "\nWrote %s and %s.\n", filepath.Join(outDir, "ab.json"), filepath.Join(outDir, "ab.md"))
-			if len(rep.Regressions()) > 0 || (failOnThreshold && rep.Thresholds != nil && rep.Thresholds.Verdict != scenarios.VerdictMet) {
+			if len(rep.Regressions()) > 0 || (failOnThreshold && rep.Thresholds != nil && rep.Thresholds.Verdict != report.VerdictMet) {
 				return &exitCode{code: exitThreshold}
 			}
 			return nil
@@ -159,7 +160,7 @@ calibration.md, and run-N/ for each A/A run.
 			}
 			var all [][]gate.Row
 			var loads []float64
-			var env scenarios.Environment
+			var env report.Environment
 			for i := range runs {
 				run := cfg
 				run.outDir = filepath.Join(outDir, fmt.Sprintf("run-%d", i+1))
@@ -217,9 +218,9 @@ func (a *app) prepareAB(cfg *abConfig) error {
 	if len(cfg.files) == 0 {
 		cfg.files = []string{"scenarios"}
 	}
-	all, diags := scenarios.LoadScenarios(cfg.files...)
+	all, diags := scenariofile.Load(cfg.files...)
 	if len(diags) > 0 {
-		srcs, _ := scenarios.ReadScenarioFiles(cfg.files...)
+		srcs, _ := scenariofile.ReadFiles(cfg.files...)
 		if err := spec.WriteDiagnostics(a.stderr, diags, parsedFiles(srcs)); err != nil {
 			return fmt.Errorf("printing diagnostics: %w", err)
 		}
@@ -270,7 +271,7 @@ func (a *app) runAB(ctx context.Context, cfg abConfig, opts gate.Options) (*gate
 		Candidate: gate.Build{Path: cfg.candidate, Version: version()},
 	}
 	var rounds []gate.Round
-	var candRuns []*scenarios.SuiteResult
+	var candRuns []*report.SuiteResult
 	for i := range cfg.rounds {
 		rd := gate.Round{First: gate.Order(i)}
 		rep.Order = append(rep.Order, rd.First)
@@ -313,7 +314,7 @@ func (a *app) runAB(ctx context.Context, cfg abConfig, opts gate.Options) (*gate
 	rep.Alpha = opts.Alpha
 	rep.Rows = gate.Judge(rows, opts)
 	rep.Environment = rounds[0].Candidate.Environment
-	if merged, err := scenarios.MergeRounds(cfg.picked, candRuns); err == nil {
+	if merged, err := report.MergeRounds(cfg.picked, candRuns); err == nil {
 		rep.Thresholds = merged
 	}
 	rep.Seconds = time.Since(start).Seconds()
@@ -323,7 +324,7 @@ func (a *app) runAB(ctx context.Context, cfg abConfig, opts gate.Options) (*gate
 // benchRunOnce runs one round of cfg's scenarios with the pgseq at bin
 // (bench run --rounds 1), on the database this command uses, and reads its
 // result. Its output goes to dir/log.txt.
-func (a *app) benchRunOnce(ctx context.Context, bin string, cfg abConfig, dir string) (*scenarios.SuiteResult, error) {
+func (a *app) benchRunOnce(ctx context.Context, bin string, cfg abConfig, dir string) (*report.SuiteResult, error) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, err
 	}
@@ -370,7 +371,7 @@ func (a *app) benchRunOnce(ctx context.Context, bin string, cfg abConfig, dir st
 		return nil, fmt.Errorf("reading its result: %w", err)
 	}
 	defer f.Close()
-	return scenarios.ReadSuiteResult(f)
+	return report.ReadSuiteResult(f)
 }
 
 // binaryVersion runs bin version and returns its first line.
