@@ -384,11 +384,13 @@ func (h *heapSampler) observe() {
 	h.samples++
 }
 
-// startStep starts a step: its peak counts from the heap in use now.
+// startStep starts a step: its peak counts from the heap in use now, which
+// counts towards the run's peak too (a step's peak is never above it).
 func (h *heapSampler) startStep() {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	h.step = h.read()
+	h.peak = max(h.peak, h.step)
 }
 
 // stepPeak takes one sample and returns the most heap in use since
