@@ -34,7 +34,10 @@ import (
 //
 // RunCounters is a fixed list of cases (counterTables, counterCases) run by
 // the counters engine (counterRunner), which RunCounterScenarios also runs
-// declared scenarios on.
+// declared scenarios on. The cases are not the scenarios of the shipped
+// counters.hcl, and a scenario file could not declare all of them: the
+// hot-scope cases share one table, hot-64-pool-8 shares 8 connections
+// among 64 clients, and plain and attached start from empty scopes.
 
 // CounterCase names one measured configuration of the counters workload:
 // one of RunCounters' cases, or a scenario's name (RunCounterScenarios).

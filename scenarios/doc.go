@@ -1,13 +1,14 @@
 // Package scenarios holds pgseq's benchmark scenarios and their runner.
 //
 // The drain scenario (RunDrain) measures the queue runtime end to end:
-// it seeds no-op tasks into a fresh schema with a variant's configuration
-// (Baseline: one unlimited type; Enabled: 100 types each limited to 10;
-// Mixed: 100 types, one limited to 10), drains them with in-process
-// queue.Workers and records throughput and the claim and complete round
-// trips' latencies. Variants run interleaved, round after round, and each is
-// reported as its median ratio to the baseline of the same round with a
-// confidence interval, absolute figures beside them (DrainReport).
+// it seeds no-op tasks into a fresh schema with a variant's configuration,
+// a scenario of the shipped drain.hcl (Baseline: one unlimited type;
+// Enabled: 100 types each limited to 10; Mixed: 100 types, one limited to
+// 10), drains them with in-process queue.Workers and records throughput
+// and the claim and complete round trips' latencies. Variants run
+// interleaved, round after round, and each is reported as its median
+// ratio to the baseline of the same round with a confidence interval,
+// absolute figures beside them (DrainReport).
 //
 // The soak workload (RunSoak) churns tasks for a long time: a producer
 // enqueues at a steady rate while in-process workers drain and the

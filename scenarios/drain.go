@@ -3,6 +3,7 @@ package scenarios
 import (
 	"context"
 	"crypto/rand"
+	_ "embed"
 	"encoding/hex"
 	"errors"
 	"fmt"
@@ -28,10 +29,13 @@ import (
 	"github.com/pgseq/pgseq/scenarios/stats"
 )
 
-// Variant is one configuration of the drain scenario.
+// Variant names a drain scenario of the shipped drain.hcl that pgseq bench
+// drain runs: its configuration, handler delay and keys (Case). bench drain
+// sizes every variant with its own flags, not with the scenario's size.
 type Variant string
 
-// The drain variants. Tasks are spread evenly over a variant's task types.
+// The drain variants, scenarios of drain.hcl. Tasks are spread evenly over
+// a variant's task types.
 const (
 	// Baseline: one queue, one task type without a limit.
 	Baseline Variant = "baseline"
@@ -62,13 +66,6 @@ var Variants = []Variant{Baseline, Enabled, Mixed, Many, High, Binding}
 // share the default worker setup.
 var DefaultVariants = []Variant{Baseline, Enabled, Mixed, Many}
 
-// BindingLimit and BindingHandlerDelay make the binding variant: its ideal
-// throughput is BindingLimit / BindingHandlerDelay tasks/s.
-const (
-	BindingLimit        = 10
-	BindingHandlerDelay = 20 * time.Millisecond
-)
-
 // ParseVariant returns the variant named s.
 func ParseVariant(s string) (Variant, error) {
 	names := make([]string, len(Variants))
@@ -81,73 +78,53 @@ func ParseVariant(s string) (Variant, error) {
 	return "", fmt.Errorf("unknown drain variant %q (known: %s)", s, strings.Join(names, ", "))
 }
 
-// Description says what the variant configures.
-func (v Variant) Description() string {
-	switch v {
-	case Baseline:
-		return "1 queue, 1 task type, no limit"
-	case Enabled:
-		return "100 task types, each limited to 10"
-	case Mixed:
-		return "100 task types, 1 of them limited to 10"
-	case Many:
-		return "1,000 task types, each limited to 1,000"
-	case High:
-		return "1 task type limited to 500"
-	case Binding:
-		return fmt.Sprintf("1 task type limited to %d, handlers sleep %s", BindingLimit, BindingHandlerDelay)
+//go:embed drain.hcl
+var drainFile []byte
+
+// drainScenarios are the scenarios of the shipped drain.hcl, parsed once.
+var drainScenarios = sync.OnceValues(func() ([]scenariofile.Scenario, error) {
+	scs, diags := scenariofile.Parse(map[string][]byte{"drain.hcl": drainFile})
+	if diags.HasErrors() {
+		return nil, fmt.Errorf("reading the shipped drain.hcl: %w", diags)
 	}
-	return string(v)
+	return scs, nil
+})
+
+// variantDescriptions replace the description of drain.hcl for the
+// variants whose description there speaks of the workers and batches bench
+// run gives them, which bench drain takes from its flags instead.
+var variantDescriptions = map[Variant]string{
+	High: "1 task type limited to 500",
 }
 
-// benchQueue is the queue the drain scenario uses.
+// Case returns the variant as a DrainCase: the configuration, handler
+// delay, keys and measurement window of the drain.hcl scenario of its
+// name, with batchSize as its queue's batch_size.
+func (v Variant) Case(batchSize int) (DrainCase, error) {
+	scs, err := drainScenarios()
+	if err != nil {
+		return DrainCase{}, err
+	}
+	i := slices.IndexFunc(scs, func(sc scenariofile.Scenario) bool { return sc.Name == string(v) })
+	if i < 0 {
+		return DrainCase{}, fmt.Errorf("drain variant %q: the shipped drain.hcl declares no scenario of that name", v)
+	}
+	sc := scs[i]
+	c := DrainCase{Name: v, Description: sc.Description, Config: sc.Config, HandlerDelay: sc.HandlerDelay,
+		Keys: sc.Keys, MeasureUntil: sc.MeasureUntil}
+	if d, ok := variantDescriptions[v]; ok {
+		c.Description = d
+	}
+	c.Config.Queues = slices.Clone(sc.Config.Queues)
+	c.Config.TaskTypes = slices.Clone(sc.Config.TaskTypes)
+	for j := range c.Config.Queues {
+		c.Config.Queues[j].BatchSize = batchSize
+	}
+	return c, nil
+}
+
+// benchQueue is the queue a drain case without one would use.
 const benchQueue = "bench"
-
-// types returns the variant's task types.
-func (v Variant) types() []catalog.TaskType {
-	one := func(limit int) []catalog.TaskType {
-		return []catalog.TaskType{{Name: "noop", Queue: benchQueue, Concurrency: limit}}
-	}
-	spread := func(n, limit int, limited func(i int) bool) []catalog.TaskType {
-		out := make([]catalog.TaskType, n)
-		for i := range out {
-			out[i] = catalog.TaskType{Name: fmt.Sprintf("noop.%04d", i), Queue: benchQueue}
-			if limited(i) {
-				out[i].Concurrency = limit
-			}
-		}
-		return out
-	}
-	switch v {
-	case Enabled:
-		return spread(100, 10, func(int) bool { return true })
-	case Mixed:
-		return spread(100, 10, func(i int) bool { return i == 0 })
-	case Many:
-		return spread(1000, 1000, func(int) bool { return true })
-	case High:
-		return one(500)
-	case Binding:
-		return one(BindingLimit)
-	}
-	return one(0)
-}
-
-// handlerDelay is how long the variant's handlers take.
-func (v Variant) handlerDelay() time.Duration {
-	if v == Binding {
-		return BindingHandlerDelay
-	}
-	return 0
-}
-
-// Config returns the variant's configuration, with batchSize as the queue's
-// batch_size.
-func (v Variant) Config(batchSize int) catalog.State {
-	q := catalog.DefaultQueue(benchQueue)
-	q.BatchSize = batchSize
-	return catalog.State{Queues: []catalog.Queue{q}, TaskTypes: v.types()}
-}
 
 // DrainCase is one configuration a drain runs: tasks are spread evenly over
 // its task types and drained from its first queue.
@@ -164,12 +141,6 @@ type DrainCase struct {
 	// tasks has completed: its throughput is theirs (Run.MeasuredTasks),
 	// and the rest are dropped with the run's schema.
 	MeasureUntil float64
-}
-
-// Case returns the built-in variant as a DrainCase, with batchSize as its
-// queue's batch_size.
-func (v Variant) Case(batchSize int) DrainCase {
-	return DrainCase{Name: v, Description: v.Description(), Config: v.Config(batchSize), HandlerDelay: v.handlerDelay()}
 }
 
 // queue is the queue the case drains.
@@ -309,7 +280,11 @@ func (o *DrainOptions) defaults() error {
 	}
 	if len(o.Cases) == 0 {
 		for _, v := range o.Variants {
-			o.Cases = append(o.Cases, v.Case(o.BatchSize))
+			c, err := v.Case(o.BatchSize)
+			if err != nil {
+				return err
+			}
+			o.Cases = append(o.Cases, c)
 		}
 	} else {
 		o.Variants = nil

@@ -149,7 +149,7 @@ func (r *DrainReport) summarise(cases []DrainCase) {
 		byRound[run.Variant][run.Round] = run.TasksPerSec
 	}
 	for _, v := range r.Settings.Variants {
-		s := VariantSummary{Variant: v, Description: v.Description()}
+		s := VariantSummary{Variant: v, Description: string(v)}
 		for _, c := range cases {
 			if c.Name == v {
 				s.Description = c.Description
@@ -184,7 +184,7 @@ func (r *DrainReport) summarise(cases []DrainCase) {
 				fmt.Sprintf("%s tasks/s (median)", textfmt.ThousandsFloat(s.MedianTasksPerSec)),
 				s.MedianTasksPerSec >= TargetTasksPerSec))
 		case Binding:
-			r.Checks = append(r.Checks, r.bindingChecks()...)
+			r.Checks = append(r.Checks, r.bindingChecks(cases)...)
 		case Enabled, Mixed, Many:
 			if s.VsBaseline == nil {
 				continue
@@ -218,9 +218,17 @@ func (r *DrainReport) summarise(cases []DrainCase) {
 }
 
 // bindingChecks judge the binding variant's runs: the limit never exceeded
-// in any sample, and the throughput as a share of the ideal.
-func (r *DrainReport) bindingChecks() []Check {
-	ideal := float64(BindingLimit) / BindingHandlerDelay.Seconds()
+// in any sample, and the throughput as a share of the ideal, its limit over
+// its handlers' delay (cases holds the binding case).
+func (r *DrainReport) bindingChecks(cases []DrainCase) []Check {
+	var binding DrainCase
+	for _, c := range cases {
+		if c.Name == Binding {
+			binding = c
+		}
+	}
+	limit := binding.limit()
+	ideal := float64(limit) / binding.HandlerDelay.Seconds()
 	var shares []float64
 	maxRunning, samples := 0, 0
 	for _, run := range r.Runs {
@@ -233,9 +241,9 @@ func (r *DrainReport) bindingChecks() []Check {
 	}
 	share := stats.Median(shares)
 	return []Check{
-		pointCheck("binding: running never above the limit", fmt.Sprintf("≤ %d in every sample", BindingLimit),
+		pointCheck("binding: running never above the limit", fmt.Sprintf("≤ %d in every sample", limit),
 			fmt.Sprintf("max %d in %s samples", maxRunning, textfmt.Thousands(samples)),
-			maxRunning <= BindingLimit && samples > 0),
+			maxRunning <= limit && samples > 0),
 		pointCheck("binding: throughput", fmt.Sprintf("≥ %.0f%% of the ideal %s tasks/s", TargetBinding*100, textfmt.ThousandsFloat(ideal)),
 			fmt.Sprintf("%.1f%% (median of %d)", share*100, len(shares)),
 			share >= TargetBinding),
