@@ -30,12 +30,12 @@ const (
 // counters, is <schemaPrefix>_<random>; both are dropped at the end), with
 // (id bigserial primary key, project_id bigint, index bigint, title text):
 // rows numbered in index per project_id (the scope) by its
-// CounterSpec.Strategy (StrategyCounterTable, StrategyAdvisoryLock,
-// StrategyOptimistic, StrategyPlain). Before the rounds each of the
-// scopes 1..Scopes holds RowsPerScope rows numbered 1..RowsPerScope (with
-// none, a MAX-based strategy's max() may be planned on an empty table, as
-// a sequential scan, and stay so on a connection). Every insert is its own
-// durable transaction.
+// scenariofile.CounterSpec.Strategy (counter_table, advisory_lock,
+// optimistic or plain). Before the rounds each of the scopes 1..Scopes
+// holds RowsPerScope rows numbered 1..RowsPerScope (with none, a MAX-based
+// strategy's max() may be planned on an empty table, as a sequential scan,
+// and stay so on a connection). Every insert is its own durable
+// transaction.
 //
 // Scopes (default 1: one hot scope): when Scopes equals Size.Clients, the
 // scopes are dedicated, client i always inserting into scope i+1 (no two
@@ -56,11 +56,11 @@ const (
 // its preload and every counter_table counter the last number issued. A
 // failed check fails the run.
 //
-// The result has one ScenarioResult per scenario, in the order of scs, its
-// Runs a []CounterRun and its Metrics the counters workload's (Metrics):
-// throughput, throughput_ratio (with Against: per round, to Against's
-// throughput of the same round), insert_p50 and insert_p99. Thresholds are
-// left to the caller.
+// The result has one report.ScenarioResult per scenario, in the order of
+// scs, its Runs a []CounterRun and its Metrics the counters workload's
+// (scenariofile.Metrics): throughput, throughput_ratio (with Against: per
+// round, to Against's throughput of the same round), insert_p50 and
+// insert_p99. Thresholds are left to the caller.
 func RunCounterScenarios(ctx context.Context, pool *pgxpool.Pool, scs []scenariofile.Scenario, sizes map[string]scenariofile.Size, schemaPrefix string, progress func(CounterProgress)) ([]report.ScenarioResult, error) {
 	if pool == nil {
 		return nil, errors.New("RunCounterScenarios: no database pool")

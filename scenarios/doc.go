@@ -14,13 +14,13 @@
 // enqueues at a steady rate while in-process workers drain and the
 // leader's maintenance purges finished tasks past retention, optionally
 // with another session holding a snapshot; it samples claim latency, dead
-// tuples and table size over time (SoakRun).
+// tuples and table size over time (report.SoakRun).
 //
 // The scale workload (RunScale) times the reconciler on a large generated
 // configuration — task types on one queue, each limited, written as HCL
 // files — as the CLI runs it: the first apply to a fresh schema, no-op
 // plans of the same files and the apply of a change to 1% of the types,
-// with the most Go heap in use meanwhile (ScaleRun).
+// with the most Go heap in use meanwhile (report.ScaleRun).
 //
 // Progress goes to a Progress observer; rendering (progress bars, files) is
 // left to the caller (pgseq bench).

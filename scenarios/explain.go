@@ -30,7 +30,7 @@ import (
 const DefaultExplainTasks = 1_000_000
 
 // The runtime functions whose statements the explain workload plans
-// (PlanEntry.Function).
+// (report.PlanEntry.Function).
 const (
 	FunctionClaim    = "claim"
 	FunctionComplete = "complete"
@@ -54,13 +54,13 @@ type ExplainOptions struct {
 	SchemaPrefix string
 	// OutDir is where the plans are written, as
 	// OutDir/<scenario name>/NN-<function>.json, NN numbering the plans in
-	// the order they were logged; PlanEntry.File is relative to OutDir. ""
-	// writes none (PlanEntry.File is then empty).
+	// the order they were logged; report.PlanEntry.File is relative to
+	// OutDir. "" writes none (report.PlanEntry.File is then empty).
 	OutDir string
 }
 
 // ExplainRun is what one explain run did besides taking its plans; the
-// explain workload's ScenarioResult.Runs holds one ([]ExplainRun).
+// explain workload's report.ScenarioResult.Runs holds one ([]ExplainRun).
 type ExplainRun struct {
 	// Queue is the queue claimed from (the configuration's first).
 	Queue string `json:"queue"`
@@ -70,7 +70,7 @@ type ExplainRun struct {
 	Tasks int `json:"tasks"`
 	Open  int `json:"open"`
 	// Holders are the running tasks that hold all the units of the
-	// saturated type (ExplainSpec.Saturated; 0 without one).
+	// saturated type (scenariofile.ExplainSpec.Saturated; 0 without one).
 	Holders int `json:"holders,omitempty"`
 	// Batch is the batch claim was called with.
 	Batch int `json:"batch"`

@@ -46,8 +46,8 @@ type ScaleOptions struct {
 	// Scenario is the scale scenario; only its labels are used (copied
 	// into the result).
 	Scenario scenariofile.Scenario
-	// Size is the size to run at (EffectiveSize): TaskTypes, Limit, and
-	// Rounds, the number of no-op plans.
+	// Size is the size to run at (scenariofile.EffectiveSize): TaskTypes,
+	// Limit, and Rounds, the number of no-op plans.
 	Size scenariofile.Size
 	// SchemaPrefix names the run's schema, <prefix>_scale_<6 random hex
 	// digits> (default "pgseq_bench").
@@ -245,9 +245,9 @@ func loadScaleConfig(dir string) (*spec.Config, error) {
 
 // writeScaleConfig writes the scale workload's configuration to dir:
 // queue.hcl with the queue, then types-NNNNNN.hcl files of at most
-// ScaleTypesPerFile task blocks each, the types named t000001, t000002, …
-// with concurrency limit, except the first changed ones, which get
-// changedLimit. Files of an earlier call are overwritten. It returns the
+// report.ScaleTypesPerFile task blocks each, the types named t000001,
+// t000002, … with concurrency limit, except the first changed ones, which
+// get changedLimit. Files of an earlier call are overwritten. It returns the
 // number of files and their total size.
 func writeScaleConfig(dir string, types, limit, changed, changedLimit int) (files int, bytes int64, err error) {
 	write := func(name string, fill func(w *bufio.Writer)) error {

@@ -44,7 +44,7 @@ const (
 	soakStallTimeout = 2 * time.Minute
 )
 
-// soakTables are the tables a soak samples (SoakSample.Tasks, .Slots).
+// soakTables are the tables a soak samples (report.SoakSample.Tasks, .Slots).
 var soakTables = []string{"tasks", "concurrency_slots"}
 
 //go:embed sql/soak_*.sql
@@ -70,8 +70,8 @@ type SoakOptions struct {
 	// worked), HandlerDelay, Soak spec, and the labels copied into the
 	// result.
 	Scenario scenariofile.Scenario
-	// Size is the size to run at (EffectiveSize): Duration, Rate, Workers,
-	// PoolSize, and BatchSize for generated types.
+	// Size is the size to run at (scenariofile.EffectiveSize): Duration,
+	// Rate, Workers, PoolSize, and BatchSize for generated types.
 	Size scenariofile.Size
 	// SchemaPrefix names the run's schema, <prefix>_soak_<6 random hex
 	// digits> (default "pgseq_bench").
@@ -118,7 +118,7 @@ func SoakWindow(duration time.Duration) time.Duration {
 // schema (and the storage parameters), takes the held snapshot if asked,
 // starts the workers and the producer, warms up, samples every interval
 // for the duration, stops everything and drops the schema. It returns the
-// scenario's metrics with the series (ScenarioResult.Soak).
+// scenario's metrics with the series (report.ScenarioResult.Soak).
 func RunSoak(ctx context.Context, opts SoakOptions) (res *report.ScenarioResult, err error) {
 	s, err := newSoaker(opts)
 	if err != nil {

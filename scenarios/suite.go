@@ -28,7 +28,7 @@ type SuiteOptions struct {
 	// SchemaPrefix names the throw-away schemas (default "pgseq_bench").
 	SchemaPrefix string
 	// Command is the command line, recorded in the result with its
-	// passwords masked (RedactCommand).
+	// passwords masked (report.RedactCommand).
 	Command []string
 	// Step is told what the suite starts next (a line for a log); Drain
 	// receives the drain runs' progress. Both may be nil.

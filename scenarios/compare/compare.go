@@ -346,11 +346,11 @@ func cmpDeterministicUnit(u scenariofile.Unit) bool {
 
 // cmpDirection returns which way is better for metric om (old run) / nm
 // (new run) of scenario ns: this pgseq's definition of the metric
-// (LookupMetric), else, for a metric it does not define, the old run's.
-// Never the new run's alone: a candidate result saying that throughput is
-// better lower would turn a collapse into an improvement. Runs that
-// disagree are refused, naming the metric; runs that agree with each other
-// but not with the definition get a warning.
+// (scenariofile.LookupMetric), else, for a metric it does not define, the
+// old run's. Never the new run's alone: a candidate result saying that
+// throughput is better lower would turn a collapse into an improvement.
+// Runs that disagree are refused, naming the metric; runs that agree with
+// each other but not with the definition get a warning.
 func cmpDirection(ns *report.ScenarioResult, om, nm *report.MetricResult) (higherIsBetter bool, warning string, err error) {
 	def, known := scenariofile.LookupMetric(ns.Workload, nm.Name)
 	if om.HigherIsBetter != nm.HigherIsBetter {

@@ -13,7 +13,8 @@ import (
 )
 
 // NewMetricResult returns an empty result of the workload's metric name,
-// with its unit and direction. The name must be one of Metrics.
+// with its unit and direction. The name must be one of
+// scenariofile.Metrics.
 func NewMetricResult(w scenariofile.Workload, name string) MetricResult {
 	m, ok := scenariofile.LookupMetric(w, name)
 	if !ok {

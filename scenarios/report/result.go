@@ -19,7 +19,8 @@ import (
 // (SuiteResult). The major number changes when a field changes meaning or
 // goes away; readers refuse a major they do not know. 1.1 added the soak
 // workload's series (ScenarioResult.Soak), 1.2 the scale workload's run
-// (ScenarioResult.Scale) and its sizes (Size.TaskTypes, Size.Limit).
+// (ScenarioResult.Scale) and its sizes (scenariofile.Size.TaskTypes and
+// .Limit).
 const ResultFormatVersion = "1.2"
 
 // SuiteResult is one `pgseq bench run`: every scenario it ran, with every
