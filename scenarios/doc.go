@@ -35,7 +35,7 @@
 //
 //   - scenariofile: the scenario file language — the Scenario values a
 //     file declares, the metrics thresholds may bound, the parser and its
-//     diagnostics; the format is documented there;
+//     diagnostics; the format is documented below (Scenario files);
 //   - report: the results of a run (SuiteResult), its thresholds judged,
 //     its JSON and Markdown, and the rounds of several runs merged;
 //   - compare: two runs compared metric by metric (pgseq bench compare),

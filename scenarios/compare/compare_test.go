@@ -12,8 +12,8 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/pgseq/pgseq/internal/pgseqtest/golden"
 	"github.com/pgseq/pgseq/scenarios/internal/fixture"
-	"github.com/pgseq/pgseq/scenarios/internal/golden"
 	"github.com/pgseq/pgseq/scenarios/report"
 	"github.com/pgseq/pgseq/scenarios/scenariofile"
 	"github.com/pgseq/pgseq/scenarios/stats"
@@ -340,6 +340,6 @@ func TestCompareGolden(t *testing.T) {
 	var text, md bytes.Buffer
 	require.NoError(t, c.WriteText(&text))
 	require.NoError(t, c.WriteMarkdown(&md))
-	golden.Check(t, filepath.Join("testdata", "compare.txt"), text.Bytes())
-	golden.Check(t, filepath.Join("testdata", "compare.md"), md.Bytes())
+	golden.Check(t, filepath.Join("testdata", "compare.txt"), text.String())
+	golden.Check(t, filepath.Join("testdata", "compare.md"), md.String())
 }

@@ -11,7 +11,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/pgseq/pgseq/scenarios/internal/golden"
+	"github.com/pgseq/pgseq/internal/pgseqtest/golden"
 	"github.com/pgseq/pgseq/scenarios/report"
 	"github.com/pgseq/pgseq/scenarios/scenariofile"
 )
@@ -28,7 +28,7 @@ func TestWriteGoBench(t *testing.T) {
 
 	var b bytes.Buffer
 	require.NoError(t, WriteGoBench(&b, run))
-	golden.Check(t, filepath.Join("testdata", "gobench.txt"), b.Bytes())
+	golden.Check(t, filepath.Join("testdata", "gobench.txt"), b.String())
 
 	// Every line is a configuration line, a Unit line, a result line, a
 	// comment or blank, as the format defines them.

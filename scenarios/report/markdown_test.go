@@ -8,8 +8,8 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/pgseq/pgseq/internal/pgseqtest/golden"
 	"github.com/pgseq/pgseq/scenarios/internal/fixture"
-	"github.com/pgseq/pgseq/scenarios/internal/golden"
 	"github.com/pgseq/pgseq/scenarios/report"
 	"github.com/pgseq/pgseq/scenarios/scenariofile"
 )
@@ -58,5 +58,5 @@ func TestSuiteMarkdownGolden(t *testing.T) {
 	t.Parallel()
 	var md bytes.Buffer
 	require.NoError(t, reportTestRun().WriteMarkdown(&md, nil))
-	golden.Check(t, filepath.Join("testdata", "run.md"), md.Bytes())
+	golden.Check(t, filepath.Join("testdata", "run.md"), md.String())
 }

@@ -14,7 +14,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/pgseq/pgseq/catalog"
-	"github.com/pgseq/pgseq/scenarios/internal/golden"
+	"github.com/pgseq/pgseq/internal/pgseqtest/golden"
 	"github.com/pgseq/pgseq/spec"
 )
 
@@ -80,7 +80,7 @@ func TestScenarioFilesBad(t *testing.T) {
 			}
 
 			got := printDiags(t, diags, map[string][]byte{path: src})
-			golden.Check(t, filepath.Join("testdata", "scenario-files", "diagnostics", name+".txt"), []byte(got))
+			golden.Check(t, filepath.Join("testdata", "scenario-files", "diagnostics", name+".txt"), got)
 		})
 	}
 }

@@ -38,8 +38,8 @@ const (
 // Workloads lists every workload, in documentation order.
 var Workloads = []Workload{WorkloadDrain, WorkloadExplain, WorkloadCounters, WorkloadSoak, WorkloadScale}
 
-// Scenario is one benchmark scenario as a scenario file declares it (the
-// package documentation describes the format; Load reads it):
+// Scenario is one benchmark scenario as a scenario file declares it
+// (package scenarios documents the format; Load reads it):
 //
 //	scenario "enabled" {
 //	  description = "100 task types, each limited to 10"
