@@ -9,7 +9,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/pgseq/pgseq/scenarios"
+	"github.com/pgseq/pgseq/scenarios/report"
 )
 
 // CalibrationFormatVersion is the version of the calibration document.
@@ -30,8 +30,8 @@ type Calibration struct {
 	FormatVersion string    `json:"format_version"`
 	CreatedAt     time.Time `json:"created_at"`
 	// Command is the calibrate command line.
-	Command     []string              `json:"command"`
-	Environment scenarios.Environment `json:"environment"`
+	Command     []string           `json:"command"`
+	Environment report.Environment `json:"environment"`
 	// Runs is the number of A/A runs, Rounds the rounds of each.
 	Runs   int  `json:"runs"`
 	Rounds int  `json:"rounds"`
@@ -188,7 +188,7 @@ func (c *Calibration) header() string {
 func (c *Calibration) WriteText(w io.Writer) error {
 	var b strings.Builder
 	b.WriteString(c.header() + "\n\n")
-	scenarios.WriteAligned(&b, c.table(), make([]bool, 7))
+	report.WriteAligned(&b, c.table(), make([]bool, 7))
 	_, err := io.WriteString(w, b.String())
 	return err
 }
@@ -197,7 +197,7 @@ func (c *Calibration) WriteText(w io.Writer) error {
 func (c *Calibration) WriteMarkdown(w io.Writer) error {
 	var b strings.Builder
 	fmt.Fprintf(&b, "# pgseq bench calibrate\n\n%s.\n\n", c.header())
-	fmt.Fprintf(&b, "Command: `%s`\n\n", strings.Join(scenarios.RedactCommand(c.Command), " "))
+	fmt.Fprintf(&b, "Command: `%s`\n\n", strings.Join(report.RedactCommand(c.Command), " "))
 	b.WriteString("Each A/A run is a `bench ab` of one build against itself: every change it measures is noise. " +
 		"The floor is the largest change seen, widened by a quarter (at least 1%). " +
 		"*Significant* counts the runs whose paired test (Holm-adjusted, 0.05) called the change real " +

@@ -16,7 +16,9 @@ import (
 	"gonum.org/v1/gonum/stat"
 	"gonum.org/v1/gonum/stat/distuv"
 
-	"github.com/pgseq/pgseq/scenarios"
+	"github.com/pgseq/pgseq/scenarios/report"
+	"github.com/pgseq/pgseq/scenarios/scenariofile"
+	"github.com/pgseq/pgseq/scenarios/stats"
 )
 
 // Side names one of the two builds of an A/B run.
@@ -32,8 +34,8 @@ const (
 // First first.
 type Round struct {
 	First     Side
-	Base      *scenarios.SuiteResult
-	Candidate *scenarios.SuiteResult
+	Base      *report.SuiteResult
+	Candidate *report.SuiteResult
 }
 
 // Order returns the side that runs first in round i (from 0): ABBA ABBA…,
@@ -110,10 +112,10 @@ const InstructionsFloor = 0.02
 
 // Row is one metric of one scenario over the rounds.
 type Row struct {
-	Scenario       string         `json:"scenario"`
-	Metric         string         `json:"metric"`
-	Unit           scenarios.Unit `json:"unit"`
-	HigherIsBetter bool           `json:"higher_is_better"`
+	Scenario       string            `json:"scenario"`
+	Metric         string            `json:"metric"`
+	Unit           scenariofile.Unit `json:"unit"`
+	HigherIsBetter bool              `json:"higher_is_better"`
 	// Gated rows are judged by the decision rule; the others are shown.
 	Gated bool `json:"gated"`
 	// Deterministic rows (a plan's rows, buffers, scans) are compared
@@ -150,11 +152,11 @@ type Row struct {
 // of one round, ratios taken within one build's own run and counts such as
 // running_max are shown beside them; their thresholds (bench run) judge
 // them.
-func Gated(w scenarios.Workload, metric string) (gated, deterministic bool) {
+func Gated(w scenariofile.Workload, metric string) (gated, deterministic bool) {
 	switch {
 	case metric == "throughput", metric == ServerInstructions:
 		return true, false
-	case w == scenarios.WorkloadExplain && (metric == "rows_examined" || metric == "buffers" || metric == "seq_scans"):
+	case w == scenariofile.WorkloadExplain && (metric == "rows_examined" || metric == "buffers" || metric == "seq_scans"):
 		return true, true
 	}
 	return false, false
@@ -199,7 +201,7 @@ func Series(rounds []Round) ([]Row, error) {
 // round.
 func measuredBySome(rounds []Round, scenario, metric string) bool {
 	for _, rd := range rounds {
-		for _, res := range []*scenarios.SuiteResult{rd.Base, rd.Candidate} {
+		for _, res := range []*report.SuiteResult{rd.Base, rd.Candidate} {
 			if _, ok := roundValue(res, scenario, metric); ok {
 				return true
 			}
@@ -209,7 +211,7 @@ func measuredBySome(rounds []Round, scenario, metric string) bool {
 }
 
 // roundValue is a metric's value in one round's result.
-func roundValue(res *scenarios.SuiteResult, scenario, metric string) (float64, bool) {
+func roundValue(res *report.SuiteResult, scenario, metric string) (float64, bool) {
 	if s := res.Scenario(scenario); s != nil {
 		if m := s.Metric(metric); m != nil && m.N > 0 {
 			return m.Value, true
@@ -227,7 +229,7 @@ func Judge(rows []Row, opts Options) []Row {
 	for i := range out {
 		r := &out[i]
 		r.P, r.PAdjusted = -1, -1
-		r.BaseMedian, r.CandidateMedian = scenarios.Median(r.Base), scenarios.Median(r.Candidate)
+		r.BaseMedian, r.CandidateMedian = stats.Median(r.Base), stats.Median(r.Candidate)
 		r.Floor, r.FloorFrom = opts.floor(r.Scenario, r.Metric, r.Deterministic)
 		if opts.Counted && r.Gated && !r.Deterministic && r.Metric != ServerInstructions {
 			r.Gated, r.Why = false, "measured under valgrind: shown, not judged"
@@ -348,13 +350,13 @@ func decide(r *Row, alpha float64) {
 	case r.PAdjusted < 0:
 		r.Verdict = Undecided
 	case r.PAdjusted >= alpha:
-		r.Verdict, r.Why = NoChange, fmt.Sprintf("not significant (p=%s after Holm)", scenarios.FormatPValue(r.PAdjusted))
+		r.Verdict, r.Why = NoChange, fmt.Sprintf("not significant (p=%s after Holm)", stats.FormatPValue(r.PAdjusted))
 	case !beyond:
 		r.Verdict, r.Why = NoChange, fmt.Sprintf("significant but within the ±%s noise floor", percent(r.Floor))
 	case worse:
-		r.Verdict, r.Why = Regression, fmt.Sprintf("p=%s after Holm, beyond the ±%s floor", scenarios.FormatPValue(r.PAdjusted), percent(r.Floor))
+		r.Verdict, r.Why = Regression, fmt.Sprintf("p=%s after Holm, beyond the ±%s floor", stats.FormatPValue(r.PAdjusted), percent(r.Floor))
 	default:
-		r.Verdict, r.Why = Improvement, fmt.Sprintf("p=%s after Holm, beyond the ±%s floor", scenarios.FormatPValue(r.PAdjusted), percent(r.Floor))
+		r.Verdict, r.Why = Improvement, fmt.Sprintf("p=%s after Holm, beyond the ±%s floor", stats.FormatPValue(r.PAdjusted), percent(r.Floor))
 	}
 }
 

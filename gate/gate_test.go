@@ -7,7 +7,8 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/pgseq/pgseq/scenarios"
+	"github.com/pgseq/pgseq/scenarios/report"
+	"github.com/pgseq/pgseq/scenarios/scenariofile"
 )
 
 // noisy returns n values around mean with a relative spread sd (log-normal
@@ -22,7 +23,7 @@ func noisy(seed uint64, n int, mean, sd float64) []float64 {
 }
 
 func throughputRow(scenario string, base, cand []float64) Row {
-	return Row{Scenario: scenario, Metric: "throughput", Unit: scenarios.UnitTasksPerSec, HigherIsBetter: true,
+	return Row{Scenario: scenario, Metric: "throughput", Unit: scenariofile.UnitTasksPerSec, HigherIsBetter: true,
 		Gated: true, Base: base, Candidate: cand}
 }
 
@@ -46,16 +47,16 @@ func TestJudge(t *testing.T) {
 		{"a round measured zero",
 			throughputRow("baseline", []float64{40000, 41000, 0}, []float64{30000, 31000, 32000}), Undecided},
 		{"latency is shown, not gated",
-			Row{Scenario: "baseline", Metric: "claim_p99", Unit: scenarios.UnitSeconds,
+			Row{Scenario: "baseline", Metric: "claim_p99", Unit: scenariofile.UnitSeconds,
 				Base: []float64{1, 1, 1}, Candidate: []float64{3, 3, 3}}, NotGated},
 		{"a plan's buffers 20% up",
-			Row{Scenario: "explain", Metric: "buffers", Unit: scenarios.UnitBuffers, Gated: true, Deterministic: true,
+			Row{Scenario: "explain", Metric: "buffers", Unit: scenariofile.UnitBuffers, Gated: true, Deterministic: true,
 				Base: []float64{1000, 1000, 1000}, Candidate: []float64{1200, 1200, 1200}}, Regression},
 		{"a plan's buffers 2% up",
-			Row{Scenario: "explain", Metric: "buffers", Unit: scenarios.UnitBuffers, Gated: true, Deterministic: true,
+			Row{Scenario: "explain", Metric: "buffers", Unit: scenariofile.UnitBuffers, Gated: true, Deterministic: true,
 				Base: []float64{1000, 1000, 1000}, Candidate: []float64{1020, 1020, 1020}}, NoChange},
 		{"a sequential scan where there was none",
-			Row{Scenario: "explain", Metric: "seq_scans", Unit: scenarios.UnitCount, Gated: true, Deterministic: true,
+			Row{Scenario: "explain", Metric: "seq_scans", Unit: scenariofile.UnitCount, Gated: true, Deterministic: true,
 				Base: []float64{0, 0, 0}, Candidate: []float64{1, 1, 1}}, Regression},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -148,11 +149,11 @@ func TestCalibrateUnchangedPlansAreNotSignificant(t *testing.T) {
 
 func TestSeriesNeedsTheSameScenarios(t *testing.T) {
 	t.Parallel()
-	res := func(names ...string) *scenarios.SuiteResult {
-		r := &scenarios.SuiteResult{}
+	res := func(names ...string) *report.SuiteResult {
+		r := &report.SuiteResult{}
 		for _, n := range names {
-			r.Scenarios = append(r.Scenarios, scenarios.ScenarioResult{Name: n, Workload: scenarios.WorkloadDrain,
-				Metrics: []scenarios.MetricResult{{Name: "throughput", Unit: scenarios.UnitTasksPerSec, HigherIsBetter: true, Value: 100, N: 1}}})
+			r.Scenarios = append(r.Scenarios, report.ScenarioResult{Name: n, Workload: scenariofile.WorkloadDrain,
+				Metrics: []report.MetricResult{{Name: "throughput", Unit: scenariofile.UnitTasksPerSec, HigherIsBetter: true, Value: 100, N: 1}}})
 		}
 		return r
 	}
@@ -170,7 +171,7 @@ func TestSeriesNeedsTheSameScenarios(t *testing.T) {
 func TestJudgeCounted(t *testing.T) {
 	t.Parallel()
 	instr := func(base, cand []float64) Row {
-		return Row{Scenario: "baseline", Metric: ServerInstructions, Unit: scenarios.UnitInstructions, Gated: true,
+		return Row{Scenario: "baseline", Metric: ServerInstructions, Unit: scenariofile.UnitInstructions, Gated: true,
 			Base: base, Candidate: cand}
 	}
 	for _, tc := range []struct {

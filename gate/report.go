@@ -7,7 +7,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/pgseq/pgseq/scenarios"
+	"github.com/pgseq/pgseq/scenarios/report"
+	"github.com/pgseq/pgseq/scenarios/stats"
 )
 
 // ReportFormatVersion is the version of the A/B report document.
@@ -30,8 +31,8 @@ type Report struct {
 	// Instructions says the server ran under valgrind's cachegrind (bench
 	// ab --instructions): its instruction counts are judged, and the
 	// throughputs and times, which valgrind slows, are only shown.
-	Instructions bool                  `json:"instructions,omitempty"`
-	Environment  scenarios.Environment `json:"environment"`
+	Instructions bool               `json:"instructions,omitempty"`
+	Environment  report.Environment `json:"environment"`
 	// Loads are the host's 1-minute load averages at each invocation's
 	// start, in run order.
 	Loads []float64 `json:"loads"`
@@ -42,7 +43,7 @@ type Report struct {
 	Rows        []Row  `json:"rows"`
 	// Thresholds is the candidate's rounds merged, its acceptance
 	// thresholds judged on them (bench run's rule).
-	Thresholds *scenarios.SuiteResult `json:"candidate_thresholds,omitempty"`
+	Thresholds *report.SuiteResult `json:"candidate_thresholds,omitempty"`
 }
 
 // Build is one side's pgseq.
@@ -65,7 +66,7 @@ func (r *Report) Regressions() []Row {
 // WriteJSON writes the report.
 func (r *Report) WriteJSON(w io.Writer) error {
 	red := *r
-	red.Command = scenarios.RedactCommand(r.Command)
+	red.Command = report.RedactCommand(r.Command)
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
 	return enc.Encode(&red)
@@ -104,7 +105,7 @@ func (r *Report) table(gated bool) [][]string {
 			ci = signedPercent(x.Low) + " … " + signedPercent(x.High)
 		}
 		if x.PAdjusted >= 0 {
-			p = scenarios.FormatPValue(x.PAdjusted)
+			p = stats.FormatPValue(x.PAdjusted)
 		}
 		floor := ""
 		if x.Gated {
@@ -114,7 +115,7 @@ func (r *Report) table(gated bool) [][]string {
 			}
 		}
 		rows = append(rows, []string{x.Scenario, x.Metric,
-			scenarios.FormatValue(x.Unit, x.BaseMedian), scenarios.FormatValue(x.Unit, x.CandidateMedian),
+			report.FormatValue(x.Unit, x.BaseMedian), report.FormatValue(x.Unit, x.CandidateMedian),
 			signedPercent(x.Change), ci, p, floor, string(x.Verdict)})
 	}
 	return rows
@@ -130,7 +131,7 @@ func (r *Report) WriteText(w io.Writer) error {
 	if r.Instructions {
 		b.WriteString("counted: the server ran under valgrind's cachegrind; its instructions are judged, times are only shown\n\n")
 	}
-	scenarios.WriteAligned(&b, r.table(true), make([]bool, 9))
+	report.WriteAligned(&b, r.table(true), make([]bool, 9))
 	fmt.Fprintf(&b, "\n(%d more metrics are shown in the report, not gated: latencies and ratios within one build's run.)\n", Count(r.Rows, NotGated))
 	fmt.Fprintf(&b, "\nVerdict: %s\n", r.Summary())
 	_, err := io.WriteString(w, b.String())
@@ -165,7 +166,7 @@ func (r *Report) WriteMarkdown(w io.Writer) error {
 		rows := [][]string{{"STATUS", "SCENARIO", "METRIC", "THRESHOLD", "MEASURED", "WHY"}}
 		for _, s := range r.Thresholds.Scenarios {
 			for _, t := range s.Thresholds {
-				rows = append(rows, []string{string(t.Status), s.Name, t.Metric, scenarios.FormatBound(s, t), scenarios.FormatMeasured(s, t), t.Reason})
+				rows = append(rows, []string{string(t.Status), s.Name, t.Metric, report.FormatBound(s, t), report.FormatMeasured(s, t), t.Reason})
 			}
 		}
 		writeMarkdownTable(&b, rows)

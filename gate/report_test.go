@@ -9,7 +9,8 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/pgseq/pgseq/scenarios"
+	"github.com/pgseq/pgseq/scenarios/report"
+	"github.com/pgseq/pgseq/scenarios/scenariofile"
 )
 
 // The acceptance thresholds of bench ab, judged on the candidate's rounds
@@ -19,17 +20,17 @@ import (
 func TestReportThresholdsPrintTheIntervalLevelOneWay(t *testing.T) {
 	t.Parallel()
 	minRatio := 0.80
-	scs := []scenarios.Scenario{{Name: "many", Workload: scenarios.WorkloadDrain, Against: "baseline",
-		Thresholds: []scenarios.Threshold{{Metric: "throughput_ratio", Min: &minRatio}}}}
-	var runs []*scenarios.SuiteResult
+	scs := []scenariofile.Scenario{{Name: "many", Workload: scenariofile.WorkloadDrain, Against: "baseline",
+		Thresholds: []scenariofile.Threshold{{Metric: "throughput_ratio", Min: &minRatio}}}}
+	var runs []*report.SuiteResult
 	for _, ratio := range []float64{0.74, 0.83, 0.69, 0.78, 0.81} {
-		runs = append(runs, &scenarios.SuiteResult{Scenarios: []scenarios.ScenarioResult{{
-			Name: "many", Workload: scenarios.WorkloadDrain, Against: "baseline",
-			Metrics: []scenarios.MetricResult{{Name: "throughput_ratio", Unit: scenarios.UnitRatio, HigherIsBetter: true,
+		runs = append(runs, &report.SuiteResult{Scenarios: []report.ScenarioResult{{
+			Name: "many", Workload: scenariofile.WorkloadDrain, Against: "baseline",
+			Metrics: []report.MetricResult{{Name: "throughput_ratio", Unit: scenariofile.UnitRatio, HigherIsBetter: true,
 				Samples: []float64{ratio}, Value: ratio, N: 1}},
 		}}})
 	}
-	merged, err := scenarios.MergeRounds(scs, runs)
+	merged, err := report.MergeRounds(scs, runs)
 	require.NoError(t, err)
 	r := &Report{StartedAt: time.Date(2026, 11, 23, 0, 0, 0, 0, time.UTC), Order: make([]Side, 5), Alpha: DefaultAlpha, Thresholds: merged}
 

@@ -18,6 +18,9 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/pgseq/pgseq/catalog"
+	"github.com/pgseq/pgseq/scenarios/report"
+	"github.com/pgseq/pgseq/scenarios/scenariofile"
+	"github.com/pgseq/pgseq/scenarios/stats"
 )
 
 // The counters scenario (RunCounters) measures inserts into tables with an
@@ -31,7 +34,10 @@ import (
 //
 // RunCounters is a fixed list of cases (counterTables, counterCases) run by
 // the counters engine (counterRunner), which RunCounterScenarios also runs
-// declared scenarios on.
+// declared scenarios on. The cases are not the scenarios of the shipped
+// counters.hcl, and a scenario file could not declare all of them: the
+// hot-scope cases share one table, hot-64-pool-8 shares 8 connections
+// among 64 clients, and plain and attached start from empty scopes.
 
 // CounterCase names one measured configuration of the counters workload:
 // one of RunCounters' cases, or a scenario's name (RunCounterScenarios).
@@ -66,14 +72,14 @@ const (
 // plan cached per connection) as a sequential scan, which the run's own
 // inserts then make O(rows).
 var counterTables = []counterTable{
-	{"plain", StrategyPlain, 0, 0},
-	{"attached", StrategyCounterTable, 0, 0},
-	{"hot", StrategyCounterTable, 1, hotRows},
-	{"hot_adv", StrategyAdvisoryLock, 1, hotRows},
-	{"ct_small", StrategyCounterTable, sizeScopes, smallRowsPerScope},
-	{"adv_small", StrategyAdvisoryLock, sizeScopes, smallRowsPerScope},
-	{"ct_large", StrategyCounterTable, sizeScopes, largeRowsPerScope},
-	{"adv_large", StrategyAdvisoryLock, sizeScopes, largeRowsPerScope},
+	{"plain", scenariofile.StrategyPlain, 0, 0},
+	{"attached", scenariofile.StrategyCounterTable, 0, 0},
+	{"hot", scenariofile.StrategyCounterTable, 1, hotRows},
+	{"hot_adv", scenariofile.StrategyAdvisoryLock, 1, hotRows},
+	{"ct_small", scenariofile.StrategyCounterTable, sizeScopes, smallRowsPerScope},
+	{"adv_small", scenariofile.StrategyAdvisoryLock, sizeScopes, smallRowsPerScope},
+	{"ct_large", scenariofile.StrategyCounterTable, sizeScopes, largeRowsPerScope},
+	{"adv_large", scenariofile.StrategyAdvisoryLock, sizeScopes, largeRowsPerScope},
 }
 
 // counterCases are the fixed scenario's cases, in run order; RunCounters
@@ -169,7 +175,7 @@ type CounterRun struct {
 	InsertsPerSec float64 `json:"inserts_per_sec"`
 	// Latency is each insert's round trip (commit included) as its client
 	// saw it, from waiting for a connection to the commit of its last try.
-	Latency Latency `json:"latency"`
+	Latency stats.Latency `json:"latency"`
 	// HostCPUBusy is the fraction of all CPUs busy (-1 when unknown).
 	HostCPUBusy float64 `json:"host_cpu_busy"`
 	// Waits counts what the clients' backends were doing, sampled from
@@ -190,7 +196,7 @@ type CounterCaseSummary struct {
 	InsertsPerSec []float64 `json:"inserts_per_sec"`
 	Median        float64   `json:"median_inserts_per_sec"`
 	// Latency pools all rounds.
-	Latency Latency `json:"latency"`
+	Latency stats.Latency `json:"latency"`
 	// Waits is the share of each CounterRun.Waits entry, all rounds pooled.
 	Waits map[string]float64 `json:"waits"`
 }
@@ -200,7 +206,7 @@ type CounterComparison struct {
 	Name        string      `json:"name"`
 	Numerator   CounterCase `json:"numerator"`
 	Denominator CounterCase `json:"denominator"`
-	Ratio       Ratio       `json:"ratio"`
+	Ratio       stats.Ratio `json:"ratio"`
 	// Target is the lowest acceptable median ratio (0: none).
 	Target float64 `json:"target,omitempty"`
 }
@@ -222,7 +228,7 @@ type CountersReport struct {
 	Scenario    string               `json:"scenario"`
 	StartedAt   time.Time            `json:"started_at"`
 	Seconds     float64              `json:"seconds"`
-	Environment Environment          `json:"environment"`
+	Environment report.Environment   `json:"environment"`
 	Settings    CountersSettings     `json:"settings"`
 	Cases       []CounterCaseSummary `json:"cases"`
 	Comparisons []CounterComparison  `json:"comparisons"`
@@ -321,27 +327,11 @@ func loadAverage() float64 {
 	return x
 }
 
-// The strategies of the counters workload (CounterSpec.Strategy).
-const (
-	// StrategyCounterTable and StrategyAdvisoryLock number the rows with a
-	// pgseq counter attached to the table with that strategy.
-	StrategyCounterTable = catalog.StrategyCounterTable
-	StrategyAdvisoryLock = catalog.StrategyAdvisoryLock
-	// StrategyOptimistic numbers without pgseq (source 000's third option):
-	// each insert computes MAX(number) + 1 for its scope, a UNIQUE (scope,
-	// number) constraint rejects the loser of a race, and the client retries
-	// on that unique violation (CounterRun.Retries).
-	StrategyOptimistic = "optimistic"
-	// StrategyPlain numbers with a bigserial: fast, not gapless, not per
-	// scope. The reference the others are measured against.
-	StrategyPlain = "plain"
-)
-
 // knownCounterStrategy reports whether s is one of the counters workload's
 // strategies.
 func knownCounterStrategy(s string) bool {
 	switch s {
-	case StrategyCounterTable, StrategyAdvisoryLock, StrategyOptimistic, StrategyPlain:
+	case scenariofile.StrategyCounterTable, scenariofile.StrategyAdvisoryLock, scenariofile.StrategyOptimistic, scenariofile.StrategyPlain:
 		return true
 	}
 	return false
@@ -362,7 +352,7 @@ type counterTable struct {
 
 // numbered reports whether the table's numbers are gapless per scope (and
 // checked to be).
-func (t counterTable) numbered() bool { return t.strategy != StrategyPlain }
+func (t counterTable) numbered() bool { return t.strategy != scenariofile.StrategyPlain }
 
 // counterCase is how a case (or a declared scenario) runs.
 type counterCase struct {
@@ -471,14 +461,14 @@ func (cr *counterRunner) setup(ctx context.Context, tables []counterTable) error
 		cr.tables[t.name] = t
 		var ddl, preload string
 		switch t.strategy {
-		case StrategyPlain:
+		case scenariofile.StrategyPlain:
 			ddl = `(id bigserial PRIMARY KEY, project_id bigint NOT NULL, index bigserial NOT NULL, title text, UNIQUE (project_id, index))`
 			preload = `INSERT INTO ` + cr.table(t.name) + ` (project_id, title)
 				SELECT s, 'seed' FROM generate_series(1, $1::int) s, generate_series(1, $2::int) i`
-		case StrategyOptimistic:
+		case scenariofile.StrategyOptimistic:
 			ddl = `(id bigserial PRIMARY KEY, project_id bigint NOT NULL, index bigint NOT NULL, title text, CONSTRAINT ` +
 				pgx.Identifier{scopeNumberConstraint(t.name)}.Sanitize() + ` UNIQUE (project_id, index))`
-		case StrategyCounterTable, StrategyAdvisoryLock:
+		case scenariofile.StrategyCounterTable, scenariofile.StrategyAdvisoryLock:
 			ddl = `(id bigserial PRIMARY KEY, project_id bigint NOT NULL, index bigint, title text)`
 			counters = append(counters, catalog.Counter{
 				Name: t.name, Table: cr.app + "." + t.name, Column: "index", Scope: []string{"project_id"},
@@ -577,7 +567,7 @@ func (cr *counterRunner) run(ctx context.Context, c counterCase, round int, d ti
 	_, _ = cr.admin.Exec(ctx, "CHECKPOINT")
 	insert := `INSERT INTO ` + cr.table(t.name) + ` (project_id, title) VALUES ($1, 'bench')`
 	retryOn := ""
-	if t.strategy == StrategyOptimistic {
+	if t.strategy == scenariofile.StrategyOptimistic {
 		insert = `INSERT INTO ` + cr.table(t.name) + ` (project_id, index, title)
 			SELECT $1, coalesce(max(index), 0) + 1, 'bench' FROM ` + cr.table(t.name) + ` WHERE project_id = $1`
 		retryOn = scopeNumberConstraint(t.name)
@@ -665,7 +655,7 @@ func (cr *counterRunner) run(ctx context.Context, c counterCase, round int, d ti
 	r.Retries = retries
 	r.Seconds = elapsed.Seconds()
 	r.InsertsPerSec = float64(r.Inserts) / r.Seconds
-	r.Latency = latencyStats(latencies)
+	r.Latency = stats.NewLatency(latencies)
 	r.latencies = latencies
 
 	if err := cr.verifyRun(ctx, t, r.Inserts); err != nil {
@@ -744,7 +734,7 @@ func (cr *counterRunner) verifyRun(ctx context.Context, t counterTable, inserts 
 			bad = append(bad, fmt.Sprintf("scope %d: %d rows numbered %d–%d with %d distinct numbers, where gapless numbering gives %d–%d",
 				s.scope, s.rows, s.low, s.high, s.distinct, last+1, last+s.rows))
 		}
-		if t.strategy == StrategyCounterTable {
+		if t.strategy == scenariofile.StrategyCounterTable {
 			cr.issued[t.name][s.scope] = s.high
 		}
 	}
@@ -789,7 +779,7 @@ func (cr *counterRunner) verifyTables(ctx context.Context) error {
 		if want := int64(t.scopes) * int64(t.rowsPerScope); total != want {
 			bad = append(bad, fmt.Sprintf("%d rows left, %d preloaded", total, want))
 		}
-		if t.strategy == StrategyCounterTable {
+		if t.strategy == scenariofile.StrategyCounterTable {
 			values, err := cr.counterValues(ctx, name)
 			if err != nil {
 				return err
@@ -893,8 +883,8 @@ func (r *CountersReport) summarise() {
 		for k, n := range waits {
 			s.Waits[k] = float64(n) / float64(samples)
 		}
-		s.Median = median(s.InsertsPerSec)
-		s.Latency = latencyStats(lat)
+		s.Median = stats.Median(s.InsertsPerSec)
+		s.Latency = stats.NewLatency(lat)
 		r.Cases = append(r.Cases, s)
 	}
 	r.Comparisons, r.Checks = nil, nil
@@ -907,7 +897,7 @@ func (r *CountersReport) summarise() {
 				ratios = append(ratios, n/d)
 			}
 		}
-		c := CounterComparison{Name: cmp.name, Numerator: cmp.num, Denominator: cmp.den, Ratio: ratioStats(ratios), Target: cmp.target}
+		c := CounterComparison{Name: cmp.name, Numerator: cmp.num, Denominator: cmp.den, Ratio: stats.NewRatio(ratios), Target: cmp.target}
 		r.Comparisons = append(r.Comparisons, c)
 		if cmp.target > 0 && c.Ratio.N > 0 {
 			r.Checks = append(r.Checks, ratioCheck(cmp.name, fmt.Sprintf("ratio ≥ %.2f", cmp.target), &c.Ratio, cmp.target))

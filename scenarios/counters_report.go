@@ -9,10 +9,12 @@ import (
 	"time"
 
 	"github.com/pgseq/pgseq/internal/textfmt"
+	"github.com/pgseq/pgseq/scenarios/report"
+	"github.com/pgseq/pgseq/scenarios/stats"
 )
 
 // WriteJSON writes the report as indented JSON.
-func (r *CountersReport) WriteJSON(w io.Writer) error { return writeJSON(w, r) }
+func (r *CountersReport) WriteJSON(w io.Writer) error { return report.WriteJSON(w, r) }
 
 // WriteMarkdown writes the report for people.
 func (r *CountersReport) WriteMarkdown(w io.Writer) error {
@@ -31,8 +33,8 @@ func (r *CountersReport) WriteMarkdown(w io.Writer) error {
 	e := r.Environment
 	fmt.Fprintf(&b, "Run %s, %.0f s in all (setup and preloading %.0f s). %s on the same machine; %s (%s); %s, GOMAXPROCS %d. "+
 		"Host load average (1 min) %.2f before, %.2f after. Server settings: %s.\n\n",
-		r.StartedAt.Format(time.RFC3339), r.Seconds, r.SetupSeconds, firstWords(e.Postgres, 2), textfmt.Plural(e.NumCPU, "CPU"), orUnknown(e.CPUModel),
-		e.GoVersion, e.GOMAXPROCS, r.LoadBefore, r.LoadAfter, settingsLine(e.PostgresSettings))
+		r.StartedAt.Format(time.RFC3339), r.Seconds, r.SetupSeconds, report.FirstWords(e.Postgres, 2), textfmt.Plural(e.NumCPU, "CPU"), orUnknown(e.CPUModel),
+		e.GoVersion, e.GOMAXPROCS, r.LoadBefore, r.LoadAfter, report.SettingsLine(e.PostgresSettings))
 
 	fmt.Fprintf(&b, "## Comparisons\n\n")
 	fmt.Fprintf(&b, "Each ratio is numerator/denominator of the same round. The interval beside the median is distribution-free "+
@@ -43,7 +45,7 @@ func (r *CountersReport) WriteMarkdown(w io.Writer) error {
 		x := c.Ratio
 		ci, geo := "– (one round)", "–"
 		if x.N >= 2 {
-			ci = fmt.Sprintf("%.3f – %.3f (%s)", x.Low, x.High, FormatLevel(x.Level))
+			ci = fmt.Sprintf("%.3f – %.3f (%s)", x.Low, x.High, stats.FormatLevel(x.Level))
 			geo = fmt.Sprintf("%.3f [%.3f – %.3f]", x.GeoMean, x.GeoLow, x.GeoHigh)
 		}
 		target := ""
@@ -248,7 +250,7 @@ func (r *CountersReport) rowsPerScopeNotes() string {
 	return b.String()
 }
 
-func ratioWithCI(x Ratio) string {
+func ratioWithCI(x stats.Ratio) string {
 	if x.N < 2 {
 		return fmt.Sprintf("%.3f (one round)", x.Median)
 	}

@@ -4,8 +4,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"math"
-	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -13,13 +11,15 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/pgseq/pgseq/internal/pgtest"
+	"github.com/pgseq/pgseq/scenarios/report"
+	"github.com/pgseq/pgseq/scenarios/scenariofile"
 )
 
 // TestCountersSummary: per-round ratios pair the cases of the same round,
 // targets become checks, and both renderings carry them.
 func TestCountersSummary(t *testing.T) {
 	rep := &CountersReport{Settings: CountersSettings{Rounds: 3, SmallRowsPerScope: 1000, LargeRowsPerScope: 100000, HotScopeRows: 10000},
-		Environment: Environment{NumCPU: 2}}
+		Environment: report.Environment{NumCPU: 2}}
 	speed := map[CounterCase]float64{
 		CasePlain: 1000, CaseAttached: 800, CaseHot1: 500, CaseHot8: 400, CaseHot64: 200, CaseHot64Pool8: 390,
 		CaseHotLock8: 400, CaseHotLock64: 380,
@@ -41,8 +41,8 @@ func TestCountersSummary(t *testing.T) {
 	require.InDelta(t, 0.5, rep.comparison(CaseHot64, CaseHot8).Ratio.Median, 1e-9)
 	require.InDelta(t, 1, rep.comparison(CaseLockLarge, CaseLockSmall).Ratio.GeoMean, 1e-9)
 	require.Equal(t, []Check{
-		{Name: "attached counter vs plain bigserial (8 clients, 1,000 scopes)", Target: "ratio ≥ 0.70", Measured: "0.800 median, CI 0.800–0.800 (75.0%)", Status: StatusMet, Met: true},
-		{Name: "hot scope: 64 clients vs 8", Target: "ratio ≥ 0.80", Measured: "0.500 median, CI 0.500–0.500 (75.0%)", Status: StatusMissed, Met: false},
+		{Name: "attached counter vs plain bigserial (8 clients, 1,000 scopes)", Target: "ratio ≥ 0.70", Measured: "0.800 median, CI 0.800–0.800 (75.0%)", Status: report.StatusMet, Met: true},
+		{Name: "hot scope: 64 clients vs 8", Target: "ratio ≥ 0.80", Measured: "0.500 median, CI 0.500–0.500 (75.0%)", Status: report.StatusMissed, Met: false},
 	}, rep.Checks)
 	require.InDelta(t, 0.75, rep.caseSummary(CaseHot64).Waits["Lock:advisory"], 1e-9)
 
@@ -71,28 +71,28 @@ func TestCountersSummary(t *testing.T) {
 // to clients are dedicated, table names are identifiers, and bad
 // declarations are all reported.
 func TestCounterScenarioCases(t *testing.T) {
-	scs := []Scenario{
-		{Name: "plain", Workload: WorkloadCounters, Counter: CounterSpec{Strategy: StrategyPlain, Scopes: 1000}},
-		{Name: "Hot Scope!", Workload: WorkloadCounters, Against: "plain", Size: Size{Clients: 4},
-			Counter: CounterSpec{Strategy: StrategyCounterTable, RowsPerScope: 100}},
-		{Name: "dedicated", Workload: WorkloadCounters, Against: "plain",
-			Counter: CounterSpec{Strategy: StrategyOptimistic, Scopes: 2}},
-		{Name: "follows", Workload: WorkloadCounters, Against: "dedicated", Counter: CounterSpec{Strategy: StrategyPlain}},
-		{Name: "circle-a", Workload: WorkloadCounters, Against: "circle-b", Counter: CounterSpec{Strategy: StrategyPlain}},
-		{Name: "circle-b", Workload: WorkloadCounters, Against: "circle-a", Counter: CounterSpec{Strategy: StrategyPlain}},
+	scs := []scenariofile.Scenario{
+		{Name: "plain", Workload: scenariofile.WorkloadCounters, Counter: scenariofile.CounterSpec{Strategy: scenariofile.StrategyPlain, Scopes: 1000}},
+		{Name: "Hot Scope!", Workload: scenariofile.WorkloadCounters, Against: "plain", Size: scenariofile.Size{Clients: 4},
+			Counter: scenariofile.CounterSpec{Strategy: scenariofile.StrategyCounterTable, RowsPerScope: 100}},
+		{Name: "dedicated", Workload: scenariofile.WorkloadCounters, Against: "plain",
+			Counter: scenariofile.CounterSpec{Strategy: scenariofile.StrategyOptimistic, Scopes: 2}},
+		{Name: "follows", Workload: scenariofile.WorkloadCounters, Against: "dedicated", Counter: scenariofile.CounterSpec{Strategy: scenariofile.StrategyPlain}},
+		{Name: "circle-a", Workload: scenariofile.WorkloadCounters, Against: "circle-b", Counter: scenariofile.CounterSpec{Strategy: scenariofile.StrategyPlain}},
+		{Name: "circle-b", Workload: scenariofile.WorkloadCounters, Against: "circle-a", Counter: scenariofile.CounterSpec{Strategy: scenariofile.StrategyPlain}},
 	}
-	sizes := map[string]Size{"dedicated": {Clients: 2, Rounds: 3, Duration: 200 * time.Millisecond}}
+	sizes := map[string]scenariofile.Size{"dedicated": {Clients: 2, Rounds: 3, Duration: 200 * time.Millisecond}}
 	tables, cases, eff, err := counterScenarioCases(scs, sizes)
 	require.NoError(t, err)
 	require.Equal(t, []counterTable{
-		{"s1_plain", StrategyPlain, 1000, 0},
-		{"s2_hot_scope_", StrategyCounterTable, 1, 100},
-		{"s3_dedicated", StrategyOptimistic, 2, 0},
-		{"s4_follows", StrategyPlain, 1, 0},
-		{"s5_circle_a", StrategyPlain, 1, 0},
-		{"s6_circle_b", StrategyPlain, 1, 0},
+		{"s1_plain", scenariofile.StrategyPlain, 1000, 0},
+		{"s2_hot_scope_", scenariofile.StrategyCounterTable, 1, 100},
+		{"s3_dedicated", scenariofile.StrategyOptimistic, 2, 0},
+		{"s4_follows", scenariofile.StrategyPlain, 1, 0},
+		{"s5_circle_a", scenariofile.StrategyPlain, 1, 0},
+		{"s6_circle_b", scenariofile.StrategyPlain, 1, 0},
 	}, tables)
-	require.Equal(t, []Size{
+	require.Equal(t, []scenariofile.Size{
 		{Rounds: 6, Clients: 8, Duration: time.Second},
 		{Rounds: 6, Clients: 4, Duration: time.Second},
 		{Rounds: 3, Clients: 2, Duration: 200 * time.Millisecond},
@@ -106,10 +106,10 @@ func TestCounterScenarioCases(t *testing.T) {
 	require.Equal(t, 3, cases[2].rounds)
 	require.Equal(t, "s1_"+strings.Repeat("x", 37), counterTableName(0, strings.Repeat("x", 80)))
 
-	_, _, _, err = counterScenarioCases([]Scenario{
-		{Name: "a", Workload: WorkloadDrain, Counter: CounterSpec{Strategy: StrategyPlain}},
-		{Name: "b", Workload: WorkloadCounters, Against: "nope", Counter: CounterSpec{Strategy: "serial"}},
-		{Name: "b", Workload: WorkloadCounters, Size: Size{Clients: -1}, Counter: CounterSpec{Strategy: StrategyPlain, Scopes: -1}},
+	_, _, _, err = counterScenarioCases([]scenariofile.Scenario{
+		{Name: "a", Workload: scenariofile.WorkloadDrain, Counter: scenariofile.CounterSpec{Strategy: scenariofile.StrategyPlain}},
+		{Name: "b", Workload: scenariofile.WorkloadCounters, Against: "nope", Counter: scenariofile.CounterSpec{Strategy: "serial"}},
+		{Name: "b", Workload: scenariofile.WorkloadCounters, Size: scenariofile.Size{Clients: -1}, Counter: scenariofile.CounterSpec{Strategy: scenariofile.StrategyPlain, Scopes: -1}},
 	}, nil)
 	for _, want := range []string{
 		`"a": workload is "drain"`, `"b": declared twice`, `"b": against "nope"`, `"b": strategy "serial"`,
@@ -122,9 +122,9 @@ func TestCounterScenarioCases(t *testing.T) {
 // TestCounterScenarioResults: metrics per scenario, ratios paired by round
 // (a round the against scenario did not run has none), latencies pooled.
 func TestCounterScenarioResults(t *testing.T) {
-	scs := []Scenario{
-		{Name: "plain", Workload: WorkloadCounters},
-		{Name: "ct", Workload: WorkloadCounters, Against: "plain"},
+	scs := []scenariofile.Scenario{
+		{Name: "plain", Workload: scenariofile.WorkloadCounters},
+		{Name: "ct", Workload: scenariofile.WorkloadCounters, Against: "plain"},
 	}
 	ms := func(xs ...int) []time.Duration {
 		out := make([]time.Duration, len(xs))
@@ -140,7 +140,7 @@ func TestCounterScenarioResults(t *testing.T) {
 		{Round: 2, Case: "plain", InsertsPerSec: 1000, latencies: ms(1)},
 		{Round: 3, Case: "ct", InsertsPerSec: 900, latencies: ms(5)},
 	}
-	res := counterScenarioResults(scs, []Size{{Rounds: 2}, {Rounds: 3}}, runs)
+	res := counterScenarioResults(scs, []scenariofile.Size{{Rounds: 2}, {Rounds: 3}}, runs)
 	require.Len(t, res, 2)
 	require.Nil(t, res[0].Metric("throughput_ratio"))
 	require.Len(t, res[1].Runs, 3)
@@ -149,7 +149,7 @@ func TestCounterScenarioResults(t *testing.T) {
 	require.Equal(t, []float64{800, 700, 900}, tp.Samples)
 	require.Equal(t, 800.0, tp.Value)
 	require.Equal(t, 3, tp.N)
-	require.Equal(t, UnitInsertsPerSec, tp.Unit)
+	require.Equal(t, scenariofile.UnitInsertsPerSec, tp.Unit)
 	require.True(t, tp.HigherIsBetter)
 	require.Equal(t, 700.0, tp.Low)
 	require.Equal(t, 900.0, tp.High)
@@ -158,43 +158,17 @@ func TestCounterScenarioResults(t *testing.T) {
 	ratio := res[1].Metric("throughput_ratio")
 	require.Equal(t, []float64{0.8, 0.7}, ratio.Samples)
 	require.InDelta(t, 0.75, ratio.Value, 1e-9)
-	require.Equal(t, UnitRatio, ratio.Unit)
+	require.Equal(t, scenariofile.UnitRatio, ratio.Unit)
 
 	p50 := res[1].Metric("insert_p50")
 	require.Equal(t, []float64{0.002, 0.004, 0.005}, p50.Samples)
 	require.Equal(t, 0.003, p50.Value, "median of 2, 3, 4, 5 ms (empirical: the lower)")
 	require.Equal(t, 4, p50.N)
-	require.Equal(t, UnitSeconds, p50.Unit)
+	require.Equal(t, scenariofile.UnitSeconds, p50.Unit)
 	require.False(t, p50.HigherIsBetter)
 	require.NotNil(t, p50.Histogram)
 	require.NotNil(t, res[1].Metric("insert_p99"))
 	require.Equal(t, 0.005, res[1].Metric("insert_p99").Value)
-}
-
-// TestLatencyHistogram: log-spaced buckets from the smallest sample to the
-// largest, every sample counted once.
-func TestLatencyHistogram(t *testing.T) {
-	require.Nil(t, latencyHistogram(nil))
-	require.Equal(t, &Histogram{Bounds: []float64{0.001}, Counts: []int{3}},
-		latencyHistogram([]time.Duration{time.Millisecond, time.Millisecond, time.Millisecond}))
-
-	var d []time.Duration
-	for us := 100; us <= 100_000; us += 100 {
-		d = append(d, time.Duration(us)*time.Microsecond)
-	}
-	h := latencyHistogram(d)
-	require.Len(t, h.Bounds, 20)
-	require.Len(t, h.Counts, 20)
-	require.Equal(t, 0.1, h.Bounds[19], "the last bound is the largest sample")
-	require.InDelta(t, 0.0001*math.Pow(1000, 1.0/20), h.Bounds[0], 1e-12)
-	require.True(t, slices.IsSorted(h.Bounds))
-	total := 0
-	for _, n := range h.Counts {
-		total += n
-	}
-	require.Equal(t, len(d), total)
-	require.Equal(t, 1, h.Counts[0], "0.1 ms alone up to 0.141 ms")
-	require.Greater(t, h.Counts[19], h.Counts[10], "uniform samples crowd the top log buckets")
 }
 
 // TestCounterRunnerChecksNumbers: a run's rows that skip a number, and a
@@ -206,8 +180,8 @@ func TestCounterRunnerChecksNumbers(t *testing.T) {
 	cr, err := newCounterRunner(ctx, pool, pgtest.Schema(t), []counterCase{{clients: 1}})
 	require.NoError(t, err)
 	defer cr.close(ctx)
-	ct := counterTable{"ct", StrategyCounterTable, 2, 3}
-	opt := counterTable{"opt", StrategyOptimistic, 2, 3}
+	ct := counterTable{"ct", scenariofile.StrategyCounterTable, 2, 3}
+	opt := counterTable{"opt", scenariofile.StrategyOptimistic, 2, 3}
 	require.NoError(t, cr.setup(ctx, []counterTable{ct, opt}))
 	require.NoError(t, cr.verifyTables(ctx))
 	exec := func(sql string) {

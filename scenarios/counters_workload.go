@@ -4,13 +4,14 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"math"
 	"slices"
 	"strings"
 	"time"
 
 	"github.com/jackc/pgx/v5/pgxpool"
-	"gonum.org/v1/gonum/stat"
+
+	"github.com/pgseq/pgseq/scenarios/report"
+	"github.com/pgseq/pgseq/scenarios/scenariofile"
 )
 
 // Defaults of a counters scenario's Size.
@@ -29,12 +30,12 @@ const (
 // counters, is <schemaPrefix>_<random>; both are dropped at the end), with
 // (id bigserial primary key, project_id bigint, index bigint, title text):
 // rows numbered in index per project_id (the scope) by its
-// CounterSpec.Strategy (StrategyCounterTable, StrategyAdvisoryLock,
-// StrategyOptimistic, StrategyPlain). Before the rounds each of the
-// scopes 1..Scopes holds RowsPerScope rows numbered 1..RowsPerScope (with
-// none, a MAX-based strategy's max() may be planned on an empty table, as
-// a sequential scan, and stay so on a connection). Every insert is its own
-// durable transaction.
+// scenariofile.CounterSpec.Strategy (counter_table, advisory_lock,
+// optimistic or plain). Before the rounds each of the scopes 1..Scopes
+// holds RowsPerScope rows numbered 1..RowsPerScope (with none, a MAX-based
+// strategy's max() may be planned on an empty table, as a sequential scan,
+// and stay so on a connection). Every insert is its own durable
+// transaction.
 //
 // Scopes (default 1: one hot scope): when Scopes equals Size.Clients, the
 // scopes are dedicated, client i always inserting into scope i+1 (no two
@@ -55,12 +56,12 @@ const (
 // its preload and every counter_table counter the last number issued. A
 // failed check fails the run.
 //
-// The result has one ScenarioResult per scenario, in the order of scs, its
-// Runs a []CounterRun and its Metrics the counters workload's (Metrics):
-// throughput, throughput_ratio (with Against: per round, to Against's
-// throughput of the same round), insert_p50 and insert_p99. Thresholds are
-// left to the caller.
-func RunCounterScenarios(ctx context.Context, pool *pgxpool.Pool, scs []Scenario, sizes map[string]Size, schemaPrefix string, progress func(CounterProgress)) ([]ScenarioResult, error) {
+// The result has one report.ScenarioResult per scenario, in the order of
+// scs, its Runs a []CounterRun and its Metrics the counters workload's
+// (scenariofile.Metrics): throughput, throughput_ratio (with Against: per
+// round, to Against's throughput of the same round), insert_p50 and
+// insert_p99. Thresholds are left to the caller.
+func RunCounterScenarios(ctx context.Context, pool *pgxpool.Pool, scs []scenariofile.Scenario, sizes map[string]scenariofile.Size, schemaPrefix string, progress func(CounterProgress)) ([]report.ScenarioResult, error) {
 	if pool == nil {
 		return nil, errors.New("RunCounterScenarios: no database pool")
 	}
@@ -95,13 +96,13 @@ func RunCounterScenarios(ctx context.Context, pool *pgxpool.Pool, scs []Scenario
 
 // counterScenarioCases checks the scenarios and returns their tables and
 // cases (one each, in order) and their effective sizes.
-func counterScenarioCases(scs []Scenario, sizes map[string]Size) ([]counterTable, []counterCase, []Size, error) {
+func counterScenarioCases(scs []scenariofile.Scenario, sizes map[string]scenariofile.Size) ([]counterTable, []counterCase, []scenariofile.Size, error) {
 	var errs []error
-	bad := func(sc Scenario, format string, args ...any) {
+	bad := func(sc scenariofile.Scenario, format string, args ...any) {
 		errs = append(errs, fmt.Errorf("counters scenario %q: %s", sc.Name, fmt.Sprintf(format, args...)))
 	}
 	names := map[string]bool{}
-	declared := map[string]Size{}
+	declared := map[string]scenariofile.Size{}
 	against := map[string]string{}
 	for _, sc := range scs {
 		if names[sc.Name] {
@@ -130,11 +131,11 @@ func counterScenarioCases(scs []Scenario, sizes map[string]Size) ([]counterTable
 	var (
 		tables []counterTable
 		cases  []counterCase
-		eff    []Size
+		eff    []scenariofile.Size
 	)
 	for i, sc := range scs {
-		if sc.Workload != WorkloadCounters {
-			bad(sc, "workload is %q, not %q", sc.Workload, WorkloadCounters)
+		if sc.Workload != scenariofile.WorkloadCounters {
+			bad(sc, "workload is %q, not %q", sc.Workload, scenariofile.WorkloadCounters)
 		}
 		if sc.Against != "" && (sc.Against == sc.Name || !names[sc.Against]) {
 			bad(sc, "against %q: no other scenario of the run has that name", sc.Against)
@@ -142,7 +143,7 @@ func counterScenarioCases(scs []Scenario, sizes map[string]Size) ([]counterTable
 		spec := sc.Counter
 		if !knownCounterStrategy(spec.Strategy) {
 			bad(sc, "strategy %q: want %s, %s, %s or %s", spec.Strategy,
-				StrategyCounterTable, StrategyAdvisoryLock, StrategyOptimistic, StrategyPlain)
+				scenariofile.StrategyCounterTable, scenariofile.StrategyAdvisoryLock, scenariofile.StrategyOptimistic, scenariofile.StrategyPlain)
 		}
 		if spec.Scopes < 0 || spec.RowsPerScope < 0 {
 			bad(sc, "scopes and rows per scope must not be negative")
@@ -151,8 +152,8 @@ func counterScenarioCases(scs []Scenario, sizes map[string]Size) ([]counterTable
 		if size.Clients < 0 || size.Rounds < 0 || size.Duration < 0 {
 			bad(sc, "clients, rounds and duration must not be negative")
 		}
-		size = Size{Rounds: rounds(sc.Name), Clients: defaultCounterClients, Duration: defaultCounterDuration}.
-			Merge(Size{Clients: size.Clients, Duration: size.Duration})
+		size = scenariofile.Size{Rounds: rounds(sc.Name), Clients: defaultCounterClients, Duration: defaultCounterDuration}.
+			Merge(scenariofile.Size{Clients: size.Clients, Duration: size.Duration})
 		scopes := max(spec.Scopes, 1)
 		t := counterTable{name: counterTableName(i, sc.Name), strategy: spec.Strategy, scopes: scopes, rowsPerScope: spec.RowsPerScope}
 		tables = append(tables, t)
@@ -190,7 +191,7 @@ func counterTableName(i int, name string) string {
 
 // counterScenarioResults summarises the runs of each scenario, run at
 // sizes[i].
-func counterScenarioResults(scs []Scenario, sizes []Size, runs []CounterRun) []ScenarioResult {
+func counterScenarioResults(scs []scenariofile.Scenario, sizes []scenariofile.Size, runs []CounterRun) []report.ScenarioResult {
 	byName := map[CounterCase][]CounterRun{}
 	for _, r := range runs {
 		byName[r.Case] = append(byName[r.Case], r)
@@ -198,11 +199,11 @@ func counterScenarioResults(scs []Scenario, sizes []Size, runs []CounterRun) []S
 	for _, rs := range byName {
 		slices.SortStableFunc(rs, func(a, b CounterRun) int { return a.Round - b.Round })
 	}
-	out := make([]ScenarioResult, 0, len(scs))
+	out := make([]report.ScenarioResult, 0, len(scs))
 	for i, sc := range scs {
 		own := byName[CounterCase(sc.Name)]
-		res := ScenarioResult{
-			Name: sc.Name, Description: sc.Description, Workload: WorkloadCounters, Against: sc.Against,
+		res := report.ScenarioResult{
+			Name: sc.Name, Description: sc.Description, Workload: scenariofile.WorkloadCounters, Against: sc.Against,
 			File: sc.DeclRange.Filename, Size: sizes[i], Runs: own,
 		}
 		throughput := make([]float64, len(own))
@@ -211,7 +212,7 @@ func counterScenarioResults(scs []Scenario, sizes []Size, runs []CounterRun) []S
 			throughput[j] = r.InsertsPerSec
 			latencies[j] = r.latencies
 		}
-		res.Metrics = append(res.Metrics, perRoundMetric(WorkloadCounters, "throughput", throughput))
+		res.Metrics = append(res.Metrics, report.PerRoundMetric(scenariofile.WorkloadCounters, "throughput", throughput))
 		if sc.Against != "" {
 			base := map[int]float64{}
 			for _, r := range byName[CounterCase(sc.Against)] {
@@ -223,110 +224,12 @@ func counterScenarioResults(scs []Scenario, sizes []Size, runs []CounterRun) []S
 					ratios = append(ratios, r.InsertsPerSec/d)
 				}
 			}
-			res.Metrics = append(res.Metrics, perRoundMetric(WorkloadCounters, "throughput_ratio", ratios))
+			res.Metrics = append(res.Metrics, report.PerRoundMetric(scenariofile.WorkloadCounters, "throughput_ratio", ratios))
 		}
 		res.Metrics = append(res.Metrics,
-			latencyMetric(WorkloadCounters, "insert_p50", 0.50, latencies),
-			latencyMetric(WorkloadCounters, "insert_p99", 0.99, latencies))
+			report.LatencyMetric(scenariofile.WorkloadCounters, "insert_p50", 0.50, latencies),
+			report.LatencyMetric(scenariofile.WorkloadCounters, "insert_p99", 0.99, latencies))
 		out = append(out, res)
 	}
 	return out
-}
-
-// newMetricResult returns an empty result of the workload's metric name,
-// with its unit and direction. The name must be one of Metrics.
-func newMetricResult(w Workload, name string) MetricResult {
-	m, ok := LookupMetric(w, name)
-	if !ok {
-		panic(fmt.Sprintf("scenarios: no metric %q for workload %s", name, w))
-	}
-	return MetricResult{Name: m.Name, Unit: m.Unit, HigherIsBetter: m.HigherIsBetter}
-}
-
-// perRoundMetric is a per-round metric with one sample per round, in round
-// order: its value is their median, with (from 2 rounds) the
-// distribution-free interval of the median ratioStats computes.
-func perRoundMetric(w Workload, name string, samples []float64) MetricResult {
-	m := newMetricResult(w, name)
-	m.Samples = slices.Clone(samples)
-	if m.Samples == nil {
-		m.Samples = []float64{}
-	}
-	m.N = len(samples)
-	if m.N == 0 {
-		return m
-	}
-	x := ratioStats(samples)
-	m.Value = x.Median
-	if m.N >= 2 {
-		m.Low, m.High, m.Level = x.Low, x.High, x.Level
-	}
-	return m
-}
-
-// latencyMetric is the q-quantile (0.5: p50) of latencies, in seconds, for
-// rounds of latency samples in round order: Samples are each round's
-// quantile (rounds without samples are left out), Value the quantile of
-// all rounds pooled, N the pooled count and Histogram their distribution.
-// Quantiles are empirical, as in Latency.
-func latencyMetric(w Workload, name string, q float64, rounds [][]time.Duration) MetricResult {
-	m := newMetricResult(w, name)
-	m.Samples = []float64{}
-	var pooled []time.Duration
-	for _, r := range rounds {
-		if len(r) == 0 {
-			continue
-		}
-		m.Samples = append(m.Samples, stat.Quantile(q, stat.Empirical, sortedSeconds(r), nil))
-		pooled = append(pooled, r...)
-	}
-	m.N = len(pooled)
-	if m.N == 0 {
-		return m
-	}
-	m.Value = stat.Quantile(q, stat.Empirical, sortedSeconds(pooled), nil)
-	m.Histogram = latencyHistogram(pooled)
-	return m
-}
-
-// sortedSeconds returns d in seconds, sorted.
-func sortedSeconds(d []time.Duration) []float64 {
-	xs := make([]float64, len(d))
-	for i, v := range d {
-		xs[i] = v.Seconds()
-	}
-	slices.Sort(xs)
-	return xs
-}
-
-// latencyHistogramBuckets is how many buckets latencyHistogram makes.
-const latencyHistogramBuckets = 20
-
-// latencyHistogram counts latencies, in seconds, in 20 buckets spaced
-// evenly on a log scale from the smallest to the largest (whose bound is
-// the largest exactly); with all samples equal (or one not positive), in
-// one bucket bounded by the largest. Nil for no samples.
-func latencyHistogram(d []time.Duration) *Histogram {
-	if len(d) == 0 {
-		return nil
-	}
-	xs := sortedSeconds(d)
-	lo, hi := xs[0], xs[len(xs)-1]
-	if lo <= 0 || lo == hi {
-		return &Histogram{Bounds: []float64{hi}, Counts: []int{len(xs)}}
-	}
-	h := &Histogram{Bounds: make([]float64, latencyHistogramBuckets), Counts: make([]int, latencyHistogramBuckets)}
-	step := math.Log(hi/lo) / latencyHistogramBuckets
-	for i := range h.Bounds {
-		h.Bounds[i] = lo * math.Exp(step*float64(i+1))
-	}
-	h.Bounds[len(h.Bounds)-1] = hi
-	b := 0
-	for _, x := range xs {
-		for x > h.Bounds[b] && b < len(h.Bounds)-1 {
-			b++
-		}
-		h.Counts[b]++
-	}
-	return h
 }

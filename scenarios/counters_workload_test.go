@@ -10,6 +10,7 @@ import (
 
 	"github.com/pgseq/pgseq/internal/pgtest"
 	"github.com/pgseq/pgseq/scenarios"
+	"github.com/pgseq/pgseq/scenarios/scenariofile"
 )
 
 // TestCounterScenarios runs four short counters scenarios end to end: every
@@ -20,21 +21,21 @@ func TestCounterScenarios(t *testing.T) {
 	t.Parallel()
 	pool := pgtest.Pool(t)
 	prefix := pgtest.Schema(t)
-	size := scenarios.Size{Clients: 2, Rounds: 2, Duration: 200 * time.Millisecond}
-	counters := func(name, strategy, against string, clients int) scenarios.Scenario {
+	size := scenariofile.Size{Clients: 2, Rounds: 2, Duration: 200 * time.Millisecond}
+	counters := func(name, strategy, against string, clients int) scenariofile.Scenario {
 		s := size
 		s.Clients = clients
-		return scenarios.Scenario{
-			Name: name, Description: strategy + ", one hot scope", Workload: scenarios.WorkloadCounters, Against: against,
-			Size: s, Counter: scenarios.CounterSpec{Strategy: strategy, Scopes: 1, RowsPerScope: 50},
+		return scenariofile.Scenario{
+			Name: name, Description: strategy + ", one hot scope", Workload: scenariofile.WorkloadCounters, Against: against,
+			Size: s, Counter: scenariofile.CounterSpec{Strategy: strategy, Scopes: 1, RowsPerScope: 50},
 			DeclRange: hcl.Range{Filename: "counters.hcl"},
 		}
 	}
-	scs := []scenarios.Scenario{
-		counters("plain", scenarios.StrategyPlain, "", 2),
-		counters("counter_table", scenarios.StrategyCounterTable, "plain", 2),
-		counters("advisory_lock", scenarios.StrategyAdvisoryLock, "counter_table", 2),
-		counters("optimistic", scenarios.StrategyOptimistic, "plain", 4),
+	scs := []scenariofile.Scenario{
+		counters("plain", scenariofile.StrategyPlain, "", 2),
+		counters("counter_table", scenariofile.StrategyCounterTable, "plain", 2),
+		counters("advisory_lock", scenariofile.StrategyAdvisoryLock, "counter_table", 2),
+		counters("optimistic", scenariofile.StrategyOptimistic, "plain", 4),
 	}
 	var steps, runs int
 	res, err := scenarios.RunCounterScenarios(context.Background(), pool, scs, nil, prefix, func(p scenarios.CounterProgress) {
@@ -49,7 +50,7 @@ func TestCounterScenarios(t *testing.T) {
 	require.Len(t, res, 4)
 	for i, r := range res {
 		require.Equal(t, scs[i].Name, r.Name)
-		require.Equal(t, scenarios.WorkloadCounters, r.Workload)
+		require.Equal(t, scenariofile.WorkloadCounters, r.Workload)
 		require.Equal(t, "counters.hcl", r.File)
 		require.Equal(t, scs[i].Size, r.Size)
 		rs, ok := r.Runs.([]scenarios.CounterRun)
@@ -84,7 +85,7 @@ func TestCounterScenarios(t *testing.T) {
 		require.NotNil(t, ratio)
 		require.Len(t, ratio.Samples, 2)
 		require.Positive(t, ratio.Value)
-		require.Equal(t, scenarios.UnitRatio, ratio.Unit)
+		require.Equal(t, scenariofile.UnitRatio, ratio.Unit)
 	}
 	retries := 0
 	for _, run := range res[3].Runs.([]scenarios.CounterRun) {

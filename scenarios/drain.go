@@ -3,6 +3,7 @@ package scenarios
 import (
 	"context"
 	"crypto/rand"
+	_ "embed"
 	"encoding/hex"
 	"errors"
 	"fmt"
@@ -23,12 +24,18 @@ import (
 	"github.com/pgseq/pgseq/internal/textfmt"
 	"github.com/pgseq/pgseq/migrations"
 	"github.com/pgseq/pgseq/queue"
+	"github.com/pgseq/pgseq/scenarios/report"
+	"github.com/pgseq/pgseq/scenarios/scenariofile"
+	"github.com/pgseq/pgseq/scenarios/stats"
 )
 
-// Variant is one configuration of the drain scenario.
+// Variant names a drain scenario of the shipped drain.hcl that pgseq bench
+// drain runs: its configuration, handler delay and keys (Case). bench drain
+// sizes every variant with its own flags, not with the scenario's size.
 type Variant string
 
-// The drain variants. Tasks are spread evenly over a variant's task types.
+// The drain variants, scenarios of drain.hcl. Tasks are spread evenly over
+// a variant's task types.
 const (
 	// Baseline: one queue, one task type without a limit.
 	Baseline Variant = "baseline"
@@ -59,13 +66,6 @@ var Variants = []Variant{Baseline, Enabled, Mixed, Many, High, Binding}
 // share the default worker setup.
 var DefaultVariants = []Variant{Baseline, Enabled, Mixed, Many}
 
-// BindingLimit and BindingHandlerDelay make the binding variant: its ideal
-// throughput is BindingLimit / BindingHandlerDelay tasks/s.
-const (
-	BindingLimit        = 10
-	BindingHandlerDelay = 20 * time.Millisecond
-)
-
 // ParseVariant returns the variant named s.
 func ParseVariant(s string) (Variant, error) {
 	names := make([]string, len(Variants))
@@ -78,73 +78,53 @@ func ParseVariant(s string) (Variant, error) {
 	return "", fmt.Errorf("unknown drain variant %q (known: %s)", s, strings.Join(names, ", "))
 }
 
-// Description says what the variant configures.
-func (v Variant) Description() string {
-	switch v {
-	case Baseline:
-		return "1 queue, 1 task type, no limit"
-	case Enabled:
-		return "100 task types, each limited to 10"
-	case Mixed:
-		return "100 task types, 1 of them limited to 10"
-	case Many:
-		return "1,000 task types, each limited to 1,000"
-	case High:
-		return "1 task type limited to 500"
-	case Binding:
-		return fmt.Sprintf("1 task type limited to %d, handlers sleep %s", BindingLimit, BindingHandlerDelay)
+//go:embed drain.hcl
+var drainFile []byte
+
+// drainScenarios are the scenarios of the shipped drain.hcl, parsed once.
+var drainScenarios = sync.OnceValues(func() ([]scenariofile.Scenario, error) {
+	scs, diags := scenariofile.Parse(map[string][]byte{"drain.hcl": drainFile})
+	if diags.HasErrors() {
+		return nil, fmt.Errorf("reading the shipped drain.hcl: %w", diags)
 	}
-	return string(v)
+	return scs, nil
+})
+
+// variantDescriptions replace the description of drain.hcl for the
+// variants whose description there speaks of the workers and batches bench
+// run gives them, which bench drain takes from its flags instead.
+var variantDescriptions = map[Variant]string{
+	High: "1 task type limited to 500",
 }
 
-// benchQueue is the queue the drain scenario uses.
+// Case returns the variant as a DrainCase: the configuration, handler
+// delay, keys and measurement window of the drain.hcl scenario of its
+// name, with batchSize as its queue's batch_size.
+func (v Variant) Case(batchSize int) (DrainCase, error) {
+	scs, err := drainScenarios()
+	if err != nil {
+		return DrainCase{}, err
+	}
+	i := slices.IndexFunc(scs, func(sc scenariofile.Scenario) bool { return sc.Name == string(v) })
+	if i < 0 {
+		return DrainCase{}, fmt.Errorf("drain variant %q: the shipped drain.hcl declares no scenario of that name", v)
+	}
+	sc := scs[i]
+	c := DrainCase{Name: v, Description: sc.Description, Config: sc.Config, HandlerDelay: sc.HandlerDelay,
+		Keys: sc.Keys, MeasureUntil: sc.MeasureUntil}
+	if d, ok := variantDescriptions[v]; ok {
+		c.Description = d
+	}
+	c.Config.Queues = slices.Clone(sc.Config.Queues)
+	c.Config.TaskTypes = slices.Clone(sc.Config.TaskTypes)
+	for j := range c.Config.Queues {
+		c.Config.Queues[j].BatchSize = batchSize
+	}
+	return c, nil
+}
+
+// benchQueue is the queue a drain case without one would use.
 const benchQueue = "bench"
-
-// types returns the variant's task types.
-func (v Variant) types() []catalog.TaskType {
-	one := func(limit int) []catalog.TaskType {
-		return []catalog.TaskType{{Name: "noop", Queue: benchQueue, Concurrency: limit}}
-	}
-	spread := func(n, limit int, limited func(i int) bool) []catalog.TaskType {
-		out := make([]catalog.TaskType, n)
-		for i := range out {
-			out[i] = catalog.TaskType{Name: fmt.Sprintf("noop.%04d", i), Queue: benchQueue}
-			if limited(i) {
-				out[i].Concurrency = limit
-			}
-		}
-		return out
-	}
-	switch v {
-	case Enabled:
-		return spread(100, 10, func(int) bool { return true })
-	case Mixed:
-		return spread(100, 10, func(i int) bool { return i == 0 })
-	case Many:
-		return spread(1000, 1000, func(int) bool { return true })
-	case High:
-		return one(500)
-	case Binding:
-		return one(BindingLimit)
-	}
-	return one(0)
-}
-
-// handlerDelay is how long the variant's handlers take.
-func (v Variant) handlerDelay() time.Duration {
-	if v == Binding {
-		return BindingHandlerDelay
-	}
-	return 0
-}
-
-// Config returns the variant's configuration, with batchSize as the queue's
-// batch_size.
-func (v Variant) Config(batchSize int) catalog.State {
-	q := catalog.DefaultQueue(benchQueue)
-	q.BatchSize = batchSize
-	return catalog.State{Queues: []catalog.Queue{q}, TaskTypes: v.types()}
-}
 
 // DrainCase is one configuration a drain runs: tasks are spread evenly over
 // its task types and drained from its first queue.
@@ -156,17 +136,11 @@ type DrainCase struct {
 	// HandlerDelay is how long each handler sleeps.
 	HandlerDelay time.Duration
 	// Keys gives the seeded tasks their partition keys (zero: none).
-	Keys KeySpec
+	Keys scenariofile.KeySpec
 	// MeasureUntil, when above 0, ends the run when this share of the
 	// tasks has completed: its throughput is theirs (Run.MeasuredTasks),
 	// and the rest are dropped with the run's schema.
 	MeasureUntil float64
-}
-
-// Case returns the built-in variant as a DrainCase, with batchSize as its
-// queue's batch_size.
-func (v Variant) Case(batchSize int) DrainCase {
-	return DrainCase{Name: v, Description: v.Description(), Config: v.Config(batchSize), HandlerDelay: v.handlerDelay()}
 }
 
 // queue is the queue the case drains.
@@ -312,7 +286,11 @@ func (o *DrainOptions) defaults() error {
 	}
 	if len(o.Cases) == 0 {
 		for _, v := range o.Variants {
-			o.Cases = append(o.Cases, v.Case(o.BatchSize))
+			c, err := v.Case(o.BatchSize)
+			if err != nil {
+				return err
+			}
+			o.Cases = append(o.Cases, c)
 		}
 	} else {
 		o.Variants = nil
@@ -379,8 +357,8 @@ type Run struct {
 	SeedSeconds float64 `json:"seed_seconds"`
 	// Claim and Complete are the claim and complete round trips' latencies
 	// as the workers saw them.
-	Claim    Latency `json:"claim"`
-	Complete Latency `json:"complete"`
+	Claim    stats.Latency `json:"claim"`
+	Complete stats.Latency `json:"complete"`
 	// MeanClaimSize and MeanCompleteSize are tasks per claim (empty claims
 	// included) and per complete call.
 	MeanClaimSize    float64 `json:"mean_claim_size"`
@@ -561,7 +539,7 @@ func (d *drainer) run(ctx context.Context, c DrainCase, round, tasks int) (Run, 
 	// Seed: tasks spread evenly over the types, in id order round robin,
 	// each with its key from c.Keys.
 	types := c.Config.TaskTypes
-	keys := c.Keys.assign(tasks)
+	keys := assignKeys(c.Keys, tasks)
 	client := queue.NewClient(d.admin, schema)
 	seedStart := time.Now()
 	batch := make([]queue.NewTask, 0, seedChunk)
@@ -651,7 +629,7 @@ func (d *drainer) run(ctx context.Context, c DrainCase, round, tasks int) (Run, 
 	r.OtherSessions = others
 	obs.mu.Lock()
 	r.claims, r.completes = obs.claims, obs.completes
-	r.Claim, r.Complete = latencyStats(obs.claims), latencyStats(obs.completes)
+	r.Claim, r.Complete = stats.NewLatency(obs.claims), stats.NewLatency(obs.completes)
 	if len(obs.claims) > 0 {
 		r.MeanClaimSize = float64(obs.claimed) / float64(len(obs.claims))
 	}
@@ -975,28 +953,8 @@ func randomHex(n int) string {
 	return hex.EncodeToString(b)
 }
 
-// Environment describes where a benchmark ran.
-type Environment struct {
-	GoVersion  string `json:"go_version"`
-	OS         string `json:"os"`
-	Arch       string `json:"arch"`
-	NumCPU     int    `json:"num_cpu"`
-	GOMAXPROCS int    `json:"gomaxprocs"`
-	CPUModel   string `json:"cpu_model,omitempty"`
-	// Postgres is the server's version string.
-	Postgres string `json:"postgres"`
-	// PostgresSettings are the server settings that decide durability and
-	// write throughput.
-	PostgresSettings map[string]string `json:"postgres_settings"`
-}
-
-var reportedSettings = []string{
-	"fsync", "synchronous_commit", "wal_sync_method", "full_page_writes", "wal_level",
-	"shared_buffers", "max_wal_size", "checkpoint_timeout", "commit_delay", "max_connections",
-}
-
-func environment(ctx context.Context, db *pgxpool.Pool) (Environment, error) {
-	env := Environment{
+func environment(ctx context.Context, db *pgxpool.Pool) (report.Environment, error) {
+	env := report.Environment{
 		GoVersion: runtime.Version(), OS: runtime.GOOS, Arch: runtime.GOARCH,
 		NumCPU: runtime.NumCPU(), GOMAXPROCS: runtime.GOMAXPROCS(0), CPUModel: cpuModel(),
 		PostgresSettings: map[string]string{},
@@ -1004,7 +962,7 @@ func environment(ctx context.Context, db *pgxpool.Pool) (Environment, error) {
 	if err := db.QueryRow(ctx, "SELECT version()").Scan(&env.Postgres); err != nil {
 		return env, fmt.Errorf("reading the server version: %w", err)
 	}
-	rows, err := db.Query(ctx, "SELECT name, current_setting(name) FROM unnest($1::text[]) AS name", reportedSettings)
+	rows, err := db.Query(ctx, "SELECT name, current_setting(name) FROM unnest($1::text[]) AS name", report.ReportedSettings)
 	if err != nil {
 		return env, fmt.Errorf("reading server settings: %w", err)
 	}

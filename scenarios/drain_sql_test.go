@@ -22,13 +22,16 @@ func TestDrainSQLDriver(t *testing.T) {
 	pool := pgtest.Pool(t)
 	prefix := pgtest.Schema(t)
 	const tasks, limit = 400, 2
-	enabled := scenarios.Enabled.Case(scenarios.SQLDriverBatchSize)
+	baseline, err := scenarios.Baseline.Case(20)
+	require.NoError(t, err)
+	enabled, err := scenarios.Enabled.Case(scenarios.SQLDriverBatchSize)
+	require.NoError(t, err)
 	for i := range enabled.Config.TaskTypes {
 		enabled.Config.TaskTypes[i].Concurrency = limit
 	}
 	rep, err := scenarios.RunDrain(context.Background(), scenarios.DrainOptions{
 		Pool: pool, Driver: scenarios.DriverSQL, Tasks: tasks, Rounds: 1, Workers: 3, BatchSize: 20,
-		Cases:        []scenarios.DrainCase{scenarios.Baseline.Case(20), enabled},
+		Cases:        []scenarios.DrainCase{baseline, enabled},
 		SchemaPrefix: prefix, Warmup: 50,
 	})
 	require.NoError(t, err)

@@ -4,10 +4,13 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/pgseq/pgseq/catalog"
 	"github.com/pgseq/pgseq/internal/pgtest"
 	"github.com/pgseq/pgseq/scenarios"
 )
@@ -99,10 +102,13 @@ func TestDrainBindingSmall(t *testing.T) {
 	require.NoError(t, err)
 	require.Len(t, rep.Runs, 1)
 	run := rep.Runs[0]
-	require.Equal(t, scenarios.BindingLimit, run.Limit)
+	binding, err := scenarios.Binding.Case(20)
+	require.NoError(t, err)
+	limit := binding.Config.TaskTypes[0].Concurrency
+	require.Equal(t, limit, run.Limit)
 	require.Positive(t, run.RunningSamples)
 	require.Positive(t, run.RunningMax)
-	require.LessOrEqual(t, run.RunningMax, scenarios.BindingLimit)
+	require.LessOrEqual(t, run.RunningMax, limit)
 	var names []string
 	for _, c := range rep.Checks {
 		names = append(names, c.Name)
@@ -119,4 +125,50 @@ func TestDrainBindingSmall(t *testing.T) {
 	if super {
 		require.Contains(t, md.String(), "`hand_off`", "server time of the slot step")
 	}
+}
+
+// Every variant of bench drain is a scenario of the shipped drain.hcl, and
+// its case is what bench drain has always run: the description its reports
+// print, one queue "bench" with the batch size given, the task types and
+// their limits, and the handlers' delay.
+func TestVariantCases(t *testing.T) {
+	t.Parallel()
+	require.Len(t, scenarios.Variants, 6)
+	for _, tc := range []struct {
+		variant               scenarios.Variant
+		description           string
+		types, limited, limit int
+		handlerDelayMS        int
+	}{
+		{scenarios.Baseline, "1 queue, 1 task type, no limit", 1, 0, 0, 0},
+		{scenarios.Enabled, "100 task types, each limited to 10", 100, 100, 10, 0},
+		{scenarios.Mixed, "100 task types, 1 of them limited to 10", 100, 1, 10, 0},
+		{scenarios.Many, "1,000 task types, each limited to 1,000", 1000, 1000, 1000, 0},
+		// drain.hcl describes high with the 8 workers and batches of 500 of
+		// bench run; bench drain takes both from its flags.
+		{scenarios.High, "1 task type limited to 500", 1, 1, 500, 0},
+		{scenarios.Binding, "1 task type limited to 10, handlers sleep 20ms", 1, 1, 10, 20},
+	} {
+		c, err := tc.variant.Case(123)
+		require.NoError(t, err)
+		queue := catalog.DefaultQueue("bench")
+		queue.BatchSize = 123
+		types := make([]catalog.TaskType, tc.types)
+		for i := range types {
+			types[i] = catalog.TaskType{Name: "noop", Queue: "bench"}
+			if tc.types > 1 {
+				types[i].Name = fmt.Sprintf("noop.%04d", i)
+			}
+			if i < tc.limited {
+				types[i].Concurrency = tc.limit
+			}
+		}
+		require.Equal(t, scenarios.DrainCase{
+			Name: tc.variant, Description: tc.description,
+			Config:       catalog.State{Queues: []catalog.Queue{queue}, TaskTypes: types},
+			HandlerDelay: time.Duration(tc.handlerDelayMS) * time.Millisecond,
+		}, c)
+	}
+	_, err := scenarios.Variant("nope").Case(100)
+	require.ErrorContains(t, err, `drain variant "nope": the shipped drain.hcl declares no scenario of that name`)
 }

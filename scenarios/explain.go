@@ -21,6 +21,8 @@ import (
 	"github.com/pgseq/pgseq/catalog"
 	"github.com/pgseq/pgseq/internal/textfmt"
 	"github.com/pgseq/pgseq/migrations"
+	"github.com/pgseq/pgseq/scenarios/report"
+	"github.com/pgseq/pgseq/scenarios/scenariofile"
 )
 
 // DefaultExplainTasks is how many pending tasks the explain workload seeds
@@ -28,7 +30,7 @@ import (
 const DefaultExplainTasks = 1_000_000
 
 // The runtime functions whose statements the explain workload plans
-// (PlanEntry.Function).
+// (report.PlanEntry.Function).
 const (
 	FunctionClaim    = "claim"
 	FunctionComplete = "complete"
@@ -42,23 +44,23 @@ type ExplainOptions struct {
 	// Scenario is the explain scenario: its Config (the first queue and that
 	// queue's task types are seeded and claimed from), its Explain spec, and
 	// the labels copied into the result.
-	Scenario Scenario
+	Scenario scenariofile.Scenario
 	// Size is the size to run at (the caller merges Quick under --quick).
 	// Only Tasks is used: the pending tasks seeded (default
 	// DefaultExplainTasks).
-	Size Size
+	Size scenariofile.Size
 	// SchemaPrefix names the run's schema, <prefix>_<8 random hex digits>
 	// (default "pgseq_bench").
 	SchemaPrefix string
 	// OutDir is where the plans are written, as
 	// OutDir/<scenario name>/NN-<function>.json, NN numbering the plans in
-	// the order they were logged; PlanEntry.File is relative to OutDir. ""
-	// writes none (PlanEntry.File is then empty).
+	// the order they were logged; report.PlanEntry.File is relative to
+	// OutDir. "" writes none (report.PlanEntry.File is then empty).
 	OutDir string
 }
 
 // ExplainRun is what one explain run did besides taking its plans; the
-// explain workload's ScenarioResult.Runs holds one ([]ExplainRun).
+// explain workload's report.ScenarioResult.Runs holds one ([]ExplainRun).
 type ExplainRun struct {
 	// Queue is the queue claimed from (the configuration's first).
 	Queue string `json:"queue"`
@@ -68,7 +70,7 @@ type ExplainRun struct {
 	Tasks int `json:"tasks"`
 	Open  int `json:"open"`
 	// Holders are the running tasks that hold all the units of the
-	// saturated type (ExplainSpec.Saturated; 0 without one).
+	// saturated type (scenariofile.ExplainSpec.Saturated; 0 without one).
 	Holders int `json:"holders,omitempty"`
 	// Batch is the batch claim was called with.
 	Batch int `json:"batch"`
@@ -109,7 +111,7 @@ const (
 // logging the actual plan (ANALYZE, BUFFERS) of every statement they run.
 // It returns the scenario's plans and its explain metrics; the schema is
 // dropped before it returns, also on error.
-func RunExplain(ctx context.Context, opts ExplainOptions) (res *ScenarioResult, err error) {
+func RunExplain(ctx context.Context, opts ExplainOptions) (res *report.ScenarioResult, err error) {
 	x, err := newExplainer(opts)
 	if err != nil {
 		return nil, err
@@ -173,8 +175,8 @@ func newExplainer(opts ExplainOptions) (*explainer, error) {
 	if opts.Pool == nil {
 		return nil, errors.New("scenarios: ExplainOptions.Pool is required")
 	}
-	if sc.Workload != "" && sc.Workload != WorkloadExplain {
-		return nil, fmt.Errorf("scenario %q is a %s workload, not %s", sc.Name, sc.Workload, WorkloadExplain)
+	if sc.Workload != "" && sc.Workload != scenariofile.WorkloadExplain {
+		return nil, fmt.Errorf("scenario %q is a %s workload, not %s", sc.Name, sc.Workload, scenariofile.WorkloadExplain)
 	}
 	if opts.SchemaPrefix == "" {
 		opts.SchemaPrefix = "pgseq_bench"
@@ -638,7 +640,7 @@ type explainPlanFile struct {
 }
 
 // plans turns the logged plans into entries, writing their files.
-func (x *explainer) plans(logged []explainLogged) ([]PlanEntry, error) {
+func (x *explainer) plans(logged []explainLogged) ([]report.PlanEntry, error) {
 	dir := ""
 	if x.opts.OutDir != "" {
 		dir = filepath.Join(x.opts.OutDir, x.opts.Scenario.Name)
@@ -647,9 +649,9 @@ func (x *explainer) plans(logged []explainLogged) ([]PlanEntry, error) {
 		}
 	}
 	quoted := pgx.Identifier{x.schema}.Sanitize()
-	out := make([]PlanEntry, 0, len(logged))
+	out := make([]report.PlanEntry, 0, len(logged))
 	for i, lp := range logged {
-		e := PlanEntry{
+		e := report.PlanEntry{
 			Function:    lp.function,
 			Statement:   strings.TrimSpace(strings.ReplaceAll(lp.plan.QueryText, quoted, "{{schema}}")),
 			ExecutionMS: lp.ms,
@@ -697,7 +699,7 @@ func (x *explainer) checkRolledBack(ctx context.Context, l explainLayout, ids []
 }
 
 // result builds the scenario's result from its run and plans.
-func (x *explainer) result(run ExplainRun, plans []PlanEntry) *ScenarioResult {
+func (x *explainer) result(run ExplainRun, plans []report.PlanEntry) *report.ScenarioResult {
 	sc := x.opts.Scenario
 	size := x.opts.Size
 	size.Tasks = x.tasks
@@ -710,14 +712,14 @@ func (x *explainer) result(run ExplainRun, plans []PlanEntry) *ScenarioResult {
 			claimMS += p.ExecutionMS
 		}
 	}
-	metric := func(name string, v float64) MetricResult {
-		m, _ := LookupMetric(WorkloadExplain, name)
-		return MetricResult{Name: name, Unit: m.Unit, HigherIsBetter: m.HigherIsBetter, Samples: []float64{v}, Value: v, N: 1}
+	metric := func(name string, v float64) report.MetricResult {
+		m, _ := scenariofile.LookupMetric(scenariofile.WorkloadExplain, name)
+		return report.MetricResult{Name: name, Unit: m.Unit, HigherIsBetter: m.HigherIsBetter, Samples: []float64{v}, Value: v, N: 1}
 	}
-	return &ScenarioResult{
-		Name: sc.Name, Description: sc.Description, Workload: WorkloadExplain, Against: sc.Against,
+	return &report.ScenarioResult{
+		Name: sc.Name, Description: sc.Description, Workload: scenariofile.WorkloadExplain, Against: sc.Against,
 		File: sc.DeclRange.Filename, Size: size,
-		Metrics: []MetricResult{
+		Metrics: []report.MetricResult{
 			metric("rows_examined", rows),
 			metric("buffers", buffers),
 			metric("seq_scans", seq),
@@ -726,23 +728,4 @@ func (x *explainer) result(run ExplainRun, plans []PlanEntry) *ScenarioResult {
 		Runs:  []ExplainRun{run},
 		Plans: plans,
 	}
-}
-
-// Summary describes the plan in one line for a human: the indexes it
-// scans, its sequential scans of tasks, the most rows one node read from
-// tasks, its buffers and time. For example "tasks_claimable, tasks_pkey;
-// 100 rows of tasks; 412 buffers; 0.84 ms".
-func (p PlanEntry) Summary() string {
-	var b strings.Builder
-	if len(p.Indexes) == 0 {
-		b.WriteString("no index")
-	} else {
-		b.WriteString(strings.Join(p.Indexes, ", "))
-	}
-	if p.SeqScans > 0 {
-		fmt.Fprintf(&b, "; %s of tasks", textfmt.Plural(p.SeqScans, "seq scan"))
-	}
-	fmt.Fprintf(&b, "; %s of tasks; %s; %.2f ms",
-		textfmt.Plural(int(p.RowsExamined), "row"), textfmt.Plural(int(p.Buffers), "buffer"), p.ExecutionMS)
-	return b.String()
 }

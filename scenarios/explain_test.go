@@ -16,6 +16,8 @@ import (
 	"github.com/pgseq/pgseq/catalog"
 	"github.com/pgseq/pgseq/internal/pgtest"
 	"github.com/pgseq/pgseq/internal/textfmt"
+	"github.com/pgseq/pgseq/scenarios/report"
+	"github.com/pgseq/pgseq/scenarios/scenariofile"
 )
 
 // explainTestQueue is the queue of the explain tests' scenarios (batch_size 100).
@@ -23,11 +25,11 @@ const explainTestQueue = "q"
 
 // explainTestScenario builds an explain scenario the way a scenario file would
 // declare it, without the HCL parser.
-func explainTestScenario(name string, types []catalog.TaskType, saturated string) Scenario {
-	return Scenario{
-		Name: name, Description: name, Workload: WorkloadExplain,
+func explainTestScenario(name string, types []catalog.TaskType, saturated string) scenariofile.Scenario {
+	return scenariofile.Scenario{
+		Name: name, Description: name, Workload: scenariofile.WorkloadExplain,
 		Config:    catalog.State{Queues: []catalog.Queue{catalog.DefaultQueue(explainTestQueue)}, TaskTypes: types},
-		Explain:   ExplainSpec{Saturated: saturated},
+		Explain:   scenariofile.ExplainSpec{Saturated: saturated},
 		DeclRange: hcl.Range{Filename: "bench/" + name + ".hcl"},
 	}
 }
@@ -60,7 +62,7 @@ func TestRunExplain(t *testing.T) {
 	const batch = 100 // catalog.DefaultQueue's batch_size
 	cases := []struct {
 		name     string
-		scenario Scenario
+		scenario scenariofile.Scenario
 		tasks    int
 		open     int
 		holders  int
@@ -79,12 +81,12 @@ func TestRunExplain(t *testing.T) {
 			prefix := pgtest.Schema(t)
 			out := t.TempDir()
 			res, err := RunExplain(context.Background(), ExplainOptions{
-				Pool: pool, Scenario: c.scenario, Size: Size{Tasks: c.tasks}, SchemaPrefix: prefix, OutDir: out,
+				Pool: pool, Scenario: c.scenario, Size: scenariofile.Size{Tasks: c.tasks}, SchemaPrefix: prefix, OutDir: out,
 			})
 			require.NoError(t, err)
 
 			require.Equal(t, c.name, res.Name)
-			require.Equal(t, WorkloadExplain, res.Workload)
+			require.Equal(t, scenariofile.WorkloadExplain, res.Workload)
 			require.Equal(t, "bench/"+c.name+".hcl", res.File)
 			require.Equal(t, c.tasks, res.Size.Tasks)
 			runs, ok := res.Runs.([]ExplainRun)
@@ -119,11 +121,11 @@ func TestRunExplain(t *testing.T) {
 			require.NotContains(t, claimIndexes, "tasks_waiting", "the claim never reads a lane")
 
 			// The metrics, one sample each.
-			require.Equal(t, MetricNames(WorkloadExplain), explainTestMetricNames(res))
+			require.Equal(t, scenariofile.MetricNames(scenariofile.WorkloadExplain), explainTestMetricNames(res))
 			for _, m := range res.Metrics {
 				require.Equal(t, 1, m.N)
 				require.Equal(t, []float64{m.Value}, m.Samples)
-				want, _ := LookupMetric(WorkloadExplain, m.Name)
+				want, _ := scenariofile.LookupMetric(scenariofile.WorkloadExplain, m.Name)
 				require.Equal(t, want.Unit, m.Unit)
 			}
 			require.LessOrEqual(t, res.Metric("rows_examined").Value, float64(2*batch),
@@ -177,7 +179,7 @@ func explainTestScans(t *testing.T, path string) []string {
 	return out
 }
 
-func explainTestMetricNames(r *ScenarioResult) []string {
+func explainTestMetricNames(r *report.ScenarioResult) []string {
 	var out []string
 	for _, m := range r.Metrics {
 		out = append(out, m.Name)
@@ -280,9 +282,9 @@ func TestExplainPlanStats(t *testing.T) {
 	_, _, _, err = parseAutoExplain("duration: 1.000 ms  plan:\nQuery Text: SELECT 1")
 	require.ErrorContains(t, err, "log_format json")
 
-	p := PlanEntry{Indexes: indexes, SeqScans: seq, RowsExamined: rows, Buffers: buffers, ExecutionMS: ms}
+	p := report.PlanEntry{Indexes: indexes, SeqScans: seq, RowsExamined: rows, Buffers: buffers, ExecutionMS: ms}
 	require.Equal(t, "tasks_claimable, tasks_pkey; 1 seq scan of tasks; 126 rows of tasks; 42 buffers; 1.25 ms", p.Summary())
-	require.Equal(t, "no index; 0 rows of tasks; 1 buffer; 0.01 ms", PlanEntry{Buffers: 1, ExecutionMS: 0.01}.Summary())
+	require.Equal(t, "no index; 0 rows of tasks; 1 buffer; 0.01 ms", report.PlanEntry{Buffers: 1, ExecutionMS: 0.01}.Summary())
 }
 
 // TestCalledRuntimeFunction: a statement that only calls a runtime function
@@ -322,7 +324,7 @@ func TestExplainOptionsErrors(t *testing.T) {
 		want   string
 	}{
 		{"no pool", func(o *ExplainOptions) { o.Pool = nil }, "Pool is required"},
-		{"other workload", func(o *ExplainOptions) { o.Scenario.Workload = WorkloadDrain }, `scenario "ok" is a drain workload`},
+		{"other workload", func(o *ExplainOptions) { o.Scenario.Workload = scenariofile.WorkloadDrain }, `scenario "ok" is a drain workload`},
 		{"no queue", func(o *ExplainOptions) { o.Scenario.Config.Queues = nil }, "declares no queue"},
 		{"no types", func(o *ExplainOptions) { o.Scenario.Config.TaskTypes = nil }, `queue "q" has no task type`},
 		{"unknown saturated", func(o *ExplainOptions) { o.Scenario.Explain.Saturated = "nope" }, `"nope" is not a task type of queue "q"`},

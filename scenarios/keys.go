@@ -5,10 +5,9 @@ import (
 	"math"
 	"math/rand/v2"
 	"sort"
-)
 
-// MaxKeys is the most distinct partition keys a keys block may declare.
-const MaxKeys = 10_000_000
+	"github.com/pgseq/pgseq/scenarios/scenariofile"
+)
 
 // keySeed seeds the key sequence: every run of a scenario, and every
 // scenario with the same keys block, seeds the same keys in the same
@@ -19,9 +18,9 @@ var keySeed = [2]uint64{0x7067736571, 0x6b657973}
 // keyName is the name of key i (0-based): k0000001 for the first.
 func keyName(i int) string { return fmt.Sprintf("k%07d", i+1) }
 
-// assign returns the key index of each of n tasks, in enqueue order; nil
-// when the spec declares no keys.
-func (k KeySpec) assign(n int) []int32 {
+// assignKeys returns the key index of each of n tasks, in enqueue order; nil
+// when k declares no keys.
+func assignKeys(k scenariofile.KeySpec, n int) []int32 {
 	if k.Count == 0 {
 		return nil
 	}

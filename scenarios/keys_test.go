@@ -4,24 +4,26 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/pgseq/pgseq/scenarios/scenariofile"
 )
 
 func TestKeysFollowTheirSpec(t *testing.T) {
 	for _, tc := range []struct {
 		name     string
-		spec     KeySpec
+		spec     scenariofile.KeySpec
 		tasks    int
 		hotShare float64 // the share key 0 must get, within 1 point
 		distinct int     // keys that must get at least one task
 	}{
-		{"none", KeySpec{}, 10, 0, 0},
-		{"in turn", KeySpec{Count: 4}, 10, 0.3, 4},
-		{"one key", KeySpec{Count: 1}, 100, 1, 1},
-		{"zipf hottest 30%", KeySpec{Count: 10_000, HotShare: 0.3}, 200_000, 0.3, 5_000},
-		{"uniform share", KeySpec{Count: 10, HotShare: 0.1}, 100_000, 0.1, 10},
+		{"none", scenariofile.KeySpec{}, 10, 0, 0},
+		{"in turn", scenariofile.KeySpec{Count: 4}, 10, 0.3, 4},
+		{"one key", scenariofile.KeySpec{Count: 1}, 100, 1, 1},
+		{"zipf hottest 30%", scenariofile.KeySpec{Count: 10_000, HotShare: 0.3}, 200_000, 0.3, 5_000},
+		{"uniform share", scenariofile.KeySpec{Count: 10, HotShare: 0.1}, 100_000, 0.1, 10},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			keys := tc.spec.assign(tc.tasks)
+			keys := assignKeys(tc.spec, tc.tasks)
 			if tc.spec.Count == 0 {
 				require.Nil(t, keys)
 				return
@@ -34,7 +36,7 @@ func TestKeysFollowTheirSpec(t *testing.T) {
 			}
 			require.InDelta(t, tc.hotShare, float64(counts[0])/float64(tc.tasks), 0.01)
 			require.GreaterOrEqual(t, len(counts), tc.distinct)
-			require.Equal(t, keys, tc.spec.assign(tc.tasks), "the same spec seeds the same keys")
+			require.Equal(t, keys, assignKeys(tc.spec, tc.tasks), "the same spec seeds the same keys")
 		})
 	}
 	require.Equal(t, "k0000001", keyName(0))

@@ -21,19 +21,15 @@ import (
 	"github.com/pgseq/pgseq/internal/textfmt"
 	"github.com/pgseq/pgseq/plan"
 	"github.com/pgseq/pgseq/render"
+	"github.com/pgseq/pgseq/scenarios/report"
+	"github.com/pgseq/pgseq/scenarios/scenariofile"
 	"github.com/pgseq/pgseq/spec"
 )
 
 // The scale workload's generated configuration and heap sampling.
 const (
-	// MaxScaleTypes is the most task types a scale scenario declares
-	// (size.task_types).
-	MaxScaleTypes = 1_000_000
 	// ScaleQueue is the one queue of the generated task types.
 	ScaleQueue = "default"
-	// ScaleTypesPerFile is the most task blocks one generated file holds:
-	// about 660 kB, under spec.MaxFileSize.
-	ScaleTypesPerFile = 10_000
 	// scaleHeapInterval is how often the heap in use is sampled.
 	scaleHeapInterval = 10 * time.Millisecond
 	// scaleHeapMetric is the runtime/metrics sample read: the bytes of
@@ -49,58 +45,15 @@ type ScaleOptions struct {
 	Pool *pgxpool.Pool
 	// Scenario is the scale scenario; only its labels are used (copied
 	// into the result).
-	Scenario Scenario
-	// Size is the size to run at (EffectiveSize): TaskTypes, Limit, and
-	// Rounds, the number of no-op plans.
-	Size Size
+	Scenario scenariofile.Scenario
+	// Size is the size to run at (scenariofile.EffectiveSize): TaskTypes,
+	// Limit, and Rounds, the number of no-op plans.
+	Size scenariofile.Size
 	// SchemaPrefix names the run's schema, <prefix>_scale_<6 random hex
 	// digits> (default "pgseq_bench").
 	SchemaPrefix string
 	// Step, when set, is told each step as it starts ("first apply").
 	Step func(string)
-}
-
-// ScaleRun is what a scale run did (ScenarioResult.Scale).
-type ScaleRun struct {
-	// Queue is the generated types' queue; TaskTypes of them, each with
-	// concurrency Limit, split into SlotRows slot groups in all.
-	Queue     string `json:"queue"`
-	TaskTypes int    `json:"task_types"`
-	Limit     int    `json:"limit"`
-	SlotRows  int    `json:"slot_rows"`
-	// Files is the number of HCL files the configuration was written to,
-	// Bytes their total size.
-	Files int   `json:"files"`
-	Bytes int64 `json:"bytes"`
-	// FirstApply is the first apply to the fresh schema, NoopPlans the
-	// plans of the same files after it, in order, and Change the apply of
-	// the 1% change: ChangedTypes types (the first ones) given limit
-	// ChangedLimit.
-	FirstApply   ScaleStep   `json:"first_apply"`
-	NoopPlans    []ScaleStep `json:"noop_plans"`
-	Change       ScaleStep   `json:"change_1pct"`
-	ChangedTypes int         `json:"changed_types"`
-	ChangedLimit int         `json:"changed_limit"`
-	// HeapBeforeBytes is the Go heap in use before the first apply, after
-	// a garbage collection; HeapPeakBytes the most seen in HeapSamples
-	// samples taken every 10 ms until the change was applied.
-	HeapBeforeBytes uint64 `json:"heap_before_bytes"`
-	HeapPeakBytes   uint64 `json:"heap_peak_bytes"`
-	HeapSamples     int    `json:"heap_samples"`
-}
-
-// ScaleStep is one timed step of a scale run.
-type ScaleStep struct {
-	// Seconds is the whole step: loading the files, planning, rendering
-	// the plan and, for an apply, applying it. LoadSeconds is the loading
-	// alone (spec.Load).
-	Seconds     float64 `json:"seconds"`
-	LoadSeconds float64 `json:"load_seconds"`
-	// Summary counts the plan's changes.
-	Summary plan.Summary `json:"summary"`
-	// HeapPeakBytes is the most Go heap in use sampled during the step
-	// (not above the baseline: ScaleRun.HeapBeforeBytes).
-	HeapPeakBytes uint64 `json:"heap_peak_bytes"`
 }
 
 // ScaleChange returns how many task types the 1% change of a scale run of
@@ -123,7 +76,7 @@ func ScaleChange(types, limit int) (changed, newLimit int) {
 // pgseq plan do (the plan rendered to io.Discard), while sampling the Go
 // heap in use. The schema and the files are removed before it returns,
 // also on error.
-func RunScale(ctx context.Context, opts ScaleOptions) (res *ScenarioResult, err error) {
+func RunScale(ctx context.Context, opts ScaleOptions) (res *report.ScenarioResult, err error) {
 	s, err := newScaler(opts)
 	if err != nil {
 		return nil, err
@@ -157,7 +110,7 @@ func RunScale(ctx context.Context, opts ScaleOptions) (res *ScenarioResult, err 
 	run.FirstApply.HeapPeakBytes = heap.stepPeak()
 	if want := (plan.Summary{Add: size.TaskTypes + 1}); run.FirstApply.Summary != want {
 		return nil, fmt.Errorf("first apply: the plan had %s; want %s to add (the queue and %s)",
-			scaleSummary(run.FirstApply.Summary), textfmt.Thousands(want.Add), textfmt.Plural(size.TaskTypes, "task type"))
+			report.ScaleSummary(run.FirstApply.Summary), textfmt.Thousands(want.Add), textfmt.Plural(size.TaskTypes, "task type"))
 	}
 
 	for round := range size.Rounds {
@@ -182,7 +135,7 @@ func RunScale(ctx context.Context, opts ScaleOptions) (res *ScenarioResult, err 
 	run.Change.HeapPeakBytes = heap.stepPeak()
 	if want := (plan.Summary{Change: run.ChangedTypes}); run.Change.Summary != want {
 		return nil, fmt.Errorf("1%% change: the plan had %s; want %s to change",
-			scaleSummary(run.Change.Summary), textfmt.Thousands(run.ChangedTypes))
+			report.ScaleSummary(run.Change.Summary), textfmt.Thousands(run.ChangedTypes))
 	}
 
 	run.HeapBeforeBytes, run.HeapPeakBytes, run.HeapSamples = heap.stop()
@@ -193,7 +146,7 @@ func RunScale(ctx context.Context, opts ScaleOptions) (res *ScenarioResult, err 
 type scaler struct {
 	opts   ScaleOptions
 	schema string
-	run    ScaleRun
+	run    report.ScaleRun
 }
 
 // newScaler checks the options.
@@ -202,13 +155,13 @@ func newScaler(opts ScaleOptions) (*scaler, error) {
 	if opts.Pool == nil {
 		return nil, errors.New("scenarios: ScaleOptions.Pool is required")
 	}
-	if sc.Workload != "" && sc.Workload != WorkloadScale {
-		return nil, fmt.Errorf("scenario %q is a %s workload, not %s", sc.Name, sc.Workload, WorkloadScale)
+	if sc.Workload != "" && sc.Workload != scenariofile.WorkloadScale {
+		return nil, fmt.Errorf("scenario %q is a %s workload, not %s", sc.Name, sc.Workload, scenariofile.WorkloadScale)
 	}
-	if size.TaskTypes < 1 || size.TaskTypes > MaxScaleTypes || int64(size.Limit) < catalog.ConcurrencyRange.Min ||
+	if size.TaskTypes < 1 || size.TaskTypes > scenariofile.MaxScaleTypes || int64(size.Limit) < catalog.ConcurrencyRange.Min ||
 		int64(size.Limit) > catalog.ConcurrencyRange.Max || size.Rounds < 1 {
 		return nil, fmt.Errorf("scale scenario %q: task_types must be 1 to %d, limit 1 to %d and rounds at least 1, got %+v",
-			sc.Name, MaxScaleTypes, catalog.ConcurrencyRange.Max, size)
+			sc.Name, scenariofile.MaxScaleTypes, catalog.ConcurrencyRange.Max, size)
 	}
 	if opts.SchemaPrefix == "" {
 		opts.SchemaPrefix = "pgseq_bench"
@@ -218,10 +171,10 @@ func newScaler(opts ScaleOptions) (*scaler, error) {
 		return nil, fmt.Errorf("schema prefix %q is too long: the run's schema name would have %d bytes, PostgreSQL keeps 63", opts.SchemaPrefix, len(schema))
 	}
 	changed, newLimit := ScaleChange(size.TaskTypes, size.Limit)
-	return &scaler{opts: opts, schema: schema, run: ScaleRun{
+	return &scaler{opts: opts, schema: schema, run: report.ScaleRun{
 		Queue: ScaleQueue, TaskTypes: size.TaskTypes, Limit: size.Limit,
 		SlotRows:     size.TaskTypes * len(catalog.SlotLayout(size.Limit)),
-		ChangedTypes: changed, ChangedLimit: newLimit, NoopPlans: []ScaleStep{},
+		ChangedTypes: changed, ChangedLimit: newLimit, NoopPlans: []report.ScaleStep{},
 	}}, nil
 }
 
@@ -234,11 +187,11 @@ func (s *scaler) step(what string) {
 // apply loads the configuration in dir, plans it and applies it as pgseq
 // apply --auto-approve does: PlanAndApply without approval, the plan made
 // under the apply lock and rendered before it is applied.
-func (s *scaler) apply(ctx context.Context, dir string) (ScaleStep, error) {
+func (s *scaler) apply(ctx context.Context, dir string) (report.ScaleStep, error) {
 	start := time.Now()
 	cfg, err := loadScaleConfig(dir)
 	if err != nil {
-		return ScaleStep{}, err
+		return report.ScaleStep{}, err
 	}
 	loaded := time.Since(start)
 	opts := applier.Options{
@@ -247,35 +200,35 @@ func (s *scaler) apply(ctx context.Context, dir string) (ScaleStep, error) {
 	}
 	res, err := applier.PlanAndApply(ctx, s.opts.Pool, s.schema, cfg.State(), opts, nil)
 	if err != nil {
-		return ScaleStep{}, fmt.Errorf("applying the configuration to %s: %w", s.schema, err)
+		return report.ScaleStep{}, fmt.Errorf("applying the configuration to %s: %w", s.schema, err)
 	}
-	return ScaleStep{Seconds: time.Since(start).Seconds(), LoadSeconds: loaded.Seconds(), Summary: res.Summary}, nil
+	return report.ScaleStep{Seconds: time.Since(start).Seconds(), LoadSeconds: loaded.Seconds(), Summary: res.Summary}, nil
 }
 
 // noopPlan loads the configuration in dir and plans it as pgseq plan
 // does, rendering the plan; the plan must have nothing to do.
-func (s *scaler) noopPlan(ctx context.Context, dir string) (ScaleStep, error) {
+func (s *scaler) noopPlan(ctx context.Context, dir string) (report.ScaleStep, error) {
 	start := time.Now()
 	cfg, err := loadScaleConfig(dir)
 	if err != nil {
-		return ScaleStep{}, err
+		return report.ScaleStep{}, err
 	}
 	loaded := time.Since(start)
 	p, err := applier.PlanWithin(ctx, s.opts.Pool, s.schema, cfg.State(), applier.DefaultLockTimeout)
 	if err != nil {
-		return ScaleStep{}, fmt.Errorf("planning against %s: %w", s.schema, err)
+		return report.ScaleStep{}, fmt.Errorf("planning against %s: %w", s.schema, err)
 	}
 	if err := render.Plan(io.Discard, p); err != nil {
-		return ScaleStep{}, fmt.Errorf("rendering the plan: %w", err)
+		return report.ScaleStep{}, fmt.Errorf("rendering the plan: %w", err)
 	}
-	st := ScaleStep{Seconds: time.Since(start).Seconds(), LoadSeconds: loaded.Seconds(), Summary: p.Summary}
+	st := report.ScaleStep{Seconds: time.Since(start).Seconds(), LoadSeconds: loaded.Seconds(), Summary: p.Summary}
 	if !p.Empty() || len(p.Drift) > 0 {
 		upgrade := ""
 		if p.SchemaUpgrade != nil {
 			upgrade = ", a schema upgrade"
 		}
 		return st, fmt.Errorf("planning the applied configuration again found %s%s and %s; want nothing to do",
-			scaleSummary(p.Summary), upgrade, textfmt.Plural(len(p.Drift), "drifted object"))
+			report.ScaleSummary(p.Summary), upgrade, textfmt.Plural(len(p.Drift), "drifted object"))
 	}
 	return st, nil
 }
@@ -292,9 +245,9 @@ func loadScaleConfig(dir string) (*spec.Config, error) {
 
 // writeScaleConfig writes the scale workload's configuration to dir:
 // queue.hcl with the queue, then types-NNNNNN.hcl files of at most
-// ScaleTypesPerFile task blocks each, the types named t000001, t000002, …
-// with concurrency limit, except the first changed ones, which get
-// changedLimit. Files of an earlier call are overwritten. It returns the
+// report.ScaleTypesPerFile task blocks each, the types named t000001,
+// t000002, … with concurrency limit, except the first changed ones, which
+// get changedLimit. Files of an earlier call are overwritten. It returns the
 // number of files and their total size.
 func writeScaleConfig(dir string, types, limit, changed, changedLimit int) (files int, bytes int64, err error) {
 	write := func(name string, fill func(w *bufio.Writer)) error {
@@ -326,8 +279,8 @@ func writeScaleConfig(dir string, types, limit, changed, changedLimit int) (file
 	}); err != nil {
 		return 0, 0, err
 	}
-	for first := 1; first <= types; first += ScaleTypesPerFile {
-		last := min(first+ScaleTypesPerFile-1, types)
+	for first := 1; first <= types; first += report.ScaleTypesPerFile {
+		last := min(first+report.ScaleTypesPerFile-1, types)
 		err := write(fmt.Sprintf("types-%06d.hcl", first), func(w *bufio.Writer) {
 			for i := first; i <= last; i++ {
 				l := limit
@@ -345,15 +298,15 @@ func writeScaleConfig(dir string, types, limit, changed, changedLimit int) (file
 }
 
 // result turns the run into the scenario's result.
-func (s *scaler) result() *ScenarioResult {
+func (s *scaler) result() *report.ScenarioResult {
 	sc := s.opts.Scenario
 	run := s.run
-	r := &ScenarioResult{
-		Name: sc.Name, Description: sc.Description, Workload: WorkloadScale, File: sc.DeclRange.Filename,
+	r := &report.ScenarioResult{
+		Name: sc.Name, Description: sc.Description, Workload: scenariofile.WorkloadScale, File: sc.DeclRange.Filename,
 		Size: s.opts.Size, Scale: &run,
 	}
-	one := func(name string, v float64) MetricResult {
-		m := newMetricResult(WorkloadScale, name)
+	one := func(name string, v float64) report.MetricResult {
+		m := report.NewMetricResult(scenariofile.WorkloadScale, name)
 		m.Samples, m.Value, m.N = []float64{v}, v, 1
 		return m
 	}
@@ -367,7 +320,7 @@ func (s *scaler) result() *ScenarioResult {
 	}
 	r.Metrics = append(r.Metrics,
 		one("first_apply", run.FirstApply.Seconds),
-		perRoundMetric(WorkloadScale, "noop_plan", noop),
+		report.PerRoundMetric(scenariofile.WorkloadScale, "noop_plan", noop),
 		one("change_1pct", run.Change.Seconds),
 		one("peak_heap", peak))
 	return r
@@ -431,11 +384,13 @@ func (h *heapSampler) observe() {
 	h.samples++
 }
 
-// startStep starts a step: its peak counts from the heap in use now.
+// startStep starts a step: its peak counts from the heap in use now, which
+// counts towards the run's peak too (a step's peak is never above it).
 func (h *heapSampler) startStep() {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	h.step = h.read()
+	h.peak = max(h.peak, h.step)
 }
 
 // stepPeak takes one sample and returns the most heap in use since

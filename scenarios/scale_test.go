@@ -11,6 +11,9 @@ import (
 	"github.com/pgseq/pgseq/internal/pgtest"
 	"github.com/pgseq/pgseq/plan"
 	"github.com/pgseq/pgseq/scenarios"
+	"github.com/pgseq/pgseq/scenarios/charts"
+	"github.com/pgseq/pgseq/scenarios/report"
+	"github.com/pgseq/pgseq/scenarios/scenariofile"
 )
 
 // TestRunScale runs a tiny scale scenario through RunSuite, as pgseq bench
@@ -22,7 +25,7 @@ func TestRunScale(t *testing.T) {
 	t.Parallel()
 	pool := pgtest.Pool(t)
 	prefix := pgtest.Schema(t)
-	scs, diags := scenarios.ParseScenarios(map[string][]byte{"tiny.hcl": []byte(`
+	scs, diags := scenariofile.Parse(map[string][]byte{"tiny.hcl": []byte(`
 scenario "tiny-scale" {
   workload = "scale"
   size {
@@ -55,19 +58,19 @@ scenario "tiny-scale" {
 
 	require.Len(t, res.Scenarios, 1)
 	sr := res.Scenarios[0]
-	require.Equal(t, scenarios.WorkloadScale, sr.Workload)
-	require.Equal(t, scenarios.Size{TaskTypes: 30, Limit: 10, Rounds: 2}, sr.Size)
+	require.Equal(t, scenariofile.WorkloadScale, sr.Workload)
+	require.Equal(t, scenariofile.Size{TaskTypes: 30, Limit: 10, Rounds: 2}, sr.Size)
 	for _, name := range []string{"first_apply", "noop_plan", "change_1pct", "peak_heap"} {
 		m := sr.Metric(name)
 		require.NotNil(t, m, name)
 		require.Positive(t, m.Value, name)
 		require.Positive(t, m.N, name)
-		def, ok := scenarios.LookupMetric(scenarios.WorkloadScale, name)
+		def, ok := scenariofile.LookupMetric(scenariofile.WorkloadScale, name)
 		require.True(t, ok, "%s is documented", name)
 		require.Equal(t, def.Unit, m.Unit, name)
 	}
 	require.Len(t, sr.Metric("noop_plan").Samples, 2, "one per round")
-	require.Equal(t, scenarios.UnitBytes, sr.Metric("peak_heap").Unit)
+	require.Equal(t, scenariofile.UnitBytes, sr.Metric("peak_heap").Unit)
 
 	run := sr.Scale
 	require.NotNil(t, run)
@@ -85,7 +88,7 @@ scenario "tiny-scale" {
 	require.Equal(t, []int{1, 5}, []int{run.ChangedTypes, run.ChangedLimit})
 	require.Equal(t, plan.Summary{Change: 1}, run.Change.Summary)
 	require.Positive(t, run.HeapSamples)
-	for _, st := range append([]scenarios.ScaleStep{run.FirstApply, run.Change}, run.NoopPlans...) {
+	for _, st := range append([]report.ScaleStep{run.FirstApply, run.Change}, run.NoopPlans...) {
 		require.Positive(t, st.HeapPeakBytes)
 		require.LessOrEqual(t, st.HeapPeakBytes, run.HeapPeakBytes)
 	}
@@ -94,9 +97,9 @@ scenario "tiny-scale" {
 
 	require.Len(t, sr.Thresholds, 2)
 	for _, th := range sr.Thresholds {
-		require.Equal(t, scenarios.StatusMet, th.Status, th.Metric)
+		require.Equal(t, report.StatusMet, th.Status, th.Metric)
 	}
-	require.Equal(t, scenarios.VerdictMet, res.Verdict)
+	require.Equal(t, report.VerdictMet, res.Verdict)
 
 	var schemas int
 	require.NoError(t, pool.QueryRow(context.Background(),
@@ -119,20 +122,20 @@ scenario "tiny-scale" {
 
 	var js bytes.Buffer
 	require.NoError(t, res.WriteJSON(&js))
-	back, err := scenarios.ReadSuiteResult(&js)
+	back, err := report.ReadSuiteResult(&js)
 	require.NoError(t, err)
 	require.Equal(t, run, back.Scenarios[0].Scale)
 	require.Equal(t, sr.Size, back.Scenarios[0].Size)
-	charts, err := scenarios.WriteCharts(t.TempDir(), back)
+	drawn, err := charts.Write(t.TempDir(), back)
 	require.NoError(t, err)
-	require.Empty(t, charts, "no chart shows a scale run")
+	require.Empty(t, drawn, "no chart shows a scale run")
 }
 
 // TestRunScaleOptions: what RunScale refuses before touching the database.
 func TestRunScaleOptions(t *testing.T) {
 	t.Parallel()
 	pool := pgtest.Pool(t)
-	size := scenarios.Size{TaskTypes: 10, Limit: 2, Rounds: 1}
+	size := scenariofile.Size{TaskTypes: 10, Limit: 2, Rounds: 1}
 	cases := []struct {
 		name string
 		opts scenarios.ScaleOptions
@@ -140,10 +143,10 @@ func TestRunScaleOptions(t *testing.T) {
 	}{
 		{"no pool", scenarios.ScaleOptions{Size: size}, "Pool is required"},
 		{"another workload", scenarios.ScaleOptions{Pool: pool, Size: size,
-			Scenario: scenarios.Scenario{Name: "x", Workload: scenarios.WorkloadSoak}}, "is a soak workload, not scale"},
-		{"no size", scenarios.ScaleOptions{Pool: pool, Scenario: scenarios.Scenario{Name: "x"}}, "task_types must be 1 to 1000000"},
-		{"no rounds", scenarios.ScaleOptions{Pool: pool, Size: scenarios.Size{TaskTypes: 10, Limit: 2},
-			Scenario: scenarios.Scenario{Name: "x"}}, "rounds at least 1"},
+			Scenario: scenariofile.Scenario{Name: "x", Workload: scenariofile.WorkloadSoak}}, "is a soak workload, not scale"},
+		{"no size", scenarios.ScaleOptions{Pool: pool, Scenario: scenariofile.Scenario{Name: "x"}}, "task_types must be 1 to 1000000"},
+		{"no rounds", scenarios.ScaleOptions{Pool: pool, Size: scenariofile.Size{TaskTypes: 10, Limit: 2},
+			Scenario: scenariofile.Scenario{Name: "x"}}, "rounds at least 1"},
 		{"long prefix", scenarios.ScaleOptions{Pool: pool, Size: size, SchemaPrefix: strings.Repeat("p", 60)}, "too long"},
 	}
 	for _, c := range cases {

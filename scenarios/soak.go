@@ -17,6 +17,9 @@ import (
 	"github.com/pgseq/pgseq/catalog"
 	"github.com/pgseq/pgseq/internal/textfmt"
 	"github.com/pgseq/pgseq/queue"
+	"github.com/pgseq/pgseq/scenarios/report"
+	"github.com/pgseq/pgseq/scenarios/scenariofile"
+	"github.com/pgseq/pgseq/scenarios/stats"
 )
 
 // The soak workload's timing rules.
@@ -41,7 +44,7 @@ const (
 	soakStallTimeout = 2 * time.Minute
 )
 
-// soakTables are the tables a soak samples (SoakSample.Tasks, .Slots).
+// soakTables are the tables a soak samples (report.SoakSample.Tasks, .Slots).
 var soakTables = []string{"tasks", "concurrency_slots"}
 
 //go:embed sql/soak_*.sql
@@ -66,10 +69,10 @@ type SoakOptions struct {
 	// Scenario is the soak scenario: its Config (the first queue is
 	// worked), HandlerDelay, Soak spec, and the labels copied into the
 	// result.
-	Scenario Scenario
-	// Size is the size to run at (EffectiveSize): Duration, Rate, Workers,
-	// PoolSize, and BatchSize for generated types.
-	Size Size
+	Scenario scenariofile.Scenario
+	// Size is the size to run at (scenariofile.EffectiveSize): Duration,
+	// Rate, Workers, PoolSize, and BatchSize for generated types.
+	Size scenariofile.Size
 	// SchemaPrefix names the run's schema, <prefix>_soak_<6 random hex
 	// digits> (default "pgseq_bench").
 	SchemaPrefix string
@@ -93,103 +96,7 @@ type SoakProgress struct {
 	// Elapsed of Duration of the measured run.
 	Elapsed, Duration time.Duration
 	// Sample is the latest sample; nil during the warm-up.
-	Sample *SoakSample
-}
-
-// SoakRun is what a soak run did and the series it sampled
-// (ScenarioResult.Soak).
-type SoakRun struct {
-	// Seconds is the measured run's length, WarmupSeconds the warm-up's
-	// before it, IntervalSeconds the time between samples and
-	// WindowSeconds the length of the first and last windows the
-	// claim_p99_first and claim_p99_last metrics pool.
-	Seconds         float64 `json:"seconds"`
-	WarmupSeconds   float64 `json:"warmup_seconds"`
-	IntervalSeconds float64 `json:"interval_seconds"`
-	WindowSeconds   float64 `json:"window_seconds"`
-	// Rate is the enqueue rate asked for, in tasks per second.
-	Rate int `json:"rate"`
-	// Queue is the queue worked; RetentionCompletedSeconds and
-	// LeaderLeaseSeconds its settings, MaintenanceIntervalSeconds how often
-	// the leader ran maintenance (leader_lease/3).
-	Queue                      string  `json:"queue"`
-	RetentionCompletedSeconds  float64 `json:"retention_completed_seconds"`
-	LeaderLeaseSeconds         float64 `json:"leader_lease_seconds"`
-	MaintenanceIntervalSeconds float64 `json:"maintenance_interval_seconds"`
-	// TaskTypes is the number of task types enqueued in turn, Limited how
-	// many of them have a concurrency limit.
-	TaskTypes int `json:"task_types"`
-	Limited   int `json:"limited_types"`
-	// HoldSnapshot says a separate session held a REPEATABLE READ snapshot
-	// from before the warm-up to the end.
-	HoldSnapshot bool `json:"hold_snapshot"`
-	// Storage are the storage statements run on the fresh schema, with
-	// the schema left out (ALTER TABLE tasks SET (fillfactor = 90)).
-	Storage []string `json:"storage,omitempty"`
-	// Enqueued and Completed count the tasks enqueued and completed during
-	// the measured run; Purged the tasks deleted from tasks meanwhile
-	// (only the leader's maintenance deletes them: retention); Failed the
-	// handlers that failed (none expected).
-	Enqueued  int64 `json:"enqueued"`
-	Completed int64 `json:"completed"`
-	Purged    int64 `json:"purged"`
-	Failed    int64 `json:"failed"`
-	// Samples are taken every IntervalSeconds, in order.
-	Samples []SoakSample `json:"samples"`
-}
-
-// SoakSample is one sample of a soak run: the interval that ended at
-// Seconds, and the tables' state then.
-type SoakSample struct {
-	// Seconds since the measured run started.
-	Seconds float64 `json:"t"`
-	// Claims is the number of claim round trips in the interval (empty
-	// claims included), ClaimP50 and ClaimP99 their percentiles in
-	// seconds (0 without claims).
-	Claims   int     `json:"claims"`
-	ClaimP50 float64 `json:"claim_p50"`
-	ClaimP99 float64 `json:"claim_p99"`
-	// EnqueueP99 is the 99th percentile of the producer's enqueue_batch
-	// round trips in the interval, in seconds.
-	EnqueueP99 float64 `json:"enqueue_p99"`
-	// Enqueued and Completed are the tasks enqueued and completed in the
-	// interval, CompletedPerSec the latter per second.
-	Enqueued        int64   `json:"enqueued"`
-	Completed       int64   `json:"completed"`
-	CompletedPerSec float64 `json:"completed_per_sec"`
-	// Backlog is how many enqueued tasks were not completed yet: near a
-	// batch or two when the workers keep up, growing when the rate is
-	// above what they drain.
-	Backlog int64 `json:"backlog"`
-	// Tasks and Slots are the state of the tasks and concurrency_slots
-	// tables.
-	Tasks SoakTable `json:"tasks"`
-	Slots SoakTable `json:"concurrency_slots"`
-	// XminAge is how many transactions the oldest snapshot of the
-	// database's other sessions is behind (what vacuum may not clean
-	// past), OldestXactSeconds how long the oldest open transaction has
-	// run.
-	XminAge           int64   `json:"xmin_age"`
-	OldestXactSeconds float64 `json:"oldest_xact_seconds"`
-}
-
-// SoakTable is a table's state in a sample, as pg_stat_user_tables and
-// pg_total_relation_size report it. The counts after Bytes are since the
-// schema was created (they include the warm-up).
-type SoakTable struct {
-	Live  int64 `json:"live"`
-	Dead  int64 `json:"dead"`
-	Bytes int64 `json:"bytes"`
-	// Vacuums counts manual vacuums, Autovacuums and Autoanalyzes the
-	// autovacuum daemon's.
-	Vacuums      int64 `json:"vacuums"`
-	Autovacuums  int64 `json:"autovacuums"`
-	Autoanalyzes int64 `json:"autoanalyzes"`
-	// Updates counts updated rows, HotUpdates those updated in place
-	// (heap-only: no new index entries), Deletes deleted rows.
-	Updates    int64 `json:"updates"`
-	HotUpdates int64 `json:"hot_updates"`
-	Deletes    int64 `json:"deletes"`
+	Sample *report.SoakSample
 }
 
 // SoakInterval is the time between a soak's samples for a duration:
@@ -211,8 +118,8 @@ func SoakWindow(duration time.Duration) time.Duration {
 // schema (and the storage parameters), takes the held snapshot if asked,
 // starts the workers and the producer, warms up, samples every interval
 // for the duration, stops everything and drops the schema. It returns the
-// scenario's metrics with the series (ScenarioResult.Soak).
-func RunSoak(ctx context.Context, opts SoakOptions) (res *ScenarioResult, err error) {
+// scenario's metrics with the series (report.ScenarioResult.Soak).
+func RunSoak(ctx context.Context, opts SoakOptions) (res *report.ScenarioResult, err error) {
 	s, err := newSoaker(opts)
 	if err != nil {
 		return nil, err
@@ -249,7 +156,7 @@ func RunSoak(ctx context.Context, opts SoakOptions) (res *ScenarioResult, err er
 // soaker runs one soak scenario.
 type soaker struct {
 	opts     SoakOptions
-	size     Size
+	size     scenariofile.Size
 	schema   string
 	queue    catalog.Queue
 	types    []catalog.TaskType
@@ -257,7 +164,7 @@ type soaker struct {
 	warmup   time.Duration
 	window   time.Duration
 	obs      *soakObserver
-	rec      SoakRun
+	rec      report.SoakRun
 	// first and last are the claim round trips sent in the first and last
 	// windows.
 	first, last []time.Duration
@@ -308,14 +215,14 @@ func newSoaker(opts SoakOptions) (*soaker, error) {
 	}
 	s.warmup = max(s.warmup, 0)
 	lease := time.Duration(q.LeaderLease)
-	s.rec = SoakRun{
+	s.rec = report.SoakRun{
 		Seconds: size.Duration.Seconds(), WarmupSeconds: s.warmup.Seconds(), IntervalSeconds: s.interval.Seconds(),
 		WindowSeconds: s.window.Seconds(), Rate: size.Rate, Queue: q.Name,
 		RetentionCompletedSeconds:  time.Duration(q.Retention.Completed).Seconds(),
 		LeaderLeaseSeconds:         lease.Seconds(),
 		MaintenanceIntervalSeconds: max(lease/3, 100*time.Millisecond).Seconds(),
 		TaskTypes:                  len(types), HoldSnapshot: opts.Scenario.Soak.HoldSnapshot,
-		Samples: []SoakSample{},
+		Samples: []report.SoakSample{},
 	}
 	for _, t := range types {
 		if t.Concurrency > 0 {
@@ -483,7 +390,7 @@ func (s *soaker) sample(ctx context.Context) error {
 			return ctx.Err()
 		}
 		w := s.obs.window(k == n)
-		smp := SoakSample{
+		smp := report.SoakSample{
 			Seconds: at.Seconds(), Claims: len(w.claims),
 			Enqueued: w.enqueued - counts.enqueued, Completed: w.completed - counts.completed,
 			Backlog: w.enqueued - w.completed,
@@ -491,11 +398,11 @@ func (s *soaker) sample(ctx context.Context) error {
 		elapsed := at - time.Duration(k-1)*s.interval
 		smp.CompletedPerSec = float64(smp.Completed) / elapsed.Seconds()
 		if len(w.claims) > 0 {
-			l := latencyStats(w.claims)
+			l := stats.NewLatency(w.claims)
 			smp.ClaimP50, smp.ClaimP99 = l.P50/1e6, l.P99/1e6
 		}
 		if len(w.enqueues) > 0 {
-			smp.EnqueueP99 = latencyStats(w.enqueues).P99 / 1e6
+			smp.EnqueueP99 = stats.NewLatency(w.enqueues).P99 / 1e6
 		}
 		tables, err := s.tables(ctx)
 		if err != nil {
@@ -527,14 +434,14 @@ func (s *soaker) sample(ctx context.Context) error {
 }
 
 // tables samples the soak's tables.
-func (s *soaker) tables(ctx context.Context) (map[string]SoakTable, error) {
+func (s *soaker) tables(ctx context.Context) (map[string]report.SoakTable, error) {
 	rows, err := s.opts.Pool.Query(ctx, soakQuery("tables"), s.schema, soakTables)
 	if err != nil {
 		return nil, fmt.Errorf("sampling the tables: %w", err)
 	}
-	out := map[string]SoakTable{}
+	out := map[string]report.SoakTable{}
 	var name string
-	var t SoakTable
+	var t report.SoakTable
 	_, err = pgx.ForEachRow(rows, []any{&name, &t.Live, &t.Dead, &t.Bytes, &t.Vacuums, &t.Autovacuums, &t.Autoanalyzes,
 		&t.Updates, &t.HotUpdates, &t.Deletes}, func() error {
 		out[name] = t
@@ -547,14 +454,14 @@ func (s *soaker) tables(ctx context.Context) (map[string]SoakTable, error) {
 }
 
 // result turns the run into the scenario's result.
-func (s *soaker) result() *ScenarioResult {
+func (s *soaker) result() *report.ScenarioResult {
 	sc := s.opts.Scenario
-	r := &ScenarioResult{
+	r := &report.ScenarioResult{
 		Name: sc.Name, Description: sc.Description, Workload: sc.Workload, File: sc.DeclRange.Filename,
 		Size: s.size, Soak: &s.rec,
 	}
-	one := func(name string, v float64, n int) MetricResult {
-		m := newMetricResult(WorkloadSoak, name)
+	one := func(name string, v float64, n int) report.MetricResult {
+		m := report.NewMetricResult(scenariofile.WorkloadSoak, name)
 		m.Samples, m.Value, m.N = []float64{v}, v, n
 		return m
 	}
@@ -565,8 +472,8 @@ func (s *soaker) result() *ScenarioResult {
 		q    float64
 	}{{"p50", 0.5}, {"p99", 0.99}} {
 		prefix := "claim_" + pct.name
-		first := latencyMetric(WorkloadSoak, prefix+"_first", pct.q, [][]time.Duration{s.first})
-		last := latencyMetric(WorkloadSoak, prefix+"_last", pct.q, [][]time.Duration{s.last})
+		first := report.LatencyMetric(scenariofile.WorkloadSoak, prefix+"_first", pct.q, [][]time.Duration{s.first})
+		last := report.LatencyMetric(scenariofile.WorkloadSoak, prefix+"_last", pct.q, [][]time.Duration{s.last})
 		r.Metrics = append(r.Metrics, first, last)
 		if first.N > 0 && last.N > 0 && first.Value > 0 {
 			r.Metrics = append(r.Metrics, one(prefix+"_growth", last.Value/first.Value, min(first.N, last.N)))

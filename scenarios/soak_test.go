@@ -12,6 +12,9 @@ import (
 	"github.com/pgseq/pgseq/catalog"
 	"github.com/pgseq/pgseq/internal/pgtest"
 	"github.com/pgseq/pgseq/scenarios"
+	"github.com/pgseq/pgseq/scenarios/charts"
+	"github.com/pgseq/pgseq/scenarios/report"
+	"github.com/pgseq/pgseq/scenarios/scenariofile"
 )
 
 // soakConfig is a queue whose leader runs maintenance every 333 ms and
@@ -42,16 +45,16 @@ func TestRunSoak(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
 			prefix := pgtest.Schema(t)
-			sc := scenarios.Scenario{
-				Name: name, Workload: scenarios.WorkloadSoak, Config: soakConfig(),
-				Soak: scenarios.SoakSpec{HoldSnapshot: hold, Storage: []scenarios.StorageSetting{
-					{Table: "tasks", Params: []scenarios.StorageParam{{Name: "fillfactor", Value: "90"}}},
+			sc := scenariofile.Scenario{
+				Name: name, Workload: scenariofile.WorkloadSoak, Config: soakConfig(),
+				Soak: scenariofile.SoakSpec{HoldSnapshot: hold, Storage: []scenariofile.StorageSetting{
+					{Table: "tasks", Params: []scenariofile.StorageParam{{Name: "fillfactor", Value: "90"}}},
 				}},
 			}
 			var progress []scenarios.SoakProgress
 			res, err := scenarios.RunSoak(context.Background(), scenarios.SoakOptions{
 				Pool: pool, Scenario: sc, SchemaPrefix: prefix,
-				Size:     scenarios.Size{Duration: 3 * time.Second, Rate: 300, Workers: 1, PoolSize: 2},
+				Size:     scenariofile.Size{Duration: 3 * time.Second, Rate: 300, Workers: 1, PoolSize: 2},
 				Interval: 500 * time.Millisecond, Warmup: 200 * time.Millisecond,
 				Progress: func(p scenarios.SoakProgress) { progress = append(progress, p) },
 			})
@@ -90,7 +93,7 @@ func TestRunSoak(t *testing.T) {
 				require.NotNil(t, m, name)
 				require.Positive(t, m.N, name)
 				require.Len(t, m.Samples, 1, "%s: one run", name)
-				_, ok := scenarios.LookupMetric(scenarios.WorkloadSoak, name)
+				_, ok := scenariofile.LookupMetric(scenariofile.WorkloadSoak, name)
 				require.True(t, ok, "%s is documented", name)
 			}
 			require.Equal(t, float64(run.Purged), res.Metric("tasks_purged").Value)
@@ -110,15 +113,15 @@ func TestRunSoak(t *testing.T) {
 				require.Zero(t, holders)
 			}
 
-			suite := &scenarios.SuiteResult{FormatVersion: scenarios.ResultFormatVersion, Scenarios: []scenarios.ScenarioResult{*res}}
+			suite := &report.SuiteResult{FormatVersion: report.ResultFormatVersion, Scenarios: []report.ScenarioResult{*res}}
 			var md bytes.Buffer
 			require.NoError(t, suite.WriteMarkdown(&md, nil))
 			require.Contains(t, md.String(), "**Over time.**")
 			require.Contains(t, md.String(), "3s at 300 tasks/s, 1 worker × 2 handlers, batch 20")
 			require.Equal(t, hold, strings.Contains(md.String(), "held a REPEATABLE READ snapshot"))
-			charts, err := scenarios.WriteCharts(t.TempDir(), suite)
+			drawn, err := charts.Write(t.TempDir(), suite)
 			require.NoError(t, err)
-			require.Equal(t, []string{"timeline-soak.png", "timeline-soak.svg"}, charts)
+			require.Equal(t, []string{"timeline-soak.png", "timeline-soak.svg"}, drawn)
 		})
 	}
 }
@@ -127,16 +130,16 @@ func TestRunSoak(t *testing.T) {
 func TestRunSoakOptions(t *testing.T) {
 	t.Parallel()
 	pool := pgtest.Pool(t)
-	size := scenarios.Size{Duration: time.Second, Rate: 10, Workers: 1, PoolSize: 1}
+	size := scenariofile.Size{Duration: time.Second, Rate: 10, Workers: 1, PoolSize: 1}
 	cases := []struct {
 		name string
 		opts scenarios.SoakOptions
 		want string
 	}{
 		{"no pool", scenarios.SoakOptions{Size: size}, "Pool is required"},
-		{"no configuration", scenarios.SoakOptions{Pool: pool, Size: size, Scenario: scenarios.Scenario{Name: "x"}}, "needs a queue and a task type"},
-		{"no rate", scenarios.SoakOptions{Pool: pool, Size: scenarios.Size{Duration: time.Second, Workers: 1, PoolSize: 1},
-			Scenario: scenarios.Scenario{Name: "x", Config: soakConfig()}}, "must be positive"},
+		{"no configuration", scenarios.SoakOptions{Pool: pool, Size: size, Scenario: scenariofile.Scenario{Name: "x"}}, "needs a queue and a task type"},
+		{"no rate", scenarios.SoakOptions{Pool: pool, Size: scenariofile.Size{Duration: time.Second, Workers: 1, PoolSize: 1},
+			Scenario: scenariofile.Scenario{Name: "x", Config: soakConfig()}}, "must be positive"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

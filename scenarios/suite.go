@@ -5,42 +5,21 @@ import (
 	"errors"
 	"fmt"
 	"slices"
-	"strings"
 	"time"
 
 	"github.com/jackc/pgx/v5/pgxpool"
 
-	"github.com/pgseq/pgseq/internal/dbconn"
 	"github.com/pgseq/pgseq/internal/textfmt"
+	"github.com/pgseq/pgseq/scenarios/report"
+	"github.com/pgseq/pgseq/scenarios/scenariofile"
 )
-
-// RedactCommand returns a copy of the command line args with the password
-// of every connection string in it masked (dbconn.Redact): a flag's value
-// after '=' (--database-url=postgres://u:pw@h/db, --database-url='host=h
-// password=pw'), and any argument that is one or holds one (the value of
-// --database-url given as the next argument). A result's command line is
-// committed with the result: no password may be in it.
-func RedactCommand(args []string) []string {
-	if args == nil {
-		return nil
-	}
-	out := make([]string, len(args))
-	for i, arg := range args {
-		if name, value, ok := strings.Cut(arg, "="); ok && strings.HasPrefix(name, "-") {
-			out[i] = name + "=" + dbconn.Redact(value)
-			continue
-		}
-		out[i] = dbconn.Redact(arg)
-	}
-	return out
-}
 
 // SuiteOptions configure RunSuite. Pool and Scenarios are required.
 type SuiteOptions struct {
 	Pool *pgxpool.Pool
 	// Scenarios to run, in file order. A scenario's Against must be among
 	// them (the CLI adds it when --scenario picks one).
-	Scenarios []Scenario
+	Scenarios []scenariofile.Scenario
 	// Quick runs every scenario at its quick size.
 	Quick bool
 	// OutDir is where the explain workload stores its plans ("" keeps
@@ -49,7 +28,7 @@ type SuiteOptions struct {
 	// SchemaPrefix names the throw-away schemas (default "pgseq_bench").
 	SchemaPrefix string
 	// Command is the command line, recorded in the result with its
-	// passwords masked (RedactCommand).
+	// passwords masked (report.RedactCommand).
 	Command []string
 	// Step is told what the suite starts next (a line for a log); Drain
 	// receives the drain runs' progress. Both may be nil.
@@ -65,50 +44,12 @@ type SuiteOptions struct {
 	Counted bool
 }
 
-// Workload defaults: the sizes a scenario gets for the fields it leaves out.
-var (
-	// A drain's batch_size defaults to its queue's (runDrainGroup).
-	drainDefaults    = Size{Tasks: 200_000, Rounds: 3, Workers: 1, PoolSize: 4}
-	explainDefaults  = Size{Tasks: 1_000_000, Rounds: 1}
-	countersDefaults = Size{Rounds: 6, Clients: 8, Duration: time.Second}
-	// A soak runs once; its batch_size defaults to its queue's (RunSoak).
-	soakDefaults = Size{Rounds: 1, Workers: 1, PoolSize: 4, Duration: 10 * time.Minute, Rate: 500}
-	// A scale run applies once; its rounds are no-op plans.
-	scaleDefaults = Size{Rounds: 3, TaskTypes: 10_000, Limit: 1000}
-)
-
-// EffectiveSize is the size sc runs at: the workload's defaults, the
-// scenario's size, then with quick its quick size.
-func EffectiveSize(sc Scenario, quick bool) Size {
-	var s Size
-	switch sc.Workload {
-	case WorkloadDrain:
-		s = drainDefaults
-	case WorkloadExplain:
-		s = explainDefaults
-	case WorkloadCounters:
-		s = countersDefaults
-	case WorkloadSoak:
-		s = soakDefaults
-	case WorkloadScale:
-		s = scaleDefaults
-	}
-	s = s.Merge(sc.Size)
-	if quick {
-		s = s.Merge(sc.Quick)
-	}
-	if sc.Workload == WorkloadDrain && s.Warmup == 0 {
-		s.Warmup = min(s.Tasks, 20_000)
-	}
-	return s
-}
-
 // RunSuite runs the scenarios — drain scenarios in groups (a reference and
 // the scenarios measured against it, interleaved round after round), then
 // the explain scenarios, then the counters scenarios interleaved, then the
 // soak scenarios one by one, then the scale scenarios one by one — and
 // judges every threshold.
-func RunSuite(ctx context.Context, opts SuiteOptions) (*SuiteResult, error) {
+func RunSuite(ctx context.Context, opts SuiteOptions) (*report.SuiteResult, error) {
 	if opts.Pool == nil || len(opts.Scenarios) == 0 {
 		return nil, errors.New("scenarios: SuiteOptions needs a Pool and Scenarios")
 	}
@@ -120,8 +61,8 @@ func RunSuite(ctx context.Context, opts SuiteOptions) (*SuiteResult, error) {
 		step = func(string) {}
 	}
 	started := time.Now()
-	res := &SuiteResult{
-		FormatVersion: ResultFormatVersion, StartedAt: started.UTC(), Command: RedactCommand(opts.Command),
+	res := &report.SuiteResult{
+		FormatVersion: report.ResultFormatVersion, StartedAt: started.UTC(), Command: report.RedactCommand(opts.Command),
 		Quick: opts.Quick, LoadBefore: loadAverage(), Counted: opts.Counted,
 	}
 	env, err := environment(ctx, opts.Pool)
@@ -130,7 +71,7 @@ func RunSuite(ctx context.Context, opts SuiteOptions) (*SuiteResult, error) {
 	}
 	res.Environment = env
 
-	byName := map[string]Scenario{}
+	byName := map[string]scenariofile.Scenario{}
 	for _, sc := range opts.Scenarios {
 		byName[sc.Name] = sc
 	}
@@ -141,16 +82,16 @@ func RunSuite(ctx context.Context, opts SuiteOptions) (*SuiteResult, error) {
 			}
 		}
 	}
-	results := map[string]ScenarioResult{}
+	results := map[string]report.ScenarioResult{}
 
 	// Drain groups, in the order their references appear.
 	for _, ref := range opts.Scenarios {
-		if ref.Workload != WorkloadDrain || ref.Against != "" {
+		if ref.Workload != scenariofile.WorkloadDrain || ref.Against != "" {
 			continue
 		}
-		group := []Scenario{ref}
+		group := []scenariofile.Scenario{ref}
 		for _, sc := range opts.Scenarios {
-			if sc.Workload == WorkloadDrain && sc.Against == ref.Name {
+			if sc.Workload == scenariofile.WorkloadDrain && sc.Against == ref.Name {
 				group = append(group, sc)
 			}
 		}
@@ -166,12 +107,12 @@ func RunSuite(ctx context.Context, opts SuiteOptions) (*SuiteResult, error) {
 
 	// Explain scenarios, one by one.
 	for _, sc := range opts.Scenarios {
-		if sc.Workload != WorkloadExplain {
+		if sc.Workload != scenariofile.WorkloadExplain {
 			continue
 		}
 		step(fmt.Sprintf("explain: %s", sc.Name))
 		r, err := RunExplain(ctx, ExplainOptions{
-			Pool: opts.Pool, Scenario: sc, Size: EffectiveSize(sc, opts.Quick),
+			Pool: opts.Pool, Scenario: sc, Size: scenariofile.EffectiveSize(sc, opts.Quick),
 			SchemaPrefix: opts.SchemaPrefix, OutDir: opts.OutDir,
 		})
 		if err != nil {
@@ -181,12 +122,12 @@ func RunSuite(ctx context.Context, opts SuiteOptions) (*SuiteResult, error) {
 	}
 
 	// Counters scenarios, all interleaved.
-	var counters []Scenario
-	sizes := map[string]Size{}
+	var counters []scenariofile.Scenario
+	sizes := map[string]scenariofile.Size{}
 	for _, sc := range opts.Scenarios {
-		if sc.Workload == WorkloadCounters {
+		if sc.Workload == scenariofile.WorkloadCounters {
 			counters = append(counters, sc)
-			sizes[sc.Name] = EffectiveSize(sc, opts.Quick)
+			sizes[sc.Name] = scenariofile.EffectiveSize(sc, opts.Quick)
 		}
 	}
 	if len(counters) > 0 {
@@ -202,10 +143,10 @@ func RunSuite(ctx context.Context, opts SuiteOptions) (*SuiteResult, error) {
 
 	// Soak scenarios, one by one: each runs for its duration.
 	for _, sc := range opts.Scenarios {
-		if sc.Workload != WorkloadSoak {
+		if sc.Workload != scenariofile.WorkloadSoak {
 			continue
 		}
-		size := EffectiveSize(sc, opts.Quick)
+		size := scenariofile.EffectiveSize(sc, opts.Quick)
 		step(fmt.Sprintf("soak: %s (%s at %s tasks/s)", sc.Name, size.Duration, textfmt.Thousands(size.Rate)))
 		r, err := RunSoak(ctx, SoakOptions{
 			Pool: opts.Pool, Scenario: sc, Size: size, SchemaPrefix: opts.SchemaPrefix, Progress: opts.Soak,
@@ -219,11 +160,11 @@ func RunSuite(ctx context.Context, opts SuiteOptions) (*SuiteResult, error) {
 	// Scale scenarios, one by one: each applies its generated
 	// configuration to a schema of its own.
 	for _, sc := range opts.Scenarios {
-		if sc.Workload != WorkloadScale {
+		if sc.Workload != scenariofile.WorkloadScale {
 			continue
 		}
-		size := EffectiveSize(sc, opts.Quick)
-		step(fmt.Sprintf("scale: %s (%s)", sc.Name, sizeLine(WorkloadScale, size)))
+		size := scenariofile.EffectiveSize(sc, opts.Quick)
+		step(fmt.Sprintf("scale: %s (%s)", sc.Name, report.SizeLine(scenariofile.WorkloadScale, size)))
 		r, err := RunScale(ctx, ScaleOptions{
 			Pool: opts.Pool, Scenario: sc, Size: size, SchemaPrefix: opts.SchemaPrefix,
 			Step: func(s string) { step(fmt.Sprintf("scale: %s: %s", sc.Name, s)) },
@@ -239,16 +180,16 @@ func RunSuite(ctx context.Context, opts SuiteOptions) (*SuiteResult, error) {
 		if !ok {
 			return nil, fmt.Errorf("scenario %q produced no result", sc.Name)
 		}
-		r.Thresholds = judgeAll(sc, &r)
+		r.Thresholds = report.JudgeAll(sc, &r)
 		res.Scenarios = append(res.Scenarios, r)
 	}
-	res.Verdict = verdict(res.Scenarios)
+	res.Verdict = report.Verdict(res.Scenarios)
 	res.LoadAfter = loadAverage()
 	res.Seconds = time.Since(started).Seconds()
 	return res, nil
 }
 
-func groupLabel(group []Scenario) string {
+func groupLabel(group []scenariofile.Scenario) string {
 	s := group[0].Name
 	for _, sc := range group[1:] {
 		s += ", " + sc.Name
@@ -261,14 +202,14 @@ func groupLabel(group []Scenario) string {
 // out, and what it declares must agree with the reference's (ratios compare
 // runs of the same size). The queue's batch_size is the size's batch_size
 // when a scenario declares one, else the configuration's own.
-func runDrainGroup(ctx context.Context, opts SuiteOptions, group []Scenario) ([]ScenarioResult, error) {
+func runDrainGroup(ctx context.Context, opts SuiteOptions, group []scenariofile.Scenario) ([]report.ScenarioResult, error) {
 	ref := group[0]
-	size := EffectiveSize(ref, opts.Quick)
+	size := scenariofile.EffectiveSize(ref, opts.Quick)
 	cases := make([]DrainCase, len(group))
 	for i, sc := range group {
 		merged := sc
 		merged.Size, merged.Quick = ref.Size.Merge(sc.Size), ref.Quick.Merge(sc.Quick)
-		if s := EffectiveSize(merged, opts.Quick); s != size {
+		if s := scenariofile.EffectiveSize(merged, opts.Quick); s != size {
 			return nil, fmt.Errorf("scenario %q must run at the size of %q, which it is measured against (ratios compare runs of the same size): %+v vs %+v",
 				sc.Name, ref.Name, s, size)
 		}
@@ -297,7 +238,7 @@ func runDrainGroup(ctx context.Context, opts SuiteOptions, group []Scenario) ([]
 	if err != nil {
 		return nil, fmt.Errorf("drain %s: %w", groupLabel(group), err)
 	}
-	out := make([]ScenarioResult, len(group))
+	out := make([]report.ScenarioResult, len(group))
 	for i, sc := range group {
 		out[i] = drainResult(sc, size, cases[i], rep)
 	}
@@ -305,8 +246,8 @@ func runDrainGroup(ctx context.Context, opts SuiteOptions, group []Scenario) ([]
 }
 
 // drainResult turns a case's runs into the scenario's metrics.
-func drainResult(sc Scenario, size Size, c DrainCase, rep *DrainReport) ScenarioResult {
-	r := ScenarioResult{
+func drainResult(sc scenariofile.Scenario, size scenariofile.Size, c DrainCase, rep *DrainReport) report.ScenarioResult {
+	r := report.ScenarioResult{
 		Name: sc.Name, Description: sc.Description, Workload: sc.Workload, Against: sc.Against,
 		File: sc.DeclRange.Filename, Size: size,
 	}
@@ -317,7 +258,7 @@ func drainResult(sc Scenario, size Size, c DrainCase, rep *DrainReport) Scenario
 		}
 	}
 	r.Runs = runs
-	metric := func(name string) MetricResult { return newMetricResult(WorkloadDrain, name) }
+	metric := func(name string) report.MetricResult { return report.NewMetricResult(scenariofile.WorkloadDrain, name) }
 	series := func(f func(Run) float64) []float64 {
 		out := make([]float64, len(runs))
 		for i, run := range runs {
@@ -326,7 +267,7 @@ func drainResult(sc Scenario, size Size, c DrainCase, rep *DrainReport) Scenario
 		return out
 	}
 
-	r.Metrics = append(r.Metrics, perRoundMetric(WorkloadDrain, "throughput", series(func(run Run) float64 { return run.TasksPerSec })))
+	r.Metrics = append(r.Metrics, report.PerRoundMetric(scenariofile.WorkloadDrain, "throughput", series(func(run Run) float64 { return run.TasksPerSec })))
 	for _, s := range rep.Variants {
 		if s.Variant == c.Name && s.VsBaseline != nil && sc.Against != "" {
 			m := metric("throughput_ratio")
@@ -346,7 +287,7 @@ func drainResult(sc Scenario, size Size, c DrainCase, rep *DrainReport) Scenario
 			ideal += float64(t.Concurrency) / c.HandlerDelay.Seconds()
 		}
 		if allLimited && ideal > 0 {
-			r.Metrics = append(r.Metrics, perRoundMetric(WorkloadDrain, "ideal_share",
+			r.Metrics = append(r.Metrics, report.PerRoundMetric(scenariofile.WorkloadDrain, "ideal_share",
 				series(func(run Run) float64 { return run.TasksPerSec / ideal })))
 		}
 	}
@@ -357,10 +298,10 @@ func drainResult(sc Scenario, size Size, c DrainCase, rep *DrainReport) Scenario
 		claims[i], completes[i] = run.claims, run.completes
 	}
 	r.Metrics = append(r.Metrics,
-		latencyMetric(WorkloadDrain, "claim_p50", 0.5, claims),
-		latencyMetric(WorkloadDrain, "claim_p99", 0.99, claims),
-		latencyMetric(WorkloadDrain, "complete_p50", 0.5, completes),
-		latencyMetric(WorkloadDrain, "complete_p99", 0.99, completes))
+		report.LatencyMetric(scenariofile.WorkloadDrain, "claim_p50", 0.5, claims),
+		report.LatencyMetric(scenariofile.WorkloadDrain, "claim_p99", 0.99, claims),
+		report.LatencyMetric(scenariofile.WorkloadDrain, "complete_p50", 0.5, completes),
+		report.LatencyMetric(scenariofile.WorkloadDrain, "complete_p99", 0.99, completes))
 
 	if c.limit() > 0 {
 		m := metric("running_max")

@@ -2,13 +2,14 @@ package spec
 
 import (
 	"fmt"
-	"strings"
 
 	"github.com/hashicorp/hcl/v2"
 	"github.com/hashicorp/hcl/v2/hclsyntax"
 	"github.com/hashicorp/hcl/v2/hclwrite"
-	"github.com/pgseq/pgseq/catalog"
 	"github.com/zclconf/go-cty/cty"
+
+	"github.com/pgseq/pgseq/catalog"
+	"github.com/pgseq/pgseq/internal/hcldecode"
 )
 
 // The access block names the database roles that may use the pgseq
@@ -33,13 +34,13 @@ const accessExample = `access { work = ["app_worker"] }`
 // access decodes the access block.
 func (d *decoder) access(b *hclsyntax.Block) {
 	if len(b.Labels) > 0 {
-		d.errorf(hcl.RangeBetween(b.LabelRanges[0], b.LabelRanges[len(b.LabelRanges)-1]), "Extraneous label for access",
+		d.Errorf(hcl.RangeBetween(b.LabelRanges[0], b.LabelRanges[len(b.LabelRanges)-1]), "Extraneous label for access",
 			"The access block takes no labels: its arguments name the roles of each level, as in %s.", accessExample)
 	}
 	if d.accessBlock != nil {
-		d.errorf(b.TypeRange, "Duplicate access block",
+		d.Errorf(b.TypeRange, "Duplicate access block",
 			"The access block is already declared at %s. A configuration has one access block, which names the roles of every level: merge the two.",
-			PosString(*d.accessBlock))
+			hcldecode.PosString(*d.accessBlock))
 		return
 	}
 	def := b.DefRange()
@@ -47,7 +48,7 @@ func (d *decoder) access(b *hclsyntax.Block) {
 	if d.roles == nil {
 		d.roles = map[string]hcl.Range{}
 	}
-	attrs, _ := d.content(b.Body, "access", catalog.Levels, nil)
+	attrs, _, _ := d.Content(b.Body, "access", catalog.Levels, nil, nil)
 	for _, level := range catalog.Levels {
 		if a := attrs[level]; a != nil {
 			d.accessLevel(a, level)
@@ -57,7 +58,7 @@ func (d *decoder) access(b *hclsyntax.Block) {
 
 // accessLevel decodes the list of roles given one level.
 func (d *decoder) accessLevel(a *hclsyntax.Attribute, level string) {
-	v, ok := d.value(a)
+	v, ok := d.Value(a)
 	if !ok {
 		return
 	}
@@ -65,10 +66,10 @@ func (d *decoder) accessLevel(a *hclsyntax.Attribute, level string) {
 	if !isTuple || !(v.Type().IsTupleType() || v.Type().IsListType()) {
 		hint := ""
 		if v.Type() == cty.String {
-			hint = fmt.Sprintf(" Put the role in brackets: %s = [%s].", level, Quote(v.AsString()))
+			hint = fmt.Sprintf(" Put the role in brackets: %s = [%s].", level, hcldecode.Quote(v.AsString()))
 		}
-		d.errorf(a.Expr.Range(), "Incorrect value type",
-			"%s must be a list of database role names, such as [\"app_worker\"] or [], not %s.%s", level, TypeName(v.Type()), hint)
+		d.Errorf(a.Expr.Range(), "Incorrect value type",
+			"%s must be a list of database role names, such as [\"app_worker\"] or [], not %s.%s", level, hcldecode.TypeName(v.Type()), hint)
 		return
 	}
 	seen := map[string]hcl.Range{}
@@ -76,22 +77,22 @@ func (d *decoder) accessLevel(a *hclsyntax.Attribute, level string) {
 		path := fmt.Sprintf("%s[%d]", level, i)
 		ev, diags := e.Value(nil)
 		if diags.HasErrors() {
-			d.diags = append(d.diags, diags...)
+			d.Diags = append(d.Diags, diags...)
 			continue
 		}
 		if ev.IsNull() || ev.Type() != cty.String {
-			d.errorf(e.Range(), "Incorrect value type", "%s must be a role name in quotes, not %s.", path, TypeName(ev.Type()))
+			d.Errorf(e.Range(), "Incorrect value type", "%s must be a role name in quotes, not %s.", path, hcldecode.TypeName(ev.Type()))
 			continue
 		}
 		role := ev.AsString()
 		if !catalog.ValidRoleName(role) {
-			d.errorf(e.Range(), "Invalid role name", "%s: %s.", path, catalog.InvalidRoleName(role))
+			d.Errorf(e.Range(), "Invalid role name", "%s: %s.", path, catalog.InvalidRoleName(role))
 			continue
 		}
 		if first, dup := seen[role]; dup {
-			d.errorf(e.Range(), "Duplicate role",
+			d.Errorf(e.Range(), "Duplicate role",
 				"%s is %s, which is already listed at %s. Each role is listed once per level: remove one.",
-				path, Quote(role), PosString(first))
+				path, hcldecode.Quote(role), hcldecode.PosString(first))
 			continue
 		}
 		seen[role] = e.Range()
@@ -130,13 +131,4 @@ func writeAccess(body *hclwrite.Body, grants []catalog.Grant) {
 			ab.SetAttributeValue(level, cty.TupleVal(roles))
 		}
 	}
-}
-
-// withArticle writes a block type with its indefinite article: "a queue",
-// "an access".
-func withArticle(blockType string) string {
-	if blockType != "" && strings.ContainsRune("aeiou", rune(blockType[0])) {
-		return "an " + blockType
-	}
-	return "a " + blockType
 }

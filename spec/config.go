@@ -3,16 +3,15 @@ package spec
 import (
 	"fmt"
 	"iter"
-	"os"
-	"path/filepath"
 	"runtime"
 	"slices"
 	"sort"
-	"strings"
 
 	"github.com/hashicorp/hcl/v2"
 	"github.com/hashicorp/hcl/v2/hclsyntax"
+
 	"github.com/pgseq/pgseq/catalog"
+	"github.com/pgseq/pgseq/internal/hcldecode"
 )
 
 // Config is a parsed configuration: the desired state its files declare and
@@ -81,95 +80,12 @@ func (c *Config) State() catalog.State {
 // configuration. A missing path, a directory without .hcl files or no path
 // at all is an error. A file named twice is read once.
 func Load(paths ...string) (*Config, hcl.Diagnostics) {
-	files, diags := ReadHCLFiles("configuration", paths...)
+	files, diags := hcldecode.ReadFiles("configuration", MaxFileSize, paths...)
 	if len(files) == 0 && diags.HasErrors() {
 		return emptyConfig(), diags
 	}
 	cfg, parseDiags := Parse(files)
 	return cfg, append(diags, parseDiags...)
-}
-
-// ReadHCLFiles reads the .hcl files that paths name, by file name. Each path
-// is a file or a directory; a directory contributes its *.hcl files (not
-// its subdirectories) in name order. A file named twice is read once. A
-// missing path, a directory without .hcl files or no path at all is an
-// error. noun names the kind of file in diagnostics, in lower case
-// ("configuration", "scenario"): "No configuration files", "Configuration
-// path not found", "Cannot read configuration file".
-func ReadHCLFiles(noun string, paths ...string) (map[string][]byte, hcl.Diagnostics) {
-	var diags hcl.Diagnostics
-	if len(paths) == 0 {
-		return nil, hcl.Diagnostics{{
-			Severity: hcl.DiagError,
-			Summary:  "No " + noun + " files",
-			Detail:   "Give at least one .hcl file or a directory that holds .hcl files.",
-		}}
-	}
-	var names []string
-	for _, p := range paths {
-		found, err := hclFiles(noun, p)
-		if err != nil {
-			diags = append(diags, err)
-			continue
-		}
-		names = append(names, found...)
-	}
-	files := map[string][]byte{}
-	seen := map[string]bool{}
-	for _, name := range names {
-		key := name
-		if abs, err := filepath.Abs(name); err == nil {
-			key = abs
-		}
-		if seen[key] {
-			continue
-		}
-		seen[key] = true
-		src, err := ReadFile(name)
-		if err != nil {
-			diags = append(diags, &hcl.Diagnostic{
-				Severity: hcl.DiagError,
-				Summary:  "Cannot read " + noun + " file",
-				Detail:   err.Error() + ".",
-			})
-			continue
-		}
-		files[name] = src
-	}
-	return files, diags
-}
-
-// hclFiles lists the .hcl files a path names; noun is as for ReadHCLFiles.
-func hclFiles(noun, path string) ([]string, *hcl.Diagnostic) {
-	info, err := os.Stat(path)
-	if err != nil {
-		summary := "Cannot read " + noun + " path"
-		if os.IsNotExist(err) {
-			summary = strings.ToUpper(noun[:1]) + noun[1:] + " path not found"
-		}
-		return nil, &hcl.Diagnostic{Severity: hcl.DiagError, Summary: summary,
-			Detail: fmt.Sprintf("%v. Give an existing .hcl file or a directory that holds .hcl files.", err)}
-	}
-	if !info.IsDir() {
-		return []string{path}, nil
-	}
-	entries, err := os.ReadDir(path)
-	if err != nil {
-		return nil, &hcl.Diagnostic{Severity: hcl.DiagError, Summary: "Cannot read " + noun + " path",
-			Detail: err.Error() + "."}
-	}
-	var names []string
-	for _, e := range entries {
-		if e.IsDir() || !strings.HasSuffix(e.Name(), ".hcl") {
-			continue
-		}
-		names = append(names, filepath.Join(path, e.Name()))
-	}
-	if len(names) == 0 {
-		return nil, &hcl.Diagnostic{Severity: hcl.DiagError, Summary: "No " + noun + " files",
-			Detail: fmt.Sprintf("The directory %s holds no .hcl files. pgseq reads the *.hcl files of a directory, not of its subdirectories.", path)}
-	}
-	return names, nil
 }
 
 // Parse parses and validates a configuration held in memory: file name to
@@ -226,7 +142,7 @@ func Parse(files map[string][]byte) (*Config, hcl.Diagnostics) {
 	if complete {
 		d.checkRefs()
 	}
-	diags = append(diags, d.diags...)
+	diags = append(diags, d.Diags...)
 	if !diags.HasErrors() && len(d.queues) == 0 && len(d.tasks) == 0 && len(d.counters) == 0 {
 		diags = append(diags, &hcl.Diagnostic{
 			Severity: hcl.DiagWarning,
@@ -235,7 +151,7 @@ func Parse(files map[string][]byte) (*Config, hcl.Diagnostics) {
 				"only deleting a counter or a queue with unfinished tasks needs --allow-destroy. Check that the right files were given.",
 		})
 	}
-	SortDiagnostics(diags)
+	hcldecode.SortDiagnostics(diags)
 
 	d.state.Sort()
 	cfg.state = d.state
@@ -286,24 +202,9 @@ func duplicateArgument(diag *hcl.Diagnostic, f *hcl.File) *hcl.Diagnostic {
 		Severity: hcl.DiagError,
 		Summary:  "Duplicate argument",
 		Detail: fmt.Sprintf("The argument %s is already set at %s. Each argument may be set only once: remove one of them.",
-			Quote(name), PosString(first.NameRange)),
+			hcldecode.Quote(name), hcldecode.PosString(first.NameRange)),
 		Subject: s,
 	}
-}
-
-// SortDiagnostics orders diagnostics by file and position; those without a
-// source range come first.
-func SortDiagnostics(diags hcl.Diagnostics) {
-	sort.SliceStable(diags, func(i, j int) bool {
-		a, b := diags[i].Subject, diags[j].Subject
-		switch {
-		case a == nil || b == nil:
-			return a == nil && b != nil
-		case a.Filename != b.Filename:
-			return a.Filename < b.Filename
-		}
-		return a.Start.Byte < b.Start.Byte
-	})
 }
 
 // parsedFile is one file parsed by parseAhead: its syntax tree and

@@ -9,8 +9,10 @@ import (
 
 	"github.com/hashicorp/hcl/v2"
 	"github.com/hashicorp/hcl/v2/hclsyntax"
-	"github.com/pgseq/pgseq/catalog"
 	"github.com/zclconf/go-cty/cty"
+
+	"github.com/pgseq/pgseq/catalog"
+	"github.com/pgseq/pgseq/internal/hcldecode"
 )
 
 // Bounds and defaults of counter settings.
@@ -113,15 +115,15 @@ type numberedColumn struct {
 func (d *decoder) counter(b *hclsyntax.Block, name string, nameRange hcl.Range) {
 	valid := catalog.ValidCounterName(name)
 	if !valid {
-		d.errorf(nameRange, "Invalid counter name", "%s", invalidCounterNameDetail(name))
+		d.Errorf(nameRange, "Invalid counter name", "%s", invalidCounterNameDetail(name))
 	}
 	c := catalog.Counter{Name: name, Start: 1, LockTimeout: catalog.DefaultCounterLockTimeout}
 	rs := CounterRanges{Def: b.DefRange(), Name: nameRange}
-	attrs, blocks := d.content(b.Body, "counter",
+	attrs, blocks, _ := d.Content(b.Body, "counter",
 		[]string{"table", "column", "scope", "prefix", "start", "lock_timeout", "strategy", "idempotency_window"},
-		[]string{"prefix_from"})
+		[]string{"prefix_from"}, nil)
 	for k, a := range attrs {
-		if isNull(a) {
+		if !hcldecode.IsSet(a) {
 			delete(attrs, k)
 		}
 	}
@@ -132,11 +134,11 @@ func (d *decoder) counter(b *hclsyntax.Block, name string, nameRange hcl.Range) 
 	attached := tableA != nil || columnA != nil
 	switch {
 	case tableA != nil && columnA == nil:
-		d.errorf(tableA.NameRange, "Missing column",
+		d.Errorf(tableA.NameRange, "Missing column",
 			"Counter %q has a table but no column. An attached counter needs both table and column: add column = \"...\" naming the column of the table to number, or remove table to make a standalone counter.",
 			name)
 	case columnA != nil && tableA == nil:
-		d.errorf(columnA.NameRange, "Missing table",
+		d.Errorf(columnA.NameRange, "Missing table",
 			"Counter %q has a column but no table. An attached counter needs both table and column: add table = \"schema.name\" naming the table whose column it numbers, or remove column to make a standalone counter.",
 			name)
 	}
@@ -152,7 +154,7 @@ func (d *decoder) counter(b *hclsyntax.Block, name string, nameRange hcl.Range) 
 		if attached {
 			scopeLen = d.scope(a, &c, &rs)
 		} else {
-			d.errorf(a.NameRange, "Scope on a standalone counter",
+			d.Errorf(a.NameRange, "Scope on a standalone counter",
 				"scope lists the columns of the attached table that numbering restarts for, and counter %q has no table. A standalone counter takes its scope when called: next_value('%s', scope). Remove scope, or add table and column to number the rows of a table.",
 				name, name)
 			scopeLen = -1
@@ -160,11 +162,11 @@ func (d *decoder) counter(b *hclsyntax.Block, name string, nameRange hcl.Range) 
 	}
 
 	prefixA, prefixFrom := attrs["prefix"], blocks["prefix_from"]
-	if v, ok := d.str(prefixA, "prefix"); ok {
+	if v, ok := d.Str(prefixA, "prefix"); ok {
 		if catalog.ValidPrefix(v) {
 			c.Prefix = strings.ToUpper(v)
 		} else {
-			d.errorf(prefixA.Expr.Range(), "Invalid prefix", "%s", invalidPrefixDetail(v))
+			d.Errorf(prefixA.Expr.Range(), "Invalid prefix", "%s", invalidPrefixDetail(v))
 		}
 	}
 	if prefixFrom != nil {
@@ -172,15 +174,15 @@ func (d *decoder) counter(b *hclsyntax.Block, name string, nameRange hcl.Range) 
 	}
 	switch {
 	case prefixA != nil && prefixFrom != nil:
-		d.errorf(prefixA.NameRange, "Conflicting prefixes",
+		d.Errorf(prefixA.NameRange, "Conflicting prefixes",
 			"Counter %q sets both prefix, a constant key prefix, and prefix_from, a prefix per scope read from a table (block at %s). A key has one prefix: remove one of them.",
-			name, PosString(prefixFrom.TypeRange))
+			name, hcldecode.PosString(prefixFrom.TypeRange))
 	case prefixA != nil && attached && scopeLen > 0:
-		d.errorf(prefixA.Expr.Range(), "Prefix on a scoped counter",
+		d.Errorf(prefixA.Expr.Range(), "Prefix on a scoped counter",
 			"Counter %q restarts its numbering for every scope, so a constant prefix would make keys ambiguous: %s-42 would exist once per scope and name no single row. Use a prefix_from block to take each scope's prefix from a column of another table, or remove prefix.",
 			name, cmp.Or(c.Prefix, "PROJ"))
 	case prefixFrom != nil && attached && scopeLen >= 0 && scopeLen != 1:
-		d.errorf(prefixFrom.TypeRange, "prefix_from needs one scope column",
+		d.Errorf(prefixFrom.TypeRange, "prefix_from needs one scope column",
 			"prefix_from finds each scope's prefix by matching the scope column to the primary key of its table, so counter %q must have exactly one scope column; it has %d. Set scope to the one column that references that table, such as scope = [\"project_id\"], or remove prefix_from.",
 			name, scopeLen)
 	}
@@ -195,14 +197,14 @@ func (d *decoder) counter(b *hclsyntax.Block, name string, nameRange hcl.Range) 
 	}
 	if a := attrs["strategy"]; a != nil {
 		if !attached {
-			d.errorf(a.NameRange, "Strategy on a standalone counter",
+			d.Errorf(a.NameRange, "Strategy on a standalone counter",
 				"strategy chooses how an attached counter's trigger numbers rows, and counter %q has no table. Remove strategy, or add table and column to number the rows of a table.",
 				name)
-		} else if v, ok := d.str(a, "strategy"); ok {
+		} else if v, ok := d.Str(a, "strategy"); ok {
 			if v == catalog.StrategyCounterTable || v == catalog.StrategyAdvisoryLock {
 				c.Strategy = v
 			} else {
-				d.errorf(a.Expr.Range(), "Invalid strategy",
+				d.Errorf(a.Expr.Range(), "Invalid strategy",
 					"strategy must be %q (a counter row per scope, the default) or %q (an advisory lock and MAX(column)+1, for small tables); got %q. Did you mean %q?",
 					catalog.StrategyCounterTable, catalog.StrategyAdvisoryLock, v, closest(v, counterStrategies))
 			}
@@ -213,7 +215,7 @@ func (d *decoder) counter(b *hclsyntax.Block, name string, nameRange hcl.Range) 
 	}
 	if a := attrs["idempotency_window"]; a != nil {
 		if attached {
-			d.errorf(a.NameRange, "Idempotency window on an attached counter",
+			d.Errorf(a.NameRange, "Idempotency window on an attached counter",
 				"Two-phase allocation (reserve, then commit) is for entities created outside the database, which take their numbers from a standalone counter; counter %q numbers rows in the transaction that inserts them and needs no reservation. Remove idempotency_window, or remove table and column to make the counter standalone.",
 				name)
 		} else if v, ok := d.durationIn(a, "idempotency_window", MinIdempotencyWindow, 0,
@@ -223,9 +225,9 @@ func (d *decoder) counter(b *hclsyntax.Block, name string, nameRange hcl.Range) 
 	}
 
 	if first, dup := d.counterLabels[name]; dup {
-		d.errorf(nameRange, "Duplicate counter",
+		d.Errorf(nameRange, "Duplicate counter",
 			"A counter named %q was already declared at %s. Counter names are unique across all files of a configuration: rename or remove one of them.",
-			name, PosString(first))
+			name, hcldecode.PosString(first))
 		return
 	}
 	if !valid {
@@ -235,9 +237,9 @@ func (d *decoder) counter(b *hclsyntax.Block, name string, nameRange hcl.Range) 
 	if c.Table != "" && c.Column != "" {
 		key := c.Table + "." + c.Column
 		if first, dup := d.numbered[key]; dup {
-			d.errorf(rs.Column, "Column already numbered",
+			d.Errorf(rs.Column, "Column already numbered",
 				"%s is already numbered by counter %q, whose column is set at %s. A column is numbered by one counter only: remove one of the counters or number another column.",
-				key, first.counter, PosString(first.at))
+				key, first.counter, hcldecode.PosString(first.at))
 		} else {
 			d.numbered[key] = numberedColumn{counter: name, at: rs.Column}
 		}
@@ -249,7 +251,7 @@ func (d *decoder) counter(b *hclsyntax.Block, name string, nameRange hcl.Range) 
 // scope decodes an attached counter's scope into c and rs. It returns the
 // number of scope columns written, or -1 when the value is not a list.
 func (d *decoder) scope(a *hclsyntax.Attribute, c *catalog.Counter, rs *CounterRanges) int {
-	v, ok := d.value(a)
+	v, ok := d.Value(a)
 	if !ok {
 		return -1
 	}
@@ -259,8 +261,8 @@ func (d *decoder) scope(a *hclsyntax.Attribute, c *catalog.Counter, rs *CounterR
 		if v.Type() == cty.String {
 			hint = fmt.Sprintf(" Put the column in brackets: scope = [%q].", v.AsString())
 		}
-		d.errorf(a.Expr.Range(), "Incorrect value type",
-			"scope must be a list of column names, such as [\"project_id\"] or [], not %s.%s", TypeName(v.Type()), hint)
+		d.Errorf(a.Expr.Range(), "Incorrect value type",
+			"scope must be a list of column names, such as [\"project_id\"] or [], not %s.%s", hcldecode.TypeName(v.Type()), hint)
 		return -1
 	}
 	rs.Scope = a.Expr.Range()
@@ -271,27 +273,27 @@ func (d *decoder) scope(a *hclsyntax.Attribute, c *catalog.Counter, rs *CounterR
 		path := fmt.Sprintf("scope[%d]", i)
 		ev, diags := e.Value(nil)
 		if diags.HasErrors() {
-			d.diags = append(d.diags, diags...)
+			d.Diags = append(d.Diags, diags...)
 			continue
 		}
 		if ev.IsNull() || ev.Type() != cty.String {
-			d.errorf(e.Range(), "Incorrect value type", "%s must be a column name in quotes, not %s.", path, TypeName(ev.Type()))
+			d.Errorf(e.Range(), "Incorrect value type", "%s must be a column name in quotes, not %s.", path, hcldecode.TypeName(ev.Type()))
 			continue
 		}
 		col := ev.AsString()
 		if !catalog.ValidIdentifier(col) {
-			d.errorf(e.Range(), "Invalid column name", "%s", invalidColumnDetail(path, col))
+			d.Errorf(e.Range(), "Invalid column name", "%s", invalidColumnDetail(path, col))
 			continue
 		}
 		if first, dup := seen[col]; dup {
-			d.errorf(e.Range(), "Duplicate scope column",
+			d.Errorf(e.Range(), "Duplicate scope column",
 				"%s is %q, which is already in the scope at %s. Each scope column is listed once: remove one.",
-				path, col, PosString(first))
+				path, col, hcldecode.PosString(first))
 			continue
 		}
 		seen[col] = e.Range()
 		if col == c.Column {
-			d.errorf(e.Range(), "Numbered column in scope",
+			d.Errorf(e.Range(), "Numbered column in scope",
 				"%s is %q, the column this counter numbers. The scope lists the columns numbering restarts for, such as project_id, so it cannot hold the numbered column itself: remove %q from scope.",
 				path, col, col)
 			continue
@@ -307,15 +309,15 @@ func (d *decoder) scope(a *hclsyntax.Attribute, c *catalog.Counter, rs *CounterR
 
 // prefixFrom decodes a prefix_from block into c and rs.
 func (d *decoder) prefixFrom(b *hclsyntax.Block, name string, attached bool, c *catalog.Counter, rs *CounterRanges) {
-	attrs, _ := d.content(b.Body, "prefix_from", []string{"table", "column"}, nil)
+	attrs, _, _ := d.Content(b.Body, "prefix_from", []string{"table", "column"}, nil, nil)
 	if !attached {
-		d.errorf(b.TypeRange, "prefix_from on a standalone counter",
+		d.Errorf(b.TypeRange, "prefix_from on a standalone counter",
 			"prefix_from takes each scope's prefix from a table matched to the counter's scope column, and counter %q has no table. Use prefix for a constant prefix, or add table, column and scope to number the rows of a table.",
 			name)
 	}
 	for _, arg := range []string{"table", "column"} {
-		if a := attrs[arg]; a == nil || isNull(a) {
-			d.errorf(b.TypeRange, "Missing required argument",
+		if a := attrs[arg]; !hcldecode.IsSet(a) {
+			d.Errorf(b.TypeRange, "Missing required argument",
 				"A prefix_from block needs both table and column: the table whose primary key the scope column references, and its column holding the prefix, such as table = \"app.projects\" and column = \"key\". Add %s.",
 				arg)
 		}
@@ -337,25 +339,25 @@ func (d *decoder) prefixFrom(b *hclsyntax.Block, name string, attached bool, c *
 // tableName decodes a table name, qualified with DefaultSchema when it
 // names no schema.
 func (d *decoder) tableName(a *hclsyntax.Attribute, path string) (string, bool) {
-	v, ok := d.str(a, path)
+	v, ok := d.Str(a, path)
 	if !ok {
 		return "", false
 	}
 	q, ok := QualifyTable(v)
 	if !ok {
-		d.errorf(a.Expr.Range(), "Invalid table name", "%s", invalidTableDetail(path, v))
+		d.Errorf(a.Expr.Range(), "Invalid table name", "%s", invalidTableDetail(path, v))
 	}
 	return q, ok
 }
 
 // columnName decodes a column name.
 func (d *decoder) columnName(a *hclsyntax.Attribute, path string) (string, bool) {
-	v, ok := d.str(a, path)
+	v, ok := d.Str(a, path)
 	if !ok {
 		return "", false
 	}
 	if !catalog.ValidIdentifier(v) {
-		d.errorf(a.Expr.Range(), "Invalid column name", "%s", invalidColumnDetail(path, v))
+		d.Errorf(a.Expr.Range(), "Invalid column name", "%s", invalidColumnDetail(path, v))
 		return "", false
 	}
 	return v, true
@@ -364,37 +366,30 @@ func (d *decoder) columnName(a *hclsyntax.Attribute, path string) (string, bool)
 // durationIn decodes a duration from least to most; most 0 sets no upper
 // bound. hint ends the out-of-range detail.
 func (d *decoder) durationIn(a *hclsyntax.Attribute, path string, least, most catalog.Duration, hint string) (catalog.Duration, bool) {
-	v, ok := d.value(a)
+	v, ok := d.Value(a)
 	if !ok {
 		return 0, false
 	}
 	if v.Type() != cty.String {
-		d.wrongType(a, path, `a duration string such as "5s"`, v)
+		d.WrongType(a, path, `a duration string such as "5s"`, v)
 		return 0, false
 	}
 	dur, err := catalog.ParseDuration(v.AsString())
 	if err != nil {
-		d.errorf(a.Expr.Range(), "Invalid duration",
+		d.Errorf(a.Expr.Range(), "Invalid duration",
 			"%s: %s. Write whole numbers with units, such as \"250ms\", \"5s\" or \"1m\".",
 			path, strings.TrimSuffix(err.Error(), "."))
 		return 0, false
 	}
 	switch {
 	case most == 0 && dur < least:
-		d.errorf(a.Expr.Range(), "Invalid "+path,
-			"%s must be at least %s; got %s.%s", path, least, dur, prefixSpace(hint))
+		d.Errorf(a.Expr.Range(), "Invalid "+path,
+			"%s must be at least %s; got %s.%s", path, least, dur, hcldecode.PrefixSpace(hint))
 		return 0, false
 	case most != 0 && (dur < least || dur > most):
-		d.errorf(a.Expr.Range(), "Invalid "+path,
-			"%s must be from %s to %s; got %s.%s", path, least, most, dur, prefixSpace(hint))
+		d.Errorf(a.Expr.Range(), "Invalid "+path,
+			"%s must be from %s to %s; got %s.%s", path, least, most, dur, hcldecode.PrefixSpace(hint))
 		return 0, false
 	}
 	return dur, true
-}
-
-// isNull reports whether a is set to the literal null, which counts as not
-// set.
-func isNull(a *hclsyntax.Attribute) bool {
-	lit, ok := a.Expr.(*hclsyntax.LiteralValueExpr)
-	return ok && lit.Val.IsNull()
 }

@@ -3,7 +3,9 @@ package spec
 import (
 	"github.com/hashicorp/hcl/v2"
 	"github.com/hashicorp/hcl/v2/hclsyntax"
+
 	"github.com/pgseq/pgseq/catalog"
+	"github.com/pgseq/pgseq/internal/hcldecode"
 )
 
 // This file serves other HCL formats that embed pgseq configuration (the
@@ -62,9 +64,9 @@ func DecodeConfigBlocks(blocks []*hclsyntax.Block) (state catalog.State, diags h
 	body := &hclsyntax.Body{}
 	for _, b := range blocks {
 		if b.Type != "queue" && b.Type != "task" {
-			d.errorf(b.TypeRange, "Unsupported block type",
+			d.Errorf(b.TypeRange, "Unsupported block type",
 				"Blocks of type %s are not expected here.%s An embedded configuration holds only %s blocks.",
-				Quote(b.Type), DidYouMean(b.Type, embeddedKinds), andList(embeddedKinds))
+				hcldecode.Quote(b.Type), hcldecode.DidYouMean(b.Type, embeddedKinds), hcldecode.AndList(embeddedKinds))
 			continue
 		}
 		body.Blocks = append(body.Blocks, b)
@@ -72,6 +74,6 @@ func DecodeConfigBlocks(blocks []*hclsyntax.Block) (state catalog.State, diags h
 	d.file(body)
 	d.checkRefs()
 	d.state.Sort()
-	SortDiagnostics(d.diags)
-	return d.state, d.diags
+	hcldecode.SortDiagnostics(d.Diags)
+	return d.state, d.Diags
 }

@@ -3,12 +3,11 @@ package spec
 import (
 	"bytes"
 	"fmt"
-	"io"
-	"os"
-	"strconv"
 	"unicode/utf8"
 
 	"github.com/hashicorp/hcl/v2"
+
+	"github.com/pgseq/pgseq/internal/hcldecode"
 )
 
 // Limits on a configuration file. They are checked on the bytes before the
@@ -37,12 +36,7 @@ const (
 // MaxFileSize+1 bytes of it: enough for Parse and Format to report a file
 // that is too large without reading all of it.
 func ReadFile(name string) ([]byte, error) {
-	f, err := os.Open(name)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	return io.ReadAll(io.LimitReader(f, MaxFileSize+1))
+	return hcldecode.ReadFile(name, MaxFileSize)
 }
 
 // checkLimits reports the first place where src exceeds a limit, or nil.
@@ -389,29 +383,4 @@ func posAt(src []byte, i int) hcl.Pos {
 		Column: utf8.RuneCount(src[lineStart:i]) + 1,
 		Byte:   i,
 	}
-}
-
-// maxQuoted is the most characters of a value that a message quotes.
-const maxQuoted = 150
-
-// Quote returns s in double quotes, Go-escaped as %q would, shortened to
-// its first maxQuoted characters and an ellipsis when longer: messages
-// never echo an unbounded input back.
-func Quote(s string) string {
-	return strconv.Quote(Truncate(s))
-}
-
-// Truncate shortens s to its first maxQuoted characters and an ellipsis.
-func Truncate(s string) string {
-	if utf8.RuneCountInString(s) <= maxQuoted {
-		return s
-	}
-	n := 0
-	for i := range s {
-		if n == maxQuoted {
-			return s[:i] + "…"
-		}
-		n++
-	}
-	return s
 }

@@ -127,14 +127,6 @@ func TestPosAt(t *testing.T) {
 	}
 }
 
-func TestQuoteTruncates(t *testing.T) {
-	t.Parallel()
-	require.Equal(t, `"email:send"`, Quote("email:send"))
-	long := strings.Repeat("é", 1000)
-	q := Quote(long)
-	require.Equal(t, `"`+strings.Repeat("é", maxQuoted)+`…"`, q)
-}
-
 // TestWriteDiagnosticsCutsLongLines checks that a snippet shows at most
 // maxSnippetWidth characters of a line, around the range, with carets
 // still under it.

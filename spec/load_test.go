@@ -352,12 +352,3 @@ func TestNames(t *testing.T) {
 		require.Equal(t, want, catalog.ValidTaskName(name), name)
 	}
 }
-
-func TestSuggest(t *testing.T) {
-	t.Parallel()
-	require.Equal(t, "default", suggest("defualt", []string{"default", "media"}))
-	require.Equal(t, "default", suggest("DEFAULT", []string{"default"}))
-	require.Equal(t, "batch_size", suggest("batchsize", []string{"batch_size", "max_retries"}))
-	require.Equal(t, "", suggest("reports", []string{"default", "media"}))
-	require.Equal(t, "", suggest("x", nil))
-}

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/pgseq/pgseq/catalog"
+	"github.com/pgseq/pgseq/internal/hcldecode"
 )
 
 // MaxTaskNameLen is the longest task type name, in bytes.
@@ -35,7 +36,7 @@ func QualifyTable(name string) (qualified string, ok bool) {
 
 // invalidCounterNameDetail says why name is not a valid counter name.
 func invalidCounterNameDetail(name string) string {
-	d := fmt.Sprintf("%s is not a valid counter name. %s", Quote(name), counterNameRule)
+	d := fmt.Sprintf("%s is not a valid counter name. %s", hcldecode.Quote(name), counterNameRule)
 	fixed := strings.ToLower(strings.NewReplacer("-", "_", ".", "_", ":", "_", " ", "_").Replace(name))
 	if fixed != name && catalog.ValidCounterName(fixed) {
 		d += fmt.Sprintf(" Did you mean %q?", fixed)
@@ -47,7 +48,7 @@ func invalidCounterNameDetail(name string) string {
 // table name.
 func invalidTableDetail(path, name string) string {
 	d := fmt.Sprintf("%s: %s is not a valid table name. Write name or schema.name, where each part %s, such as \"tasks\" (in schema %s) or \"app.tasks\".",
-		path, Quote(name), identRule, DefaultSchema)
+		path, hcldecode.Quote(name), identRule, DefaultSchema)
 	switch {
 	case name == "":
 		d += " The name is empty."
@@ -62,7 +63,7 @@ func invalidTableDetail(path, name string) string {
 // invalidColumnDetail says why name, the value of path, is not a valid
 // column name.
 func invalidColumnDetail(path, name string) string {
-	d := fmt.Sprintf("%s: %s is not a valid column name. A column name %s, such as \"project_id\".", path, Quote(name), identRule)
+	d := fmt.Sprintf("%s: %s is not a valid column name. A column name %s, such as \"project_id\".", path, hcldecode.Quote(name), identRule)
 	switch {
 	case name == "":
 		d += " The name is empty."
@@ -76,7 +77,7 @@ func invalidColumnDetail(path, name string) string {
 
 // invalidPrefixDetail says why p is not a valid key prefix.
 func invalidPrefixDetail(p string) string {
-	d := fmt.Sprintf("%s is not a valid prefix. A prefix starts with a letter, followed by at most 15 letters or digits (^[A-Za-z][A-Za-z0-9]{0,15}$), such as \"INV\"; it is stored upper-case and keys read PREFIX-N (INV-1042).", Quote(p))
+	d := fmt.Sprintf("%s is not a valid prefix. A prefix starts with a letter, followed by at most 15 letters or digits (^[A-Za-z][A-Za-z0-9]{0,15}$), such as \"INV\"; it is stored upper-case and keys read PREFIX-N (INV-1042).", hcldecode.Quote(p))
 	if trimmed := strings.TrimRight(p, "-_ "); trimmed != p && catalog.ValidPrefix(trimmed) {
 		d += fmt.Sprintf(" The dash is added for you: write prefix = %q.", trimmed)
 	} else if p == "" {
@@ -88,44 +89,28 @@ func invalidPrefixDetail(p string) string {
 // invalidTaskNameDetail says why name is not a valid task name.
 func invalidTaskNameDetail(name string) string {
 	if len(name) > MaxTaskNameLen {
-		return fmt.Sprintf("The task name %s is %d bytes long; a task name is at most %d bytes. Shorten it.", Quote(name), len(name), MaxTaskNameLen)
+		return fmt.Sprintf("The task name %s is %d bytes long; a task name is at most %d bytes. Shorten it.", hcldecode.Quote(name), len(name), MaxTaskNameLen)
 	}
-	return fmt.Sprintf("%s is not a valid task name. %s", Quote(name), taskNameRule)
+	return fmt.Sprintf("%s is not a valid task name. %s", hcldecode.Quote(name), taskNameRule)
 }
 
 // invalidQueueNameDetail says why name is not a valid queue name.
 func invalidQueueNameDetail(name string) string {
-	d := fmt.Sprintf("%s is not a valid queue name. %s", Quote(name), queueNameRule)
+	d := fmt.Sprintf("%s is not a valid queue name. %s", hcldecode.Quote(name), queueNameRule)
 	if lower := strings.ToLower(name); lower != name && catalog.ValidQueueName(lower) {
 		d += fmt.Sprintf(" Did you mean %q?", lower)
 	}
 	return d
 }
 
-// suggest returns the candidate closest to given, or "" when none is close
-// enough to be a likely typo.
-func suggest(given string, candidates []string) string {
-	best, bestDist := "", -1
-	for _, c := range candidates {
-		if strings.EqualFold(c, given) {
-			return c
-		}
-		d := EditDistance(strings.ToLower(given), strings.ToLower(c))
-		if d <= max(2, len(c)/4) && (bestDist < 0 || d < bestDist) {
-			best, bestDist = c, d
-		}
-	}
-	return best
-}
-
 // closest returns the candidate closest to given, however far.
 func closest(given string, candidates []string) string {
-	if s := suggest(given, candidates); s != "" {
+	if s := hcldecode.Suggest(given, candidates); s != "" {
 		return s
 	}
 	best, bestDist := "", -1
 	for _, c := range candidates {
-		d := EditDistance(strings.ToLower(given), strings.ToLower(c))
+		d := hcldecode.EditDistance(strings.ToLower(given), strings.ToLower(c))
 		if bestDist < 0 || d < bestDist {
 			best, bestDist = c, d
 		}
@@ -133,42 +118,12 @@ func closest(given string, candidates []string) string {
 	return best
 }
 
-// DidYouMean returns ` Did you mean "x"?` for the candidate closest to
-// given, or "" when none is close enough to be a likely typo.
-func DidYouMean(given string, candidates []string) string {
-	if s := suggest(given, candidates); s != "" {
-		return fmt.Sprintf(" Did you mean %q?", s)
-	}
-	return ""
-}
-
-// EditDistance is the Levenshtein distance between a and b, in bytes.
-func EditDistance(a, b string) int {
-	prev := make([]int, len(b)+1)
-	cur := make([]int, len(b)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(a); i++ {
-		cur[0] = i
-		for j := 1; j <= len(b); j++ {
-			cost := 1
-			if a[i-1] == b[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-		}
-		prev, cur = cur, prev
-	}
-	return prev[len(b)]
-}
-
 // quotedList renders names as "a", "b" and "c", sorted.
 func quotedList(names []string) string {
 	s := append([]string(nil), names...)
 	sort.Strings(s)
 	for i := range s {
-		s[i] = Quote(s[i])
+		s[i] = hcldecode.Quote(s[i])
 	}
 	switch len(s) {
 	case 0:

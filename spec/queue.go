@@ -3,7 +3,9 @@ package spec
 import (
 	"github.com/hashicorp/hcl/v2"
 	"github.com/hashicorp/hcl/v2/hclsyntax"
+
 	"github.com/pgseq/pgseq/catalog"
+	"github.com/pgseq/pgseq/internal/hcldecode"
 )
 
 // Bounds of queue settings: the catalog's, which saved plans obey too.
@@ -23,16 +25,16 @@ const retriesHint = "It counts retries after the first attempt; 0 sends a failed
 func (d *decoder) queue(b *hclsyntax.Block, name string, nameRange hcl.Range) {
 	valid := catalog.ValidQueueName(name)
 	if !valid {
-		d.errorf(nameRange, "Invalid queue name", "%s", invalidQueueNameDetail(name))
+		d.Errorf(nameRange, "Invalid queue name", "%s", invalidQueueNameDetail(name))
 	}
 	q := catalog.DefaultQueue(name)
-	attrs, blocks := d.content(b.Body, "queue",
+	attrs, blocks, _ := d.Content(b.Body, "queue",
 		[]string{"batch_size", "max_retries", "worker_timeout", "leader_lease"},
-		[]string{"backoff", "retention"})
-	if v, ok := d.wholeIn(attrs["batch_size"], catalog.BatchSizeRange, "It is the most tasks a worker claims at once."); ok {
+		[]string{"backoff", "retention"}, nil)
+	if v, ok := d.WholeIn(attrs["batch_size"], catalog.BatchSizeRange, "It is the most tasks a worker claims at once."); ok {
 		q.BatchSize = v
 	}
-	if v, ok := d.wholeIn(attrs["max_retries"], catalog.MaxRetriesRange, retriesHint); ok {
+	if v, ok := d.WholeIn(attrs["max_retries"], catalog.MaxRetriesRange, retriesHint); ok {
 		q.MaxRetries = v
 	}
 	if v, ok := d.durationRule(attrs["worker_timeout"], catalog.WorkerTimeoutRange); ok {
@@ -45,7 +47,7 @@ func (d *decoder) queue(b *hclsyntax.Block, name string, nameRange hcl.Range) {
 		d.backoff(bb.Body, &q.Backoff)
 	}
 	if rb := blocks["retention"]; rb != nil {
-		ra, _ := d.content(rb.Body, "retention", []string{"completed", "dead_letter"}, nil)
+		ra, _, _ := d.Content(rb.Body, "retention", []string{"completed", "dead_letter"}, nil, nil)
 		if v, ok := d.durationRule(ra["completed"], catalog.RetentionCompletedRange); ok {
 			q.Retention.Completed = v
 		}
@@ -55,9 +57,9 @@ func (d *decoder) queue(b *hclsyntax.Block, name string, nameRange hcl.Range) {
 	}
 
 	if first, dup := d.queueLabels[name]; dup {
-		d.errorf(nameRange, "Duplicate queue",
+		d.Errorf(nameRange, "Duplicate queue",
 			"A queue named %q was already declared at %s. Queue names are unique across all files of a configuration: rename or remove one of them.",
-			name, PosString(first))
+			name, hcldecode.PosString(first))
 		return
 	}
 	if !valid {
@@ -70,7 +72,7 @@ func (d *decoder) queue(b *hclsyntax.Block, name string, nameRange hcl.Range) {
 
 // backoff decodes a backoff block into bo, which holds the defaults.
 func (d *decoder) backoff(body *hclsyntax.Body, bo *catalog.Backoff) {
-	attrs, _ := d.content(body, "backoff", []string{"initial", "max", "factor", "jitter"}, nil)
+	attrs, _, _ := d.Content(body, "backoff", []string{"initial", "max", "factor", "jitter"}, nil, nil)
 	initialOK, maxOK := true, true
 	if v, ok := d.durationRule(attrs["initial"], catalog.BackoffInitialRange); ok {
 		bo.Initial = v
@@ -96,7 +98,7 @@ func (d *decoder) backoff(body *hclsyntax.Body, bo *catalog.Backoff) {
 		if subject == nil {
 			subject, which = attrs["initial"], "backoff.initial"
 		}
-		d.errorf(subject.Expr.Range(), "Backoff max less than initial",
+		d.Errorf(subject.Expr.Range(), "Backoff max less than initial",
 			"backoff.max (%s) is less than backoff.initial (%s). max caps the delay between retries, so it must be at least initial: change %s.",
 			bo.Max, bo.Initial, which)
 	}

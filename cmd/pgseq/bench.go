@@ -16,6 +16,7 @@ import (
 
 	"github.com/pgseq/pgseq/internal/textfmt"
 	"github.com/pgseq/pgseq/scenarios"
+	"github.com/pgseq/pgseq/scenarios/stats"
 )
 
 func (a *app) benchCommand() *cobra.Command {
@@ -311,7 +312,7 @@ func printDrainSummary(w io.Writer, rep *scenarios.DrainReport) {
 		if v.VsBaseline != nil {
 			ratio = fmt.Sprintf("%.3f", v.VsBaseline.Median)
 			if v.VsBaseline.N >= 2 {
-				ci = fmt.Sprintf("%.3f–%.3f (%s)", v.VsBaseline.Low, v.VsBaseline.High, scenarios.FormatLevel(v.VsBaseline.Level))
+				ci = fmt.Sprintf("%.3f–%.3f (%s)", v.VsBaseline.Low, v.VsBaseline.High, stats.FormatLevel(v.VsBaseline.Level))
 			}
 		}
 		fmt.Fprintf(w, "%-9s %12s %8s %-26s %21s %21s\n", v.Variant, textfmt.Thousands(int64(v.MedianTasksPerSec+0.5)), ratio, ci,
@@ -337,15 +338,16 @@ func us(x float64) string {
 	return fmt.Sprintf("%.0fµs", x)
 }
 
-// report is a benchmark result that writes itself as JSON and Markdown.
-type report interface {
+// benchReport is a benchmark result that writes itself as JSON and
+// Markdown.
+type benchReport interface {
 	WriteJSON(w io.Writer) error
 	WriteMarkdown(w io.Writer) error
 }
 
 // writeReport writes rep to DIR/NAME.json and DIR/NAME.md; an empty dir
 // writes nothing.
-func (a *app) writeReport(dir, name string, rep report) error {
+func (a *app) writeReport(dir, name string, rep benchReport) error {
 	if dir == "" {
 		return nil
 	}

@@ -15,7 +15,8 @@ import (
 
 	"github.com/pgseq/pgseq/gate"
 	"github.com/pgseq/pgseq/internal/servercount"
-	"github.com/pgseq/pgseq/scenarios"
+	"github.com/pgseq/pgseq/scenarios/report"
+	"github.com/pgseq/pgseq/scenarios/scenariofile"
 	"github.com/pgseq/pgseq/spec"
 )
 
@@ -34,7 +35,7 @@ type abConfig struct {
 	rounds    int
 	files     []string
 	outDir    string // where the rounds' results go
-	picked    []scenarios.Scenario
+	picked    []scenariofile.Scenario
 	// instructions: count the server's instructions (a cluster under
 	// cachegrind) instead of judging the machine's times.
 	instructions bool
@@ -121,7 +122,7 @@ run the scenarios.
 					rep.Thresholds.Verdict, met, missed, inconclusive, map[bool]string{true: "", false: "; they do not fail bench ab without --fail-on-threshold"}[failOnThreshold])
 			}
 			fmt.Fprintf(a.stdout, "\nWrote %s and %s.\n", filepath.Join(outDir, "ab.json"), filepath.Join(outDir, "ab.md"))
-			if len(rep.Regressions()) > 0 || (failOnThreshold && rep.Thresholds != nil && rep.Thresholds.Verdict != scenarios.VerdictMet) {
+			if len(rep.Regressions()) > 0 || (failOnThreshold && rep.Thresholds != nil && rep.Thresholds.Verdict != report.VerdictMet) {
 				return &exitCode{code: exitThreshold}
 			}
 			return nil
@@ -170,7 +171,7 @@ calibration.md, and run-N/ for each A/A run.
 			}
 			var all [][]gate.Row
 			var loads []float64
-			var env scenarios.Environment
+			var env report.Environment
 			for i := range runs {
 				run := cfg
 				run.outDir = filepath.Join(outDir, fmt.Sprintf("run-%d", i+1))
@@ -229,9 +230,9 @@ func (a *app) prepareAB(cfg *abConfig) error {
 	if len(cfg.files) == 0 {
 		cfg.files = []string{"scenarios"}
 	}
-	all, diags := scenarios.LoadScenarios(cfg.files...)
+	all, diags := scenariofile.Load(cfg.files...)
 	if len(diags) > 0 {
-		srcs, _ := scenarios.ReadScenarioFiles(cfg.files...)
+		srcs, _ := scenariofile.ReadFiles(cfg.files...)
 		if err := spec.WriteDiagnostics(a.stderr, diags, parsedFiles(srcs)); err != nil {
 			return fmt.Errorf("printing diagnostics: %w", err)
 		}
@@ -304,7 +305,7 @@ func (a *app) runAB(ctx context.Context, cfg abConfig, opts gate.Options) (*gate
 		fmt.Fprintf(a.stderr, "warm-up             %.1f s\n", time.Since(t0).Seconds())
 	}
 	var rounds []gate.Round
-	var candRuns []*scenarios.SuiteResult
+	var candRuns []*report.SuiteResult
 	for i := range cfg.rounds {
 		rd := gate.Round{First: gate.Order(i)}
 		rep.Order = append(rep.Order, rd.First)
@@ -348,7 +349,7 @@ func (a *app) runAB(ctx context.Context, cfg abConfig, opts gate.Options) (*gate
 	rep.Rows = gate.Judge(rows, opts)
 	rep.Environment = rounds[0].Candidate.Environment
 	// Thresholds are judged on times: not those of a server under valgrind.
-	if merged, err := scenarios.MergeRounds(cfg.picked, candRuns); err == nil && !cfg.instructions {
+	if merged, err := report.MergeRounds(cfg.picked, candRuns); err == nil && !cfg.instructions {
 		rep.Thresholds = merged
 	}
 	rep.Seconds = time.Since(start).Seconds()
@@ -358,7 +359,7 @@ func (a *app) runAB(ctx context.Context, cfg abConfig, opts gate.Options) (*gate
 // benchRunOnce runs one round of cfg's scenarios with the pgseq at bin
 // (bench run --rounds 1), on the database this command uses, and reads its
 // result. Its output goes to dir/log.txt.
-func (a *app) benchRunOnce(ctx context.Context, bin string, cfg abConfig, dir string) (*scenarios.SuiteResult, error) {
+func (a *app) benchRunOnce(ctx context.Context, bin string, cfg abConfig, dir string) (*report.SuiteResult, error) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, err
 	}
@@ -408,7 +409,7 @@ func (a *app) benchRunOnce(ctx context.Context, bin string, cfg abConfig, dir st
 		return nil, fmt.Errorf("reading its result: %w", err)
 	}
 	defer f.Close()
-	return scenarios.ReadSuiteResult(f)
+	return report.ReadSuiteResult(f)
 }
 
 // countedEnv, set to 1, makes bench run send the server nothing but the
@@ -426,12 +427,12 @@ type countedRuns struct {
 // run runs each of cfg's scenarios in its own invocation (with those it
 // is measured against) and returns their results as one, every scenario
 // with its ServerInstructions.
-func (c *countedRuns) run(ctx context.Context, bin string, cfg abConfig, dir string) (*scenarios.SuiteResult, error) {
+func (c *countedRuns) run(ctx context.Context, bin string, cfg abConfig, dir string) (*report.SuiteResult, error) {
 	// Nothing before this round is counted in it.
 	if _, err := c.srv.Collect(ctx); err != nil {
 		return nil, err
 	}
-	var out *scenarios.SuiteResult
+	var out *report.SuiteResult
 	for _, sc := range cfg.picked {
 		one := cfg
 		one.names = []string{sc.Name}
@@ -456,8 +457,8 @@ func (c *countedRuns) run(ctx context.Context, bin string, cfg abConfig, dir str
 			return nil, fmt.Errorf("scenario %s: bench run --scenario %s did not report it", sc.Name, sc.Name)
 		}
 		v := float64(count.Instructions)
-		got.Metrics = append(got.Metrics, scenarios.MetricResult{Name: gate.ServerInstructions,
-			Unit: scenarios.UnitInstructions, Samples: []float64{v}, Value: v, N: 1})
+		got.Metrics = append(got.Metrics, report.MetricResult{Name: gate.ServerInstructions,
+			Unit: scenariofile.UnitInstructions, Samples: []float64{v}, Value: v, N: 1})
 		if out == nil {
 			out = res
 			out.Scenarios = nil

@@ -8,7 +8,8 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/pgseq/pgseq/scenarios"
+	"github.com/pgseq/pgseq/scenarios/report"
+	"github.com/pgseq/pgseq/scenarios/scenariofile"
 )
 
 // writeDrainResult writes a result file of one drain scenario whose
@@ -17,13 +18,13 @@ import (
 func writeDrainResult(t *testing.T, name string, tput float64, higherIsBetter bool) string {
 	t.Helper()
 	samples := []float64{tput, tput, tput, tput, tput}
-	r := &scenarios.SuiteResult{
-		FormatVersion: scenarios.ResultFormatVersion,
-		Scenarios: []scenarios.ScenarioResult{{
-			Name: "enabled", Workload: scenarios.WorkloadDrain, File: "drain.hcl",
-			Size: scenarios.Size{Tasks: 200_000, Rounds: 5, Workers: 1, PoolSize: 4, BatchSize: 200},
-			Metrics: []scenarios.MetricResult{{
-				Name: "throughput", Unit: scenarios.UnitTasksPerSec, HigherIsBetter: higherIsBetter,
+	r := &report.SuiteResult{
+		FormatVersion: report.ResultFormatVersion,
+		Scenarios: []report.ScenarioResult{{
+			Name: "enabled", Workload: scenariofile.WorkloadDrain, File: "drain.hcl",
+			Size: scenariofile.Size{Tasks: 200_000, Rounds: 5, Workers: 1, PoolSize: 4, BatchSize: 200},
+			Metrics: []report.MetricResult{{
+				Name: "throughput", Unit: scenariofile.UnitTasksPerSec, HigherIsBetter: higherIsBetter,
 				Samples: samples, Value: tput, N: len(samples),
 			}},
 		}},

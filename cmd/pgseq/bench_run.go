@@ -16,6 +16,10 @@ import (
 
 	"github.com/pgseq/pgseq/internal/textfmt"
 	"github.com/pgseq/pgseq/scenarios"
+	"github.com/pgseq/pgseq/scenarios/charts"
+	"github.com/pgseq/pgseq/scenarios/compare"
+	"github.com/pgseq/pgseq/scenarios/report"
+	"github.com/pgseq/pgseq/scenarios/scenariofile"
 	"github.com/pgseq/pgseq/spec"
 )
 
@@ -60,9 +64,9 @@ Exit codes: 0 every threshold met; 4 a threshold missed or inconclusive
 			if len(args) == 0 {
 				args = []string{"scenarios"}
 			}
-			all, diags := scenarios.LoadScenarios(args...)
+			all, diags := scenariofile.Load(args...)
 			if len(diags) > 0 {
-				srcs, _ := scenarios.ReadScenarioFiles(args...)
+				srcs, _ := scenariofile.ReadFiles(args...)
 				if err := spec.WriteDiagnostics(a.stderr, diags, parsedFiles(srcs)); err != nil {
 					return fmt.Errorf("printing diagnostics: %w", err)
 				}
@@ -103,8 +107,8 @@ Exit codes: 0 every threshold met; 4 a threshold missed or inconclusive
 			// one bar counts all their runs.
 			counterRuns := 0
 			for _, sc := range picked {
-				if sc.Workload == scenarios.WorkloadCounters {
-					counterRuns += scenarios.EffectiveSize(sc, quick).Rounds
+				if sc.Workload == scenariofile.WorkloadCounters {
+					counterRuns += scenariofile.EffectiveSize(sc, quick).Rounds
 				}
 			}
 			counters := newCounterProgress(a.stderr, isTerminal(a.stderr), counterRuns)
@@ -139,7 +143,7 @@ Exit codes: 0 every threshold met; 4 a threshold missed or inconclusive
 			if outDir != "" {
 				fmt.Fprintf(a.stdout, "\nWrote %s.\n", writtenList(outDir, res))
 			}
-			if res.Verdict != scenarios.VerdictMet {
+			if res.Verdict != report.VerdictMet {
 				return &exitCode{code: exitThreshold}
 			}
 			return nil
@@ -155,7 +159,7 @@ Exit codes: 0 every threshold met; 4 a threshold missed or inconclusive
 
 // writtenList names what writeSuite wrote to dir for res: charts/ and
 // plans/ only when there are any.
-func writtenList(dir string, res *scenarios.SuiteResult) string {
+func writtenList(dir string, res *report.SuiteResult) string {
 	parts := []string{
 		filepath.Join(dir, "run.json") + " (JSON)",
 		filepath.Join(dir, "run.md") + " (Markdown)",
@@ -174,8 +178,8 @@ func writtenList(dir string, res *scenarios.SuiteResult) string {
 }
 
 // withRounds returns the scenarios set to run n rounds at either size.
-func withRounds(scs []scenarios.Scenario, n int) []scenarios.Scenario {
-	out := make([]scenarios.Scenario, len(scs))
+func withRounds(scs []scenariofile.Scenario, n int) []scenariofile.Scenario {
+	out := make([]scenariofile.Scenario, len(scs))
 	for i, sc := range scs {
 		sc.Size.Rounds, sc.Quick.Rounds = n, n
 		out[i] = sc
@@ -228,11 +232,11 @@ func (sp *soakProgress) wait() {
 
 // pickScenarios returns the scenarios named (all when none), with the
 // scenarios they are measured against, in file order.
-func pickScenarios(all []scenarios.Scenario, names []string) ([]scenarios.Scenario, error) {
+func pickScenarios(all []scenariofile.Scenario, names []string) ([]scenariofile.Scenario, error) {
 	if len(names) == 0 {
 		return all, nil
 	}
-	byName := map[string]scenarios.Scenario{}
+	byName := map[string]scenariofile.Scenario{}
 	var known []string
 	for _, sc := range all {
 		byName[sc.Name] = sc
@@ -250,7 +254,7 @@ func pickScenarios(all []scenarios.Scenario, names []string) ([]scenarios.Scenar
 			want[sc.Against] = true
 		}
 	}
-	var out []scenarios.Scenario
+	var out []scenariofile.Scenario
 	for _, sc := range all {
 		if want[sc.Name] {
 			out = append(out, sc)
@@ -260,37 +264,37 @@ func pickScenarios(all []scenarios.Scenario, names []string) ([]scenarios.Scenar
 }
 
 // writeSuite writes the result's files to dir.
-func writeSuite(dir string, res *scenarios.SuiteResult) error {
-	charts, err := scenarios.WriteCharts(filepath.Join(dir, "charts"), res)
+func writeSuite(dir string, res *report.SuiteResult) error {
+	drawn, err := charts.Write(filepath.Join(dir, "charts"), res)
 	if err != nil {
 		return fmt.Errorf("drawing the charts: %w", err)
 	}
-	for i, c := range charts {
-		charts[i] = filepath.ToSlash(filepath.Join("charts", c))
+	for i, c := range drawn {
+		drawn[i] = filepath.ToSlash(filepath.Join("charts", c))
 	}
 	if err := writeFile(filepath.Join(dir, "run.json"), res.WriteJSON); err != nil {
 		return err
 	}
-	if err := writeFile(filepath.Join(dir, "run.md"), func(w io.Writer) error { return res.WriteMarkdown(w, charts) }); err != nil {
+	if err := writeFile(filepath.Join(dir, "run.md"), func(w io.Writer) error { return res.WriteMarkdown(w, drawn) }); err != nil {
 		return err
 	}
-	return writeFile(filepath.Join(dir, "run.bench.txt"), func(w io.Writer) error { return scenarios.WriteGoBench(w, res) })
+	return writeFile(filepath.Join(dir, "run.bench.txt"), func(w io.Writer) error { return compare.WriteGoBench(w, res) })
 }
 
 // printVerdict prints every threshold's outcome and the verdict.
-func printVerdict(w io.Writer, res *scenarios.SuiteResult) {
+func printVerdict(w io.Writer, res *report.SuiteResult) {
 	rows := [][]string{{"STATUS", "SCENARIO", "METRIC", "THRESHOLD", "MEASURED", "WHY"}}
 	for _, s := range res.Scenarios {
 		for _, t := range s.Thresholds {
-			rows = append(rows, []string{string(t.Status), s.Name, t.Metric, scenarios.FormatBound(s, t), scenarios.FormatMeasured(s, t), t.Reason})
+			rows = append(rows, []string{string(t.Status), s.Name, t.Metric, report.FormatBound(s, t), report.FormatMeasured(s, t), t.Reason})
 		}
 	}
 	var b strings.Builder
-	scenarios.WriteAligned(&b, rows, make([]bool, len(rows[0])))
+	report.WriteAligned(&b, rows, make([]bool, len(rows[0])))
 	fmt.Fprint(w, b.String())
 	met, missed, inconclusive := res.Counts()
 	fmt.Fprintf(w, "\nVerdict: %s (%d met, %d missed, %d inconclusive)\n", res.Verdict, met, missed, inconclusive)
-	if res.Verdict == scenarios.VerdictInconclusive {
+	if res.Verdict == report.VerdictInconclusive {
 		fmt.Fprintln(w, "Some thresholds could not be decided: run more rounds, or on a quieter machine.")
 	}
 }
@@ -325,19 +329,19 @@ turns in one run.
 			if err != nil {
 				return err
 			}
-			var runs [2]*scenarios.SuiteResult
+			var runs [2]*report.SuiteResult
 			for i, path := range args {
 				f, err := os.Open(path)
 				if err != nil {
 					return err
 				}
-				runs[i], err = scenarios.ReadSuiteResult(f)
+				runs[i], err = report.ReadSuiteResult(f)
 				f.Close()
 				if err != nil {
 					return fmt.Errorf("reading %s: %w", path, err)
 				}
 			}
-			cmp, err := scenarios.Compare(runs[0], runs[1], scenarios.CompareOptions{Tolerance: tol})
+			cmp, err := compare.Compare(runs[0], runs[1], compare.Options{Tolerance: tol})
 			if err != nil {
 				return err
 			}

@@ -19,9 +19,9 @@ import (
 	"github.com/pgseq/pgseq/applier"
 	"github.com/pgseq/pgseq/catalog"
 	"github.com/pgseq/pgseq/internal/dbconn"
+	"github.com/pgseq/pgseq/internal/hcldecode"
 	"github.com/pgseq/pgseq/internal/localdb"
 	"github.com/pgseq/pgseq/migrations"
-	"github.com/pgseq/pgseq/spec"
 )
 
 // Exit codes.
@@ -222,7 +222,7 @@ func closestFlag(flags *pflag.FlagSet, name string) string {
 		if f.Hidden {
 			return
 		}
-		d := spec.EditDistance(strings.ToLower(name), f.Name)
+		d := hcldecode.EditDistance(strings.ToLower(name), f.Name)
 		if d > maxFlagDistance && len(name) >= 3 && strings.HasPrefix(f.Name, strings.ToLower(name)) {
 			d = maxFlagDistance
 		}
