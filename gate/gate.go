@@ -106,9 +106,11 @@ const MinRounds = 3
 const ServerInstructions = "server_instructions"
 
 // InstructionsFloor is the noise floor of ServerInstructions without
-// calibration: A/A runs of the drain scenarios differ by about 1%
-// (batches form differently from one run to the next).
-const InstructionsFloor = 0.02
+// calibration: A/A runs of the drain scenarios differ by 1-3% (batches
+// form differently from one run to the next, and the worker's heartbeats
+// and maintenance come as time passes), where their throughputs differ by
+// 10-20%.
+const InstructionsFloor = 0.03
 
 // Row is one metric of one scenario over the rounds.
 type Row struct {

@@ -295,11 +295,12 @@ func (a *app) runAB(ctx context.Context, cfg abConfig, opts gate.Options) (*gate
 		runOnce = counted.run
 		rep.Instructions = true
 		// A new server's first connections build its caches: a run of the
-		// first scenario, not counted, before the rounds.
+		// first scenario, not counted, before the rounds; by the base, which
+		// shows at once whether it can run counted.
 		warm := cfg
 		warm.picked = cfg.picked[:1]
 		t0 := time.Now()
-		if _, err := runOnce(ctx, cfg.candidate, warm, filepath.Join(cfg.outDir, "rounds", "0-warm-up")); err != nil {
+		if _, err := runOnce(ctx, cfg.base, warm, filepath.Join(cfg.outDir, "rounds", "0-warm-up")); err != nil {
 			return nil, fmt.Errorf("warming the counted server up: %w", err)
 		}
 		fmt.Fprintf(a.stderr, "warm-up             %.1f s\n", time.Since(t0).Seconds())

@@ -99,3 +99,66 @@ exit 1
 	require.Equal(t, exitError, r.code)
 	require.Contains(t, r.stderr, "reading --calibration")
 }
+
+// bench ab --instructions, end to end: a throw-away server under
+// cachegrind, one invocation per scenario, the server's instructions judged
+// and the throughputs only shown; a base that does not run counted (one
+// that ignores PGSEQ_BENCH_COUNTED, as a pgseq before this one) is an
+// error; --fail-on-threshold cannot judge times under valgrind.
+func TestBenchABInstructions(t *testing.T) {
+	t.Parallel()
+	c := newCLI(t)
+	scen := writeScenarios(t, tinyDrains(""))
+	// A floor no noise reaches: this test checks the mechanics.
+	cal := filepath.Join(t.TempDir(), "calibration.json")
+	require.NoError(t, os.WriteFile(cal, []byte(`{"format_version": "1.0", "metrics": [
+		{"scenario": "base", "metric": "server_instructions", "floor": 10}]}`), 0o644))
+
+	out := t.TempDir()
+	r := c.run("bench", "ab", "--instructions", "--base", testBinary(t), "--rounds", "3", "--scenario", "base",
+		"--calibration", cal, "--out", out, scen)
+	require.Equal(t, 0, r.code, "stdout:\n%s\nstderr:\n%s", r.stdout, r.stderr)
+	require.Contains(t, r.stdout, "counted: the server ran under valgrind's cachegrind")
+	require.Regexp(t, `base\s+server_instructions\s+[0-9.]+ [GM] instructions\s+[0-9.]+ [GM] instructions`, r.stdout)
+	require.Contains(t, r.stdout, "Verdict: no regression: 1 metrics judged over 3 rounds")
+	require.NotContains(t, r.stdout, "Acceptance thresholds on the candidate's rounds")
+	for _, f := range []string{"ab.json", "ab.md", "rounds/0-warm-up/base/run.json", "rounds/1-base/base/server_instructions.txt",
+		"rounds/3-candidate/base/log.txt"} {
+		require.FileExists(t, filepath.Join(out, f))
+	}
+	var rep struct {
+		Instructions bool `json:"instructions"`
+		Rows         []struct {
+			Metric          string
+			Gated           bool
+			Base, Candidate []float64
+		} `json:"rows"`
+	}
+	b, err := os.ReadFile(filepath.Join(out, "ab.json"))
+	require.NoError(t, err)
+	require.NoError(t, json.Unmarshal(b, &rep))
+	require.True(t, rep.Instructions)
+	gated := map[string]bool{}
+	for _, row := range rep.Rows {
+		gated[row.Metric] = row.Gated
+		if row.Metric == "server_instructions" {
+			for i := range row.Base {
+				require.Greater(t, row.Base[i], 1e8, "a run's count")
+				require.InDelta(t, 1, row.Candidate[i]/row.Base[i], 0.2, "the same build's counts")
+			}
+		}
+	}
+	require.Equal(t, map[string]bool{"server_instructions": true, "throughput": false}, map[string]bool{
+		"server_instructions": gated["server_instructions"], "throughput": gated["throughput"]})
+
+	// A base that does not run counted.
+	old := filepath.Join(t.TempDir(), "pgseq-old")
+	require.NoError(t, os.WriteFile(old, []byte("#!/bin/sh\nunset "+countedEnv+"\nexec "+testBinary(t)+` "$@"`+"\n"), 0o755))
+	r = c.run("bench", "ab", "--instructions", "--base", old, "--rounds", "3", "--scenario", "base", "--out", t.TempDir(), scen)
+	require.Equal(t, exitError, r.code, r.stderr)
+	require.Contains(t, r.stderr, "cannot run counted")
+
+	r = c.run("bench", "ab", "--instructions", "--fail-on-threshold", "--base", old, scen)
+	require.Equal(t, exitError, r.code)
+	require.Contains(t, r.stderr, "--fail-on-threshold judges times")
+}
