@@ -26,6 +26,11 @@ import (
 // (results/gate-calibration/ has what they detect).
 const abDefaultRounds = 8
 
+// abCountedRounds is the rounds of bench ab --instructions when --rounds is
+// not given: counts vary by 1-3% where times vary by 10-20%, and 3 rounds
+// find a 10% change with p < 0.001 (results/gate-calibration/instructions/).
+const abCountedRounds = 3
+
 // abConfig is one A/B run's settings.
 type abConfig struct {
 	base      string // the base pgseq binary
@@ -82,6 +87,9 @@ run the scenarios.
   pgseq bench ab --base /tmp/pgseq-base --quick scenarios/drain.hcl scenarios/explain.hcl`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			ctx := cmd.Context()
+			if cfg.instructions && !cmd.Flags().Changed("rounds") {
+				cfg.rounds = abCountedRounds
+			}
 			if cfg.base == "" {
 				return errors.New("bench ab needs --base PATH: a pgseq built from the commit to compare with, e.g. the merge-base (see pgseq bench ab --help)")
 			}
@@ -132,7 +140,7 @@ run the scenarios.
 	f.StringVar(&cfg.base, "base", "", "the base pgseq binary to judge this build against (required)")
 	f.StringSliceVar(&cfg.names, "scenario", nil, "run only these scenarios (and those they are measured against); repeat or separate with commas")
 	f.BoolVar(&cfg.quick, "quick", false, "run every scenario at its quick size")
-	f.IntVar(&cfg.rounds, "rounds", abDefaultRounds, "rounds: each build runs every scenario once per round")
+	f.IntVar(&cfg.rounds, "rounds", abDefaultRounds, "rounds: each build runs every scenario once per round (default 3 with --instructions)")
 	f.StringVar(&outDir, "out", filepath.Join("results", "ab"), "directory to write the report and the rounds to")
 	f.StringVar(&calibrationFile, "calibration", "", "calibration.json from pgseq bench calibrate: the noise floors of this machine")
 	f.BoolVar(&failOnThreshold, "fail-on-threshold", false, "also exit 4 when an acceptance threshold is missed or undecided on the candidate's rounds")
@@ -162,6 +170,9 @@ calibration.md, and run-N/ for each A/A run.
   pgseq bench calibrate --runs 10 --quick scenarios/drain.hcl scenarios/explain.hcl`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			ctx := cmd.Context()
+			if cfg.instructions && !cmd.Flags().Changed("rounds") {
+				cfg.rounds = abCountedRounds
+			}
 			if runs < 2 {
 				return fmt.Errorf("invalid --runs %d: calibration needs at least 2 A/A runs", runs)
 			}
@@ -215,7 +226,7 @@ calibration.md, and run-N/ for each A/A run.
 	f.IntVar(&runs, "runs", 10, "A/A runs")
 	f.StringSliceVar(&cfg.names, "scenario", nil, "run only these scenarios (and those they are measured against); repeat or separate with commas")
 	f.BoolVar(&cfg.quick, "quick", false, "run every scenario at its quick size")
-	f.IntVar(&cfg.rounds, "rounds", abDefaultRounds, "rounds of each A/A run (use bench ab's)")
+	f.IntVar(&cfg.rounds, "rounds", abDefaultRounds, "rounds of each A/A run (use bench ab's; default 3 with --instructions)")
 	f.StringVar(&outDir, "out", filepath.Join("results", "calibration"), "directory to write the calibration to")
 	f.BoolVar(&cfg.instructions, "instructions", false, "calibrate bench ab --instructions: count the instructions PostgreSQL executes (under valgrind's cachegrind)")
 	return cmd

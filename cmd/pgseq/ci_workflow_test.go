@@ -66,7 +66,7 @@ func TestCIWorkflowsInvokeRealCommands(t *testing.T) {
 		"pgseq apply --allow-destroy",
 		"pgseq plan --detailed-exitcode",
 	)
-	has("bench.yml", "pgseq bench ab --base --out --quick", "pgseq bench ab --base --instructions --out --rounds")
+	has("bench.yml", "pgseq bench ab --base --out --quick", "pgseq bench ab --base --instructions --out")
 }
 
 // checkWorkflowShape checks what GitHub needs of a workflow: a name, an on,
