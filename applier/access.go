@@ -9,48 +9,8 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/pgseq/pgseq/catalog"
-	"github.com/pgseq/pgseq/inspect"
 	"github.com/pgseq/pgseq/plan"
 )
-
-// AccessProblemsError says that roles the access block names cannot be
-// given an access level (they do not exist, are superusers, or own the
-// schema): nothing was planned. The CLI shows each problem where the role
-// is named in the configuration.
-type AccessProblemsError struct {
-	Problems []inspect.AccessProblem
-}
-
-func (e *AccessProblemsError) Error() string {
-	parts := make([]string, len(e.Problems))
-	for i, p := range e.Problems {
-		parts[i] = fmt.Sprintf("access: role %q: %s: %s", p.Role, p.Summary, p.Detail)
-	}
-	return strings.Join(parts, "\n")
-}
-
-// checkAccess checks the roles grants name (see inspect.CheckAccess).
-func checkAccess(ctx context.Context, q inspect.Querier, schema string, grants []catalog.Grant) error {
-	problems, err := inspect.CheckAccess(ctx, q, schema, grants)
-	if err != nil {
-		return err
-	}
-	if len(problems) > 0 {
-		return &AccessProblemsError{Problems: problems}
-	}
-	return nil
-}
-
-// grantsOf returns the grants p's changes create or keep (its afters).
-func grantsOf(p *plan.Plan) []catalog.Grant {
-	var out []catalog.Grant
-	for _, c := range p.Changes {
-		if g, ok := c.After.(*catalog.Grant); ok {
-			out = append(out, *g)
-		}
-	}
-	return out
-}
 
 // applyAccess executes p's access changes. Every role a change names ends
 // with exactly the privileges of the levels it has after the plan: all it

@@ -16,6 +16,7 @@ import (
 	"github.com/pgseq/pgseq/internal/pgseqtest/golden"
 	"github.com/pgseq/pgseq/internal/pgtest"
 	"github.com/pgseq/pgseq/plan"
+	"github.com/pgseq/pgseq/reconcile"
 	"github.com/pgseq/pgseq/render"
 )
 
@@ -53,10 +54,10 @@ func accessGolden(t *testing.T, name string, got string, roles map[string]testRo
 	golden.Check(t, filepath.Join("testdata", "access", name), got)
 }
 
-// accessPlan is what pgseq plan shows (applier.Plan), and its human view.
+// accessPlan is what pgseq plan shows (reconcile.Plan), and its human view.
 func (e *env) accessPlan(desired catalog.State) (*plan.Plan, string) {
 	e.T.Helper()
-	p, err := applier.Plan(e.ctx(), e.Pool, e.Schema, desired)
+	p, err := reconcile.Plan(e.ctx(), e.Pool, e.Schema, desired)
 	require.NoError(e.T, err)
 	var b bytes.Buffer
 	require.NoError(e.T, render.Plan(&b, p))
@@ -67,7 +68,7 @@ func (e *env) accessPlan(desired catalog.State) (*plan.Plan, string) {
 // requires the next plan to be empty.
 func (e *env) applyAccess(desired catalog.State) {
 	e.T.Helper()
-	_, err := applier.ApplyConfig(e.ctx(), e.Pool, e.Schema, desired, applier.Options{Client: "test", Version: "test"})
+	_, err := reconcile.ApplyConfig(e.ctx(), e.Pool, e.Schema, desired, applier.Options{Client: "test", Version: "test"})
 	require.NoError(e.T, err)
 	p, human := e.accessPlan(desired)
 	require.True(e.T, p.Empty(), "plan after apply must be empty:\n%s", human)
@@ -166,10 +167,10 @@ func TestAccessRolesAreCheckedAtPlanTime(t *testing.T) {
 	var me string
 	require.NoError(t, e.Pool.QueryRow(e.ctx(), `SELECT current_user`).Scan(&me))
 	missing := "r" + e.Schema[len(e.Schema)-8:] + "_missing"
-	_, err := applier.Plan(e.ctx(), e.Pool, e.Schema, withAccess(
+	_, err := reconcile.Plan(e.ctx(), e.Pool, e.Schema, withAccess(
 		catalog.Grant{Level: catalog.LevelWork, Role: missing},
 		catalog.Grant{Level: catalog.LevelRead, Role: me}))
-	var ape *applier.AccessProblemsError
+	var ape *reconcile.AccessProblemsError
 	require.True(t, errors.As(err, &ape), "%v", err)
 	require.Len(t, ape.Problems, 2)
 	byRole := map[string]string{}
@@ -202,11 +203,11 @@ func TestAccessInSavedPlans(t *testing.T) {
 
 	// Another apply changes the access levels first.
 	e.apply(withAccess(catalog.Grant{Level: catalog.LevelWork, Role: worker.Name}, catalog.Grant{Level: catalog.LevelEnqueue, Role: worker.Name}))
-	_, err = applier.Apply(e.ctx(), e.Pool, read, applier.Options{Client: "test"})
-	require.ErrorIs(t, err, applier.ErrStale)
+	_, err = reconcile.Apply(e.ctx(), e.Pool, read, applier.Options{Client: "test"})
+	require.ErrorIs(t, err, reconcile.ErrStale)
 
 	again := e.plan(withAccess(catalog.Grant{Level: catalog.LevelRead, Role: reader.Name}))
-	_, err = applier.Apply(e.ctx(), e.Pool, again, applier.Options{Client: "test"})
+	_, err = reconcile.Apply(e.ctx(), e.Pool, again, applier.Options{Client: "test"})
 	require.NoError(t, err)
 	require.True(t, e.may(reader, probeTasks))
 	require.False(t, e.may(worker, probeClaim))

@@ -77,19 +77,6 @@ type Result struct {
 	Summary plan.Summary
 }
 
-// ErrStale means the database changed since the saved plan was made.
-var ErrStale = errors.New("saved plan is stale")
-
-// ErrPlanMismatch means a saved plan, made from the state the database is
-// in, is not the plan pgseq makes from that state for the plan's own
-// target: its before values, actions or slot groups do not match the
-// database (the file was edited, or live drift came and went).
-var ErrPlanMismatch = errors.New("saved plan does not match the database")
-
-// ErrPlanChanged means the plan made under the apply lock differs from the
-// plan that was approved: the database changed during the review.
-var ErrPlanChanged = errors.New("the plan changed since it was approved")
-
 // firstDestructive returns p's first destructive change, or nil.
 func firstDestructive(p *plan.Plan) *plan.Change {
 	for i := range p.Changes {
@@ -104,61 +91,20 @@ func firstDestructive(p *plan.Plan) *plan.Change {
 // AllowDestroy was not given.
 var ErrDestroyNotAllowed = errors.New("destructive change not allowed")
 
-// Apply executes a saved plan p (pgseq apply PLANFILE) in one transaction,
-// under the apply lock. There it reads the state in one snapshot, refuses p
-// as stale (ErrStale) if the state's fingerprint is not p's, and plans p's
-// own target — the state with p's creates and updates written over it and
-// its deletes removed — against the state. That plan must do what p says
-// (plan.Differences), or p is refused (ErrPlanMismatch): this catches a plan
-// whose before values, actions or slot groups were edited. It is then
-// executed, restricted to the objects p changes; destructiveness is decided
-// on it, from the live values found under the lock. The history row records
-// p's hash (its checksum). p comes from the planner or from plan.Read,
-// which validated it. Nothing is applied on any error.
-func Apply(ctx context.Context, db DB, p *plan.Plan, opts Options) (*Result, error) {
-	return run(ctx, db, p.Schema, p.Hash(), opts, func(q inspect.Querier) (*plan.Plan, error) {
-		return replanSaved(ctx, q, p)
-	})
-}
+// Decide makes the plan an apply executes from the state read through q:
+// a snapshot taken after the apply lock was granted, on a connection of
+// its own. The applier does not plan: package reconcile plans a
+// configuration, or checks a saved or approved plan, in a Decide.
+type Decide func(q inspect.Querier) (*plan.Plan, error)
 
-// ApplyConfig plans desired against the state of schema found under the
-// apply lock and applies that plan, in one transaction: two applies of
-// configurations run one after the other, each planned against what the
-// other left, as Terraform does. opts.Review sees the plan before anything
-// is written. Counters whose tables or columns are missing come back as a
-// *CounterProblemsError, roles the access block cannot name as an
-// *AccessProblemsError. Nothing is applied on any error.
-func ApplyConfig(ctx context.Context, db DB, schema string, desired catalog.State, opts Options) (*Result, error) {
-	return run(ctx, db, schema, "", opts, func(q inspect.Querier) (*plan.Plan, error) {
-		return planConfig(ctx, q, schema, desired)
-	})
-}
-
-// ApplyApproved applies desired after a person approved approved, the plan
-// Plan made for it (pgseq apply on a terminal). Under the apply lock it
-// plans desired again against the state found there; if that plan differs
-// from the approved one (plan.Differences) nothing is applied and the error
-// (ErrPlanChanged) lists what changed; otherwise it is applied. The history
-// row records the approved plan's hash.
-func ApplyApproved(ctx context.Context, db DB, desired catalog.State, approved *plan.Plan, opts Options) (*Result, error) {
-	return run(ctx, db, approved.Schema, approved.Hash(), opts, func(q inspect.Querier) (*plan.Plan, error) {
-		now, err := planConfig(ctx, q, approved.Schema, desired)
-		if err != nil {
-			return nil, err
-		}
-		if d := plan.Differences(approved, now); len(d) > 0 {
-			return nil, fmt.Errorf("%w: the database changed while the plan was reviewed:\n  %s\nRun pgseq apply again to review the new plan",
-				ErrPlanChanged, strings.Join(d, "\n  "))
-		}
-		return now, nil
-	})
-}
-
-// run takes the apply lock on schema in a new transaction, lets decide make
-// the plan to execute from a snapshot read after the lock was granted (so
-// it sees every earlier apply), and executes it in the locked transaction
-// with a history row recording hash (the executed plan's when empty) and
-// the state the apply left.
+// Execute takes the apply lock on schema in a new transaction, lets decide
+// make the plan to execute from a snapshot read after the lock was granted
+// (so it sees every earlier apply), and executes it in the locked
+// transaction with a history row recording hash (the executed plan's when
+// empty) and the state the apply left. opts.Review sees the plan before
+// anything is written; a destructive change is refused unless
+// opts.AllowDestroy is set (ErrDestroyNotAllowed). pgseq's schema is
+// created or upgraded first when needed. Nothing is applied on any error.
 //
 // A plan without changes writes nothing, unless it has drift: then the
 // configuration already declares what was changed outside pgseq (or the
@@ -170,18 +116,19 @@ func ApplyApproved(ctx context.Context, db DB, desired catalog.State, approved *
 // Every lock wait is bounded by opts.LockTimeout; one that times out is a
 // *LockWaitError naming the sessions in the way (the apply lock's own, a
 // *LockTimeoutError).
-func run(ctx context.Context, db DB, schema, hash string, opts Options, decide func(q inspect.Querier) (*plan.Plan, error)) (*Result, error) {
+func Execute(ctx context.Context, db DB, schema, hash string, opts Options, decide Decide) (*Result, error) {
 	if opts.LockTimeout <= 0 {
 		opts.LockTimeout = DefaultLockTimeout
 	}
 	watch := watchLocks(ctx, db, opts.LockTimeout)
 	defer watch.close()
-	res, err := runWatched(ctx, db, schema, hash, opts, decide, watch)
+	res, err := executeWatched(ctx, db, schema, hash, opts, decide, watch)
 	return res, explainStatementTimeout(ctx, watch.explain(err), opts.LockTimeout)
 }
 
-// runWatched is run, with the sessions it uses watched for lock waits.
-func runWatched(ctx context.Context, db DB, schema, hash string, opts Options, decide func(q inspect.Querier) (*plan.Plan, error), watch *lockWatch) (*Result, error) {
+// executeWatched is Execute, with the sessions it uses watched for lock
+// waits.
+func executeWatched(ctx context.Context, db DB, schema, hash string, opts Options, decide Decide, watch *lockWatch) (*Result, error) {
 	if s, ok := db.(interface{ Stat() *pgxpool.Stat }); ok && s.Stat().MaxConns() < 2 {
 		return nil, errors.New("an apply reads the state on a second connection while it holds the apply lock on a first: the connection pool needs at least 2 connections (pool_max_conns)")
 	}
@@ -229,7 +176,7 @@ func runWatched(ctx context.Context, db DB, schema, hash string, opts Options, d
 		return nil, err
 	}
 	if len(p.Changes) > 0 {
-		if err := execute(ctx, tx, p, opts, res.Migrated); err != nil {
+		if err := runStatements(ctx, tx, p, opts, res.Migrated); err != nil {
 			return nil, err
 		}
 	}
@@ -484,14 +431,14 @@ func collect(p *plan.Plan) (*batch, error) {
 	return b, nil
 }
 
-// execute runs one statement per kind of change, in dependency order:
+// runStatements runs one statement per kind of change, in dependency order:
 // queues, task types, slot groups, then deletions, counters and access
 // levels.
 //
 // migrated are the schema versions this apply migrated to before: when it
 // upgraded the schema past version 16, runtime sessions still run version
 // 16's definitions until it commits, and it takes their type locks too.
-func execute(ctx context.Context, tx pgx.Tx, p *plan.Plan, opts Options, migrated []int) error {
+func runStatements(ctx context.Context, tx pgx.Tx, p *plan.Plan, opts Options, migrated []int) error {
 	b, err := collect(p)
 	if err != nil {
 		return err

@@ -14,6 +14,7 @@ import (
 	"github.com/pgseq/pgseq/internal/pgseqtest"
 	"github.com/pgseq/pgseq/plan"
 	"github.com/pgseq/pgseq/planner"
+	"github.com/pgseq/pgseq/reconcile"
 )
 
 // env is one test's schema on the shared test database.
@@ -40,7 +41,7 @@ func (e *env) plan(desired catalog.State) *plan.Plan {
 func (e *env) apply(desired catalog.State) *plan.Plan {
 	e.T.Helper()
 	p := e.plan(desired)
-	_, err := applier.Apply(e.ctx(), e.Pool, p, applier.Options{Client: "test", Version: "test"})
+	_, err := reconcile.Apply(e.ctx(), e.Pool, p, applier.Options{Client: "test", Version: "test"})
 	require.NoError(e.T, err)
 	require.True(e.T, e.plan(desired).Empty(), "plan after apply must be empty")
 	return p
@@ -150,7 +151,7 @@ func TestUsageChangedBetweenPlanAndApplyIsRespected(t *testing.T) {
 	p := e.plan(config(2)) // groups 3..50 are empty at plan time: to delete
 	// A task claims group 40 before the apply runs: it must drain, not vanish.
 	e.Exec(`UPDATE {{schema}}.concurrency_slots SET used = 1 WHERE task_type = 'render' AND slot_group = 40`)
-	_, err := applier.Apply(e.ctx(), e.Pool, p, applier.Options{Client: "test"})
+	_, err := reconcile.Apply(e.ctx(), e.Pool, p, applier.Options{Client: "test"})
 	require.NoError(t, err)
 	require.Equal(t, [2]int{0, 1}, e.slotsOf("render")[40])
 }
@@ -186,11 +187,11 @@ func TestDeleteQueueWithUnfinishedTasksNeedsPermission(t *testing.T) {
 	one := catalog.State{Queues: []catalog.Queue{catalog.DefaultQueue("default")}}
 	p := e.plan(one)
 	require.True(t, p.Changes[0].Destructive)
-	_, err := applier.Apply(e.ctx(), e.Pool, p, applier.Options{})
+	_, err := reconcile.Apply(e.ctx(), e.Pool, p, applier.Options{})
 	require.ErrorIs(t, err, applier.ErrDestroyNotAllowed)
 	require.Len(t, e.state().Queues, 2, "nothing applied")
 
-	_, err = applier.Apply(e.ctx(), e.Pool, p, applier.Options{AllowDestroy: true})
+	_, err = reconcile.Apply(e.ctx(), e.Pool, p, applier.Options{AllowDestroy: true})
 	require.NoError(t, err)
 	require.Len(t, e.state().Queues, 1)
 }
@@ -202,7 +203,7 @@ func TestDeleteQueueRechecksTasksAtApplyTime(t *testing.T) {
 	p := e.plan(catalog.State{Queues: []catalog.Queue{catalog.DefaultQueue("default")}})
 	require.False(t, p.Changes[0].Destructive, "empty at plan time")
 	e.Exec(`INSERT INTO {{schema}}.tasks (queue, type) VALUES ('old', 'x')`)
-	_, err := applier.Apply(e.ctx(), e.Pool, p, applier.Options{})
+	_, err := reconcile.Apply(e.ctx(), e.Pool, p, applier.Options{})
 	require.ErrorIs(t, err, applier.ErrDestroyNotAllowed)
 	require.Len(t, e.state().Queues, 2)
 }
@@ -215,8 +216,8 @@ func TestStalePlanIsRefused(t *testing.T) {
 	e.apply(config(30)) // another apply lands first
 	before := e.state()
 
-	_, err := applier.Apply(e.ctx(), e.Pool, stale, applier.Options{})
-	require.ErrorIs(t, err, applier.ErrStale)
+	_, err := reconcile.Apply(e.ctx(), e.Pool, stale, applier.Options{})
+	require.ErrorIs(t, err, reconcile.ErrStale)
 	require.Equal(t, before, e.state(), "database unchanged")
 }
 
@@ -235,7 +236,7 @@ func TestConcurrentAppliesNeverInterleave(t *testing.T) {
 
 	// A second apply times out and names the holder.
 	p := e.plan(config(20))
-	_, err = applier.Apply(e.ctx(), e.Pool, p, applier.Options{LockTimeout: 300 * time.Millisecond})
+	_, err = reconcile.Apply(e.ctx(), e.Pool, p, applier.Options{LockTimeout: 300 * time.Millisecond})
 	var lte *applier.LockTimeoutError
 	require.True(t, errors.As(err, &lte), "got %v", err)
 	require.Len(t, lte.Holders, 1)
@@ -246,7 +247,7 @@ func TestConcurrentAppliesNeverInterleave(t *testing.T) {
 	// With a longer timeout the second apply waits for the first to finish.
 	done := make(chan error, 1)
 	go func() {
-		_, err := applier.Apply(e.ctx(), e.Pool, p, applier.Options{LockTimeout: 10 * time.Second})
+		_, err := reconcile.Apply(e.ctx(), e.Pool, p, applier.Options{LockTimeout: 10 * time.Second})
 		done <- err
 	}()
 	select {
@@ -275,7 +276,7 @@ func TestRecreatedTypeLimitsItsLeftoverTasks(t *testing.T) {
 	e.Exec(`SELECT {{schema}}.enqueue('thumb') FROM generate_series(1, 4)`)
 
 	p := e.plan(config(5))
-	_, err := applier.Apply(e.ctx(), e.Pool, p, applier.Options{Client: "test", Version: "test", AllowDestroy: true})
+	_, err := reconcile.Apply(e.ctx(), e.Pool, p, applier.Options{Client: "test", Version: "test", AllowDestroy: true})
 	require.NoError(t, err)
 	e.apply(config(5, thumb))
 

@@ -12,6 +12,7 @@ import (
 	"github.com/pgseq/pgseq/applier"
 	"github.com/pgseq/pgseq/catalog"
 	"github.com/pgseq/pgseq/plan"
+	"github.com/pgseq/pgseq/reconcile"
 )
 
 // appSchema makes an empty application schema beside the test's pgseq
@@ -149,7 +150,7 @@ func TestAttachRefusesRowsWithoutScope(t *testing.T) {
 
 	p := e.plan(withCounters(k))
 	require.Contains(t, strings.Join(p.Changes[1].Reasons, "; "), "2 rows have a NULL scope (project_id): apply refuses")
-	_, err := applier.Apply(e.ctx(), e.Pool, p, applier.Options{Client: "test", Version: "test"})
+	_, err := reconcile.Apply(e.ctx(), e.Pool, p, applier.Options{Client: "test", Version: "test"})
 	require.ErrorContains(t, err, "has 2 rows with a NULL scope column (project_id)")
 	require.Empty(t, e.state().Queues, "nothing applied")
 	var unnumbered int

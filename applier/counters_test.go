@@ -13,6 +13,7 @@ import (
 	"github.com/pgseq/pgseq/applier"
 	"github.com/pgseq/pgseq/catalog"
 	"github.com/pgseq/pgseq/plan"
+	"github.com/pgseq/pgseq/reconcile"
 )
 
 // counterEnv makes an app schema with projects and tasks (rows already
@@ -108,7 +109,7 @@ func TestCounterRefusesDuplicateRows(t *testing.T) {
 	e, app := counterEnv(t)
 	e.Exec(`INSERT INTO "` + app + `".tasks (project_id, index) VALUES (1, 3)`)
 	p := e.plan(withCounters(taskIndex(app)))
-	_, err := applier.Apply(e.ctx(), e.Pool, p, applier.Options{})
+	_, err := reconcile.Apply(e.ctx(), e.Pool, p, applier.Options{})
 	require.ErrorContains(t, err, "same (project_id, index) = (1, 3)")
 	require.Empty(t, e.state().Counters, "nothing applied")
 }
@@ -128,7 +129,7 @@ func TestCounterDeleteAndLowerNeedPermission(t *testing.T) {
 	lowered.Start = 500
 	p := e.plan(withCounters(taskIndex(app), lowered))
 	require.True(t, p.Changes[0].Destructive)
-	_, err := applier.Apply(e.ctx(), e.Pool, p, applier.Options{})
+	_, err := reconcile.Apply(e.ctx(), e.Pool, p, applier.Options{})
 	require.ErrorIs(t, err, applier.ErrDestroyNotAllowed)
 
 	// Raising start jumps existing scopes up.
@@ -141,9 +142,9 @@ func TestCounterDeleteAndLowerNeedPermission(t *testing.T) {
 	// Deleting a counter is destructive.
 	p = e.plan(withCounters(raised))
 	require.Equal(t, plan.Summary{Destroy: 1}, p.Summary)
-	_, err = applier.Apply(e.ctx(), e.Pool, p, applier.Options{})
+	_, err = reconcile.Apply(e.ctx(), e.Pool, p, applier.Options{})
 	require.ErrorIs(t, err, applier.ErrDestroyNotAllowed)
-	_, err = applier.Apply(e.ctx(), e.Pool, p, applier.Options{AllowDestroy: true})
+	_, err = reconcile.Apply(e.ctx(), e.Pool, p, applier.Options{AllowDestroy: true})
 	require.NoError(t, err)
 	require.True(t, e.plan(withCounters(raised)).Empty())
 	var idx *int64
@@ -164,7 +165,7 @@ func TestAttachedCounterRewindNeverBelowTable(t *testing.T) {
 	low.Start = 1
 	p := e.plan(withCounters(low))
 	require.True(t, p.Changes[0].Destructive)
-	_, err := applier.Apply(e.ctx(), e.Pool, p, applier.Options{AllowDestroy: true})
+	_, err := reconcile.Apply(e.ctx(), e.Pool, p, applier.Options{AllowDestroy: true})
 	require.NoError(t, err)
 	require.EqualValues(t, 101, e.insertTask(app, 3), "rewound, but never below the table's highest value")
 	require.EqualValues(t, 7, e.insertTask(app, 1))

@@ -14,6 +14,7 @@ import (
 	"github.com/pgseq/pgseq/internal/pgseqtest/golden"
 	"github.com/pgseq/pgseq/migrations"
 	"github.com/pgseq/pgseq/plan"
+	"github.com/pgseq/pgseq/reconcile"
 	"github.com/pgseq/pgseq/render"
 )
 
@@ -21,14 +22,14 @@ import (
 // the drift since the last apply.
 func (e *env) livePlan(desired catalog.State) *plan.Plan {
 	e.T.Helper()
-	p, err := applier.Plan(e.ctx(), e.Pool, e.Schema, desired)
+	p, err := reconcile.Plan(e.ctx(), e.Pool, e.Schema, desired)
 	require.NoError(e.T, err)
 	return p
 }
 
 func (e *env) applyConfig(desired catalog.State) *applier.Result {
 	e.T.Helper()
-	res, err := applier.ApplyConfig(e.ctx(), e.Pool, e.Schema, desired, applier.Options{Client: "test", Version: "test"})
+	res, err := reconcile.ApplyConfig(e.ctx(), e.Pool, e.Schema, desired, applier.Options{Client: "test", Version: "test"})
 	require.NoError(e.T, err)
 	return res
 }
@@ -99,7 +100,7 @@ func TestDriftIsShownAndRepaired(t *testing.T) {
 	saved, err := plan.Read(&doc)
 	require.NoError(t, err)
 	require.Equal(t, p.Drift, saved.Drift)
-	res, err = applier.Apply(e.ctx(), e.Pool, saved, applier.Options{Client: "test", Version: "test"})
+	res, err = reconcile.Apply(e.ctx(), e.Pool, saved, applier.Options{Client: "test", Version: "test"})
 	require.NoError(t, err)
 	require.Equal(t, plan.Summary{Change: 4}, res.Summary)
 
@@ -178,8 +179,8 @@ func TestSavedPlanIsStaleAfterAChangeByHand(t *testing.T) {
 			p := e.livePlan(config(6))
 			require.Empty(t, p.Drift)
 			e.Exec(change)
-			_, err := applier.Apply(e.ctx(), e.Pool, p, applier.Options{Client: "test"})
-			require.ErrorIs(t, err, applier.ErrStale)
+			_, err := reconcile.Apply(e.ctx(), e.Pool, p, applier.Options{Client: "test"})
+			require.ErrorIs(t, err, reconcile.ErrStale)
 			require.Len(t, e.livePlan(config(6)).Drift, 1, "the next plan shows the drift")
 		})
 	}

@@ -15,6 +15,7 @@ import (
 	"github.com/pgseq/pgseq/catalog"
 	"github.com/pgseq/pgseq/internal/pgtest"
 	"github.com/pgseq/pgseq/migrations"
+	"github.com/pgseq/pgseq/reconcile"
 )
 
 // A managed database's usual set-up: a schema made by an administrator and
@@ -32,10 +33,10 @@ func TestFirstApplyInASchemaMadeForARoleWithoutDatabaseCreate(t *testing.T) {
 	require.NoError(t, as.QueryRow(ctx, `SELECT has_database_privilege(current_database(), 'CREATE')`).Scan(&canCreate))
 	require.False(t, canCreate, "the role must not have CREATE on the database for this test")
 
-	res, err := applier.PlanAndApply(ctx, as, e.Schema, config(4), applier.Options{Client: "test", Version: "test"}, nil)
+	res, err := reconcile.PlanAndApply(ctx, as, e.Schema, config(4), applier.Options{Client: "test", Version: "test"}, nil)
 	require.NoError(t, err)
 	require.Len(t, res.Migrated, migrations.Latest())
-	p, err := applier.Plan(ctx, as, e.Schema, config(4))
+	p, err := reconcile.Plan(ctx, as, e.Schema, config(4))
 	require.NoError(t, err)
 	require.True(t, p.Empty())
 }
@@ -100,7 +101,7 @@ func TestShortStatementTimeoutDoesNotCutTheLockWait(t *testing.T) {
 		release()
 	}()
 	start := time.Now()
-	_, err = applier.PlanAndApply(context.Background(), short, e.Schema, config(5), applier.Options{Client: "test", Version: "test", LockTimeout: 5 * time.Second}, nil)
+	_, err = reconcile.PlanAndApply(context.Background(), short, e.Schema, config(5), applier.Options{Client: "test", Version: "test", LockTimeout: 5 * time.Second}, nil)
 	require.NoError(t, err, "the wait for the apply lock is bounded by the lock timeout, not the role's statement_timeout")
 	require.GreaterOrEqual(t, time.Since(start), 600*time.Millisecond, "it waited for the holder")
 }
@@ -123,8 +124,8 @@ func TestPlanRefusesACounterOnATableTheRoleDoesNotOwn(t *testing.T) {
 		Start: 1, LockTimeout: catalog.DefaultCounterLockTimeout, Strategy: catalog.StrategyCounterTable}
 	as := poolAs(t, applying)
 
-	_, err := applier.Plan(ctx, as, e.Schema, withCounters(k))
-	var cpe *applier.CounterProblemsError
+	_, err := reconcile.Plan(ctx, as, e.Schema, withCounters(k))
+	var cpe *reconcile.CounterProblemsError
 	require.True(t, errors.As(err, &cpe), "want a *CounterProblemsError, got %v", err)
 	require.Len(t, cpe.Problems, 2, "every problem at once")
 	require.Equal(t, "Table owned by another role", cpe.Problems[0].Summary)
@@ -134,13 +135,13 @@ func TestPlanRefusesACounterOnATableTheRoleDoesNotOwn(t *testing.T) {
 
 	e.Exec(`GRANT ` + pgx.Identifier{owner.Name}.Sanitize() + ` TO ` + pgx.Identifier{applying.Name}.Sanitize())
 	e.Exec(`GRANT CREATE ON SCHEMA ` + pgx.Identifier{app}.Sanitize() + ` TO ` + pgx.Identifier{applying.Name}.Sanitize())
-	_, err = applier.PlanAndApply(ctx, as, e.Schema, withCounters(k), applier.Options{Client: "test", Version: "test"}, nil)
+	_, err = reconcile.PlanAndApply(ctx, as, e.Schema, withCounters(k), applier.Options{Client: "test", Version: "test"}, nil)
 	require.NoError(t, err, "a member of the owner's role attaches it")
 
 	// Detaching it (deleting the counter) drops its trigger and index: the
 	// owner's again, checked at plan time too.
 	e.Exec(`REVOKE ` + pgx.Identifier{owner.Name}.Sanitize() + ` FROM ` + pgx.Identifier{applying.Name}.Sanitize())
-	_, err = applier.Plan(ctx, as, e.Schema, withCounters())
+	_, err = reconcile.Plan(ctx, as, e.Schema, withCounters())
 	require.True(t, errors.As(err, &cpe), "want a *CounterProblemsError, got %v", err)
 	require.Len(t, cpe.Problems, 1)
 	require.Equal(t, "Table owned by another role", cpe.Problems[0].Summary)
@@ -159,16 +160,16 @@ func TestPlanRunsAsTheReadLevel(t *testing.T) {
 	as := poolAs(t, reader)
 	ctx := context.Background()
 
-	p, err := applier.Plan(ctx, as, e.Schema, desired)
+	p, err := reconcile.Plan(ctx, as, e.Schema, desired)
 	require.NoError(t, err, "plan as the read level")
 	require.True(t, p.Empty(), "%+v", p.Changes)
 	changed := desired
 	changed.TaskTypes = append([]catalog.TaskType(nil), desired.TaskTypes...)
 	changed.TaskTypes[0].Concurrency++
-	p, err = applier.Plan(ctx, as, e.Schema, changed)
+	p, err = reconcile.Plan(ctx, as, e.Schema, changed)
 	require.NoError(t, err)
 	require.Equal(t, 1, p.Summary.Change)
 
-	_, err = applier.PlanAndApply(ctx, as, e.Schema, changed, applier.Options{Client: "test", Version: "test", LockTimeout: time.Second}, nil)
+	_, err = reconcile.PlanAndApply(ctx, as, e.Schema, changed, applier.Options{Client: "test", Version: "test", LockTimeout: time.Second}, nil)
 	require.Error(t, err, "the read level cannot apply")
 }

@@ -14,6 +14,7 @@ import (
 	"github.com/pgseq/pgseq/catalog"
 	"github.com/pgseq/pgseq/inspect"
 	"github.com/pgseq/pgseq/plan"
+	"github.com/pgseq/pgseq/reconcile"
 )
 
 // holdTableLock locks table in ACCESS EXCLUSIVE mode in a transaction of
@@ -49,11 +50,11 @@ func TestLockWaitsNameTheHolder(t *testing.T) {
 		run  func(e *env, desired catalog.State) error
 	}{
 		{"plan", func(e *env, desired catalog.State) error {
-			_, err := applier.PlanWithin(e.ctx(), e.Pool, e.Schema, desired, timeout)
+			_, err := reconcile.PlanWithin(e.ctx(), e.Pool, e.Schema, desired, timeout)
 			return err
 		}},
 		{"apply", func(e *env, desired catalog.State) error {
-			_, err := applier.ApplyConfig(e.ctx(), e.Pool, e.Schema, desired, applier.Options{LockTimeout: timeout})
+			_, err := reconcile.ApplyConfig(e.ctx(), e.Pool, e.Schema, desired, applier.Options{LockTimeout: timeout})
 			return err
 		}},
 	} {
@@ -94,7 +95,7 @@ func TestSavedPlanFromAnotherDatabase(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t)
 	e.apply(config(10))
-	p, err := applier.Plan(e.ctx(), e.Pool, e.Schema, config(20))
+	p, err := reconcile.Plan(e.ctx(), e.Pool, e.Schema, config(20))
 	require.NoError(t, err)
 	require.NotNil(t, p.Database)
 	here, err := inspect.ReadDatabase(e.ctx(), e.Pool)
@@ -113,9 +114,9 @@ func TestSavedPlanFromAnotherDatabase(t *testing.T) {
 	} {
 		saved := *p
 		saved.Database = tc.database
-		_, err := applier.Apply(e.ctx(), e.Pool, &saved, applier.Options{})
-		require.ErrorIs(t, err, applier.ErrOtherDatabase, tc.name)
-		require.NotErrorIs(t, err, applier.ErrStale, tc.name)
+		_, err := reconcile.Apply(e.ctx(), e.Pool, &saved, applier.Options{})
+		require.ErrorIs(t, err, reconcile.ErrOtherDatabase, tc.name)
+		require.NotErrorIs(t, err, reconcile.ErrStale, tc.name)
 		require.Contains(t, err.Error(), tc.want, tc.name)
 		require.Contains(t, err.Error(), "but this is "+here.String(), tc.name)
 		require.Equal(t, 10, capacitySum(e.slotsOf("render")), "%s: nothing applied", tc.name)
@@ -124,11 +125,11 @@ func TestSavedPlanFromAnotherDatabase(t *testing.T) {
 	// An older plan file records no database: the state decides, as before.
 	legacy := *p
 	legacy.Database = nil
-	_, err = applier.Apply(e.ctx(), e.Pool, &legacy, applier.Options{})
+	_, err = reconcile.Apply(e.ctx(), e.Pool, &legacy, applier.Options{})
 	require.NoError(t, err)
 	require.Equal(t, 20, capacitySum(e.slotsOf("render")))
-	_, err = applier.Apply(e.ctx(), e.Pool, &legacy, applier.Options{})
-	require.ErrorIs(t, err, applier.ErrStale)
+	_, err = reconcile.Apply(e.ctx(), e.Pool, &legacy, applier.Options{})
+	require.ErrorIs(t, err, reconcile.ErrStale)
 	require.Contains(t, err.Error(), "does not record which database it was made against")
 }
 
@@ -145,9 +146,9 @@ func TestPlanReportsEveryProblemAtOnce(t *testing.T) {
 	desired := withCounters(bad)
 	desired.Access = []catalog.Grant{{Level: catalog.LevelWork, Role: missing}}
 
-	_, err := applier.Plan(e.ctx(), e.Pool, e.Schema, desired)
-	var cpe *applier.CounterProblemsError
-	var ape *applier.AccessProblemsError
+	_, err := reconcile.Plan(e.ctx(), e.Pool, e.Schema, desired)
+	var cpe *reconcile.CounterProblemsError
+	var ape *reconcile.AccessProblemsError
 	require.True(t, errors.As(err, &cpe), "%v", err)
 	require.True(t, errors.As(err, &ape), "%v", err)
 	var attrs []string

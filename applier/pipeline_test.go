@@ -9,6 +9,7 @@ import (
 	"github.com/pgseq/pgseq/applier"
 	"github.com/pgseq/pgseq/catalog"
 	"github.com/pgseq/pgseq/plan"
+	"github.com/pgseq/pgseq/reconcile"
 )
 
 // approver records what PlanAndApply asked it and answers answer (or err).
@@ -23,10 +24,10 @@ func (a *approver) approve(p *plan.Plan) (bool, error) {
 	return a.answer, a.err
 }
 
-func (e *env) planAndApply(desired catalog.State, opts applier.Options, approve applier.Approve) (*applier.Result, error) {
+func (e *env) planAndApply(desired catalog.State, opts applier.Options, approve reconcile.Approve) (*applier.Result, error) {
 	e.T.Helper()
 	opts.Client, opts.Version = "test", "test"
-	return applier.PlanAndApply(e.ctx(), e.Pool, e.Schema, desired, opts, approve)
+	return reconcile.PlanAndApply(e.ctx(), e.Pool, e.Schema, desired, opts, approve)
 }
 
 // Without an approver the plan is made under the lock, reviewed and
@@ -65,8 +66,8 @@ func TestPlanAndApplyAsksForApproval(t *testing.T) {
 
 	no := &approver{answer: false}
 	_, err := e.planAndApply(config(10), opts, no.approve)
-	require.ErrorIs(t, err, applier.ErrNotApproved)
-	var applyErr *applier.ApplyError
+	require.ErrorIs(t, err, reconcile.ErrNotApproved)
+	var applyErr *reconcile.ApplyError
 	require.False(t, errors.As(err, &applyErr), "refused before the apply")
 	require.Len(t, no.asked, 1)
 	require.Equal(t, reviewed, no.asked, "the plan asked about was reviewed first")
@@ -137,7 +138,7 @@ func TestPlanAndApplyRefusesDestructionBeforeAsking(t *testing.T) {
 
 	_, err = e.planAndApply(withCounters(), applier.Options{}, nil)
 	require.ErrorIs(t, err, applier.ErrDestroyNotAllowed, "refused under the lock too")
-	var applyErr *applier.ApplyError
+	var applyErr *reconcile.ApplyError
 	require.ErrorAs(t, err, &applyErr)
 	require.Len(t, e.state().Counters, 1, "nothing applied")
 
@@ -160,9 +161,9 @@ func TestPlanAndApplyErrors(t *testing.T) {
 	a := &approver{answer: true}
 
 	_, err := e.planAndApply(missing, applier.Options{}, a.approve)
-	var problems *applier.CounterProblemsError
+	var problems *reconcile.CounterProblemsError
 	require.ErrorAs(t, err, &problems)
-	var applyErr *applier.ApplyError
+	var applyErr *reconcile.ApplyError
 	require.False(t, errors.As(err, &applyErr), "planning failed, not the apply")
 	require.Empty(t, a.asked)
 

@@ -10,6 +10,7 @@ import (
 
 	"github.com/pgseq/pgseq/applier"
 	"github.com/pgseq/pgseq/internal/pgtest"
+	"github.com/pgseq/pgseq/reconcile"
 )
 
 // Behind a pooler in transaction mode (PgBouncer before 1.21) prepared
@@ -35,12 +36,12 @@ func TestPlanAndApplyInEveryQueryExecMode(t *testing.T) {
 			ctx := context.Background()
 			opts := applier.Options{Client: "test", Version: "test"}
 
-			res, err := applier.PlanAndApply(ctx, pool, schema, config(10), opts, nil)
+			res, err := reconcile.PlanAndApply(ctx, pool, schema, config(10), opts, nil)
 			require.NoError(t, err)
 			require.NotZero(t, res.HistoryID, "the apply's history row was written")
-			_, err = applier.PlanAndApply(ctx, pool, schema, config(3), opts, nil) // a lowered limit: slots rewritten
+			_, err = reconcile.PlanAndApply(ctx, pool, schema, config(3), opts, nil) // a lowered limit: slots rewritten
 			require.NoError(t, err)
-			p, err := applier.Plan(ctx, pool, schema, config(3))
+			p, err := reconcile.Plan(ctx, pool, schema, config(3))
 			require.NoError(t, err)
 			require.True(t, p.Empty())
 		})

@@ -9,6 +9,7 @@ import (
 	"github.com/pgseq/pgseq/applier"
 	"github.com/pgseq/pgseq/catalog"
 	"github.com/pgseq/pgseq/plan"
+	"github.com/pgseq/pgseq/reconcile"
 )
 
 func (e *env) applies() int {
@@ -79,8 +80,8 @@ func TestSavedPlanMustMatchTheDatabase(t *testing.T) {
 			tt.edit(t, p)
 			require.NoError(t, p.Validate(), "the edit passes the checks made without a database")
 
-			_, err := applier.Apply(e.ctx(), e.Pool, p, applier.Options{Client: "test"})
-			require.ErrorIs(t, err, applier.ErrPlanMismatch)
+			_, err := reconcile.Apply(e.ctx(), e.Pool, p, applier.Options{Client: "test"})
+			require.ErrorIs(t, err, reconcile.ErrPlanMismatch)
 			require.Contains(t, err.Error(), tt.want)
 			require.Equal(t, 10, capacitySum(e.slotsOf("render")), "nothing applied")
 			require.Equal(t, 1, e.applies(), "no history row")
@@ -101,7 +102,7 @@ func TestSavedPlanDestructiveFlagIsNotTrusted(t *testing.T) {
 	p.Changes[0].Destructive = false
 	p.Changes[0].Reasons = nil
 
-	_, err := applier.Apply(e.ctx(), e.Pool, p, applier.Options{})
+	_, err := reconcile.Apply(e.ctx(), e.Pool, p, applier.Options{})
 	require.ErrorIs(t, err, applier.ErrDestroyNotAllowed)
 	require.Contains(t, err.Error(), "1 unfinished task would be deleted with the queue")
 	require.Len(t, e.state().Queues, 2)
@@ -122,7 +123,7 @@ func TestSavedPlanSurvivesLiveChanges(t *testing.T) {
 	e.Exec(`UPDATE {{schema}}.concurrency_slots SET used = 0 WHERE task_type = 'thumb' AND slot_group = 50`) // drained
 	e.Exec(`INSERT INTO {{schema}}.tasks (queue, type, status) VALUES ('default', 'render', 'running')`)
 
-	res, err := applier.Apply(e.ctx(), e.Pool, p, applier.Options{Client: "test"})
+	res, err := reconcile.Apply(e.ctx(), e.Pool, p, applier.Options{Client: "test"})
 	require.NoError(t, err)
 	require.Equal(t, plan.Summary{Change: 1}, res.Summary, "only what the plan said")
 	require.Equal(t, 20, capacitySum(e.slotsOf("render")))
@@ -153,13 +154,13 @@ func TestApplyApproved(t *testing.T) {
 			t.Parallel()
 			e := newEnv(t)
 			e.apply(config(10))
-			approved, err := applier.Plan(e.ctx(), e.Pool, e.Schema, config(20))
+			approved, err := reconcile.Plan(e.ctx(), e.Pool, e.Schema, config(20))
 			require.NoError(t, err)
 			tt.meantime(e)
 			before := e.state()
 			applies := e.applies()
 
-			res, err := applier.ApplyApproved(e.ctx(), e.Pool, config(20), approved, applier.Options{Client: "test"})
+			res, err := reconcile.ApplyApproved(e.ctx(), e.Pool, config(20), approved, applier.Options{Client: "test"})
 			if tt.want == "" {
 				require.NoError(t, err)
 				require.Equal(t, approved.Summary, res.Summary)
@@ -167,7 +168,7 @@ func TestApplyApproved(t *testing.T) {
 				require.True(t, e.plan(config(20)).Empty())
 				return
 			}
-			require.ErrorIs(t, err, applier.ErrPlanChanged)
+			require.ErrorIs(t, err, reconcile.ErrPlanChanged)
 			require.Contains(t, err.Error(), tt.want)
 			require.True(t, strings.Contains(err.Error(), "Run pgseq apply again"), err.Error())
 			require.Equal(t, before, e.state(), "nothing applied")

@@ -13,6 +13,7 @@ import (
 	"github.com/pgseq/pgseq/internal/pgtest"
 	"github.com/pgseq/pgseq/plan"
 	"github.com/pgseq/pgseq/planner"
+	"github.com/pgseq/pgseq/reconcile"
 )
 
 const (
@@ -59,7 +60,7 @@ func BenchmarkScale(b *testing.B) {
 			schema := pgtest.Schema(b)
 			b.StartTimer()
 			p := planFor(b, ctx, pool, schema, desired)
-			_, err := applier.Apply(ctx, pool, p, applier.Options{Client: "bench"})
+			_, err := reconcile.Apply(ctx, pool, p, applier.Options{Client: "bench"})
 			require.NoError(b, err)
 		}
 		b.ReportMetric(float64(scaleTypes*catalog.MaxSlotGroups), "slot_rows")
@@ -67,7 +68,7 @@ func BenchmarkScale(b *testing.B) {
 
 	schema := pgtest.Schema(b)
 	p := planFor(b, ctx, pool, schema, desired)
-	_, err := applier.Apply(ctx, pool, p, applier.Options{Client: "bench"})
+	_, err := reconcile.Apply(ctx, pool, p, applier.Options{Client: "bench"})
 	require.NoError(b, err)
 
 	b.Run("noop_plan", func(b *testing.B) {
@@ -86,7 +87,7 @@ func BenchmarkScale(b *testing.B) {
 			}
 			p := planFor(b, ctx, pool, schema, scaleConfig(scaleTypes/100, other))
 			require.Equal(b, scaleTypes/100, p.Summary.Change)
-			_, err := applier.Apply(ctx, pool, p, applier.Options{Client: "bench"})
+			_, err := reconcile.Apply(ctx, pool, p, applier.Options{Client: "bench"})
 			require.NoError(b, err)
 		}
 	})

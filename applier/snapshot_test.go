@@ -14,6 +14,7 @@ import (
 	"github.com/pgseq/pgseq/inspect"
 	"github.com/pgseq/pgseq/internal/pgtest"
 	"github.com/pgseq/pgseq/plan"
+	"github.com/pgseq/pgseq/reconcile"
 )
 
 // racingDB is a pool whose snapshot transactions (inspect.SnapshotOptions)
@@ -75,14 +76,14 @@ func TestStateIsReadInOneSnapshot(t *testing.T) {
 			require.NoError(e.T, err)
 			return s.Live.Running["render"], nil
 		}},
-		{"applier.Plan", func(e *env, db *racingDB) (int, *plan.Plan) {
-			p, err := applier.Plan(e.ctx(), db, e.Schema, lower)
+		{"reconcile.Plan", func(e *env, db *racingDB) (int, *plan.Plan) {
+			p, err := reconcile.Plan(e.ctx(), db, e.Schema, lower)
 			require.NoError(e.T, err)
 			return *p.Changes[0].Context.Running, p
 		}},
-		{"applier.ApplyConfig", func(e *env, db *racingDB) (int, *plan.Plan) {
+		{"reconcile.ApplyConfig", func(e *env, db *racingDB) (int, *plan.Plan) {
 			var seen *plan.Plan
-			_, err := applier.ApplyConfig(e.ctx(), db, e.Schema, lower, applier.Options{Client: "test",
+			_, err := reconcile.ApplyConfig(e.ctx(), db, e.Schema, lower, applier.Options{Client: "test",
 				Review: func(p *plan.Plan) error { seen = p; return nil }})
 			require.NoError(e.T, err)
 			return *seen.Changes[0].Context.Running, seen
@@ -141,6 +142,6 @@ func TestApplyNeedsTwoConnections(t *testing.T) {
 	one, err := pgxpool.NewWithConfig(e.ctx(), cfg)
 	require.NoError(t, err)
 	defer one.Close()
-	_, err = applier.ApplyConfig(e.ctx(), one, e.Schema, config(10), applier.Options{})
+	_, err = reconcile.ApplyConfig(e.ctx(), one, e.Schema, config(10), applier.Options{})
 	require.ErrorContains(t, err, "the connection pool needs at least 2 connections")
 }

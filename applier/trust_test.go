@@ -13,6 +13,7 @@ import (
 
 	"github.com/pgseq/pgseq/applier"
 	"github.com/pgseq/pgseq/inspect"
+	"github.com/pgseq/pgseq/reconcile"
 )
 
 // grantCreateOnDatabase lets role create schemas in the test database, as
@@ -108,7 +109,7 @@ func TestTrustRefusesSchemaOwnedByAnotherRole(t *testing.T) {
 			FOR EACH ROW EXECUTE FUNCTION `+pgx.Identifier{e.Schema, "audit"}.Sanitize()+`()`)
 	require.NoError(t, err)
 
-	_, applyErr := applier.ApplyConfig(e.ctx(), e.Pool, e.Schema, config(4), applier.Options{Client: "test", Version: "test"})
+	_, applyErr := reconcile.ApplyConfig(e.ctx(), e.Pool, e.Schema, config(4), applier.Options{Client: "test", Version: "test"})
 	require.False(t, e.isSuperuser(mallory.Name), "the schema owner's trigger ran with the superuser's rights")
 	require.ErrorIs(t, applyErr, inspect.ErrUntrustedSchema)
 	var ute *inspect.UntrustedSchemaError
@@ -130,7 +131,7 @@ func TestTrustRefusesSchemaOwnedByAnotherRole(t *testing.T) {
 
 	// pgseq plan as the superuser is refused the same way: reading the
 	// schema would run the owner's code too (a view in place of a table).
-	_, err = applier.Plan(e.ctx(), e.Pool, e.Schema, config(4))
+	_, err = reconcile.Plan(e.ctx(), e.Pool, e.Schema, config(4))
 	require.ErrorIs(t, err, inspect.ErrUntrustedSchema)
 
 	// pgseq migrate as the superuser is refused the same way.
@@ -139,7 +140,7 @@ func TestTrustRefusesSchemaOwnedByAnotherRole(t *testing.T) {
 	require.False(t, e.isSuperuser(mallory.Name))
 
 	// The owner itself may apply: its trigger runs with its own rights.
-	_, err = applier.ApplyConfig(e.ctx(), malloryPool, e.Schema, config(4), applier.Options{Client: "test", Version: "test"})
+	_, err = reconcile.ApplyConfig(e.ctx(), malloryPool, e.Schema, config(4), applier.Options{Client: "test", Version: "test"})
 	require.Error(t, err, "ALTER ROLE … SUPERUSER as mallory fails")
 	require.False(t, e.isSuperuser(mallory.Name))
 }
@@ -229,7 +230,7 @@ func TestTrustRefusesUntrustedObjects(t *testing.T) {
 			e.Exec(strings.ReplaceAll(c.setup, "$R", pgx.Identifier{mallory.Name}.Sanitize()))
 			opts := applier.Options{Client: "test", Version: "test"}
 
-			_, err := applier.ApplyConfig(e.ctx(), e.Pool, e.Schema, config(6), opts)
+			_, err := reconcile.ApplyConfig(e.ctx(), e.Pool, e.Schema, config(6), opts)
 			require.ErrorIs(t, err, inspect.ErrUntrustedSchema)
 			for _, w := range c.want {
 				w = strings.ReplaceAll(strings.ReplaceAll(w, "$S", e.Schema), "$R", mallory.Name)
@@ -247,7 +248,7 @@ func TestTrustRefusesUntrustedObjects(t *testing.T) {
 			for _, p := range ute.Problems {
 				e.Exec(p.Fix)
 			}
-			_, err = applier.ApplyConfig(e.ctx(), e.Pool, e.Schema, config(6), opts)
+			_, err = reconcile.ApplyConfig(e.ctx(), e.Pool, e.Schema, config(6), opts)
 			require.NoError(t, err)
 			require.Equal(t, 6, capacitySum(e.slotsOf("render")))
 		})
@@ -269,9 +270,9 @@ func TestTrustAllowsOwnersOwnSchema(t *testing.T) {
 	migrated, err := applier.Migrate(e.ctx(), ownerPool, e.Schema, 0)
 	require.NoError(t, err)
 	require.NotEmpty(t, migrated)
-	_, err = applier.ApplyConfig(e.ctx(), ownerPool, e.Schema, config(4), opts)
+	_, err = reconcile.ApplyConfig(e.ctx(), ownerPool, e.Schema, config(4), opts)
 	require.NoError(t, err)
-	_, err = applier.ApplyConfig(e.ctx(), ownerPool, e.Schema, config(7), opts)
+	_, err = reconcile.ApplyConfig(e.ctx(), ownerPool, e.Schema, config(7), opts)
 	require.NoError(t, err)
 	require.Equal(t, 7, capacitySum(e.slotsOf("render")))
 	require.NoError(t, inspect.CheckTrust(e.ctx(), ownerPool, e.Schema))

@@ -13,6 +13,7 @@ import (
 	"github.com/pgseq/pgseq/internal/pgseqtest"
 	"github.com/pgseq/pgseq/migrations"
 	"github.com/pgseq/pgseq/plan"
+	"github.com/pgseq/pgseq/reconcile"
 	"github.com/pgseq/pgseq/render"
 )
 
@@ -45,7 +46,7 @@ func TestPlanShowsAndApplyMakesAPendingSchemaUpgrade(t *testing.T) {
 	latest := migrations.Latest()
 	desired := catalog.State{Queues: []catalog.Queue{catalog.DefaultQueue("default")}}
 
-	p, err := applier.Plan(e.ctx(), e.Pool, e.Schema, desired)
+	p, err := reconcile.Plan(e.ctx(), e.Pool, e.Schema, desired)
 	require.NoError(t, err)
 	require.Empty(t, p.Changes, "the configuration matches the database")
 	last := migrations.All()[latest-1]
@@ -69,21 +70,21 @@ func TestPlanShowsAndApplyMakesAPendingSchemaUpgrade(t *testing.T) {
 	// refused: applying it would upgrade the schema unannounced.
 	hidden := *saved
 	hidden.SchemaUpgrade = nil
-	_, err = applier.Apply(e.ctx(), e.Pool, &hidden, applier.Options{Client: "test", Version: "test"})
-	require.ErrorIs(t, err, applier.ErrPlanMismatch)
+	_, err = reconcile.Apply(e.ctx(), e.Pool, &hidden, applier.Options{Client: "test", Version: "test"})
+	require.ErrorIs(t, err, reconcile.ErrPlanMismatch)
 	require.ErrorContains(t, err, fmt.Sprintf("would also upgrade schema %q from version %d to %d", e.Schema, older, latest))
 	require.Equal(t, older, e.version(), "nothing was applied")
 
-	res, err := applier.Apply(e.ctx(), e.Pool, saved, applier.Options{Client: "test", Version: "test"})
+	res, err := reconcile.Apply(e.ctx(), e.Pool, saved, applier.Options{Client: "test", Version: "test"})
 	require.NoError(t, err)
 	require.Equal(t, []int{latest}, res.Migrated)
 	require.Equal(t, latest, e.version())
 
 	// Applied: the same plan file is now stale for its upgrade.
-	_, err = applier.Apply(e.ctx(), e.Pool, saved, applier.Options{Client: "test", Version: "test"})
-	require.ErrorIs(t, err, applier.ErrPlanMismatch)
+	_, err = reconcile.Apply(e.ctx(), e.Pool, saved, applier.Options{Client: "test", Version: "test"})
+	require.ErrorIs(t, err, reconcile.ErrPlanMismatch)
 
-	p, err = applier.Plan(e.ctx(), e.Pool, e.Schema, desired)
+	p, err = reconcile.Plan(e.ctx(), e.Pool, e.Schema, desired)
 	require.NoError(t, err)
 	require.True(t, p.Empty(), "nothing left to do after the upgrade")
 }
@@ -94,7 +95,7 @@ func TestApplyOfAnUnchangedConfigurationUpgrades(t *testing.T) {
 	e := newEnv(t)
 	e.olderSchema()
 	desired := catalog.State{Queues: []catalog.Queue{catalog.DefaultQueue("default")}}
-	res, err := applier.PlanAndApply(e.ctx(), e.Pool, e.Schema, desired, applier.Options{Client: "test", Version: "test"}, nil)
+	res, err := reconcile.PlanAndApply(e.ctx(), e.Pool, e.Schema, desired, applier.Options{Client: "test", Version: "test"}, nil)
 	require.NoError(t, err)
 	require.Equal(t, []int{migrations.Latest()}, res.Migrated)
 	require.Equal(t, migrations.Latest(), e.version())
@@ -142,13 +143,13 @@ func TestUpgradingApplyWaitsForRuntimeOnVersion16Keys(t *testing.T) {
 	e.On(runtime).Exec(`SELECT pg_advisory_xact_lock_shared(1885827953, {{schema}}.slot_lock_key('render'))`)
 
 	desired := config(3)
-	_, err = applier.ApplyConfig(e.ctx(), e.Pool, e.Schema, desired, applier.Options{Client: "test", Version: "test", LockTimeout: 300 * time.Millisecond})
+	_, err = reconcile.ApplyConfig(e.ctx(), e.Pool, e.Schema, desired, applier.Options{Client: "test", Version: "test", LockTimeout: 300 * time.Millisecond})
 	require.Error(t, err, "the apply waits for the runtime call on the version 16 key")
 	require.ErrorContains(t, err, "schema version 16")
 	require.Equal(t, 16, e.version(), "nothing was applied")
 
 	require.NoError(t, runtime.Rollback(e.ctx()))
-	res, err := applier.ApplyConfig(e.ctx(), e.Pool, e.Schema, desired, applier.Options{Client: "test", Version: "test"})
+	res, err := reconcile.ApplyConfig(e.ctx(), e.Pool, e.Schema, desired, applier.Options{Client: "test", Version: "test"})
 	require.NoError(t, err)
 	require.Contains(t, res.Migrated, 17)
 	require.Equal(t, 3, capacitySum(e.slotsOf("render")))

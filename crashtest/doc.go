@@ -65,7 +65,7 @@
 //     on backends the test opened), coming back under new worker ids; two
 //     leader contenders running maintenance every ~200 ms; an applier
 //     raising and lowering the limits (3 → 1 → 5, 5 → 2 → 4, 3 ↔ 100)
-//     every 0.5–1 s through applier.PlanAndApply. A sampler checks, in one
+//     every 0.5–1 s through reconcile.PlanAndApply. A sampler checks, in one
 //     REPEATABLE READ snapshot every 20–50 ms, the limits model of migration
 //     005 as internal/pgseqtest/invariants.sql checks it (the other tests'
 //     checks too): each slot group's used equals the tasks holding it

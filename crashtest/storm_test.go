@@ -24,6 +24,7 @@ import (
 	"github.com/pgseq/pgseq/catalog"
 	"github.com/pgseq/pgseq/internal/pgseqtest"
 	"github.com/pgseq/pgseq/internal/pgtest"
+	"github.com/pgseq/pgseq/reconcile"
 )
 
 // stormEnv names the variable that sets TestStorm's length (a Go duration,
@@ -1182,7 +1183,7 @@ func (s *storm) leader(i int) {
 // The applier
 
 // applier applies stormState(1), stormState(2), … every 0.5–1 s, through
-// applier.PlanAndApply as pgseq apply --auto-approve does, and requires
+// reconcile.PlanAndApply as pgseq apply --auto-approve does, and requires
 // each to converge (the next plan is empty).
 func (s *storm) applier() {
 	rng := rand.New(rand.NewPCG(9, uint64(time.Now().UnixNano())))
@@ -1193,12 +1194,12 @@ func (s *storm) applier() {
 		desired := stormState(step)
 		ctx, cancel := call()
 		s.applying.Store(time.Now().UnixNano())
-		_, err := applier.PlanAndApply(ctx, s.applyPool, s.Schema, desired, applier.Options{Client: "test", Version: "test"}, nil)
+		_, err := reconcile.PlanAndApply(ctx, s.applyPool, s.Schema, desired, applier.Options{Client: "test", Version: "test"}, nil)
 		s.applying.Store(0)
 		s.applyEnd.Store(time.Now().UnixNano())
 		if err == nil {
 			s.applies.Add(1)
-			p, perr := applier.Plan(ctx, s.applyPool, s.Schema, desired)
+			p, perr := reconcile.Plan(ctx, s.applyPool, s.Schema, desired)
 			switch {
 			case perr != nil:
 				err = perr

@@ -22,6 +22,7 @@ import (
 	"github.com/pgseq/pgseq/internal/pgseqtest"
 	"github.com/pgseq/pgseq/internal/pgtest"
 	"github.com/pgseq/pgseq/queue"
+	"github.com/pgseq/pgseq/reconcile"
 	"github.com/pgseq/pgseq/status"
 )
 
@@ -68,9 +69,9 @@ func TestBehindPgBouncer(t *testing.T) {
 				TaskTypes: []catalog.TaskType{{Name: "render", Queue: "default", Concurrency: 3}}}
 			opts := applier.Options{Client: "test", Version: "test"}
 
-			_, err := applier.PlanAndApply(ctx, pool, schema, cfg, opts, nil)
+			_, err := reconcile.PlanAndApply(ctx, pool, schema, cfg, opts, nil)
 			require.NoError(t, err, "apply")
-			p, err := applier.Plan(ctx, pool, schema, cfg)
+			p, err := reconcile.Plan(ctx, pool, schema, cfg)
 			require.NoError(t, err, "plan")
 			require.True(t, p.Empty())
 			_, err = status.Read(ctx, pool, schema, status.Options{})
@@ -119,7 +120,7 @@ func TestBehindPgBouncer(t *testing.T) {
 			require.LessOrEqual(t, maxRunning, 3, "running never above the limit")
 
 			cfg.Queues[0].BatchSize = 7
-			_, err = applier.PlanAndApply(ctx, pool, schema, cfg, opts, nil)
+			_, err = reconcile.PlanAndApply(ctx, pool, schema, cfg, opts, nil)
 			require.NoError(t, err)
 			require.Eventually(t, func() bool { return w.Settings().BatchSize == 7 }, 10*time.Second, 10*time.Millisecond,
 				"the apply reaches the worker")
@@ -146,10 +147,10 @@ func TestBehindPgBouncerWithOneServerConnection(t *testing.T) {
 		TaskTypes: []catalog.TaskType{{Name: "render", Queue: "default", Concurrency: 2}}}
 	opts := applier.Options{Client: "test", Version: "test"}
 	// The schema made on a direct connection.
-	_, err := applier.PlanAndApply(ctx, pgtest.Pool(t), schema, cfg, opts, nil)
+	_, err := reconcile.PlanAndApply(ctx, pgtest.Pool(t), schema, cfg, opts, nil)
 	require.NoError(t, err)
 
-	p, err := applier.Plan(ctx, pool, schema, cfg)
+	p, err := reconcile.Plan(ctx, pool, schema, cfg)
 	require.NoError(t, err, "plan")
 	require.True(t, p.Empty())
 	_, err = status.Read(ctx, pool, schema, status.Options{})
@@ -183,11 +184,11 @@ func TestBehindPgBouncerWithOneServerConnection(t *testing.T) {
 	cfg.TaskTypes[0].Concurrency = 5
 	opts.LockTimeout = time.Second
 	start := time.Now()
-	_, err = applier.PlanAndApply(ctx, pool, schema, cfg, opts, nil)
+	_, err = reconcile.PlanAndApply(ctx, pool, schema, cfg, opts, nil)
 	require.ErrorIs(t, err, applier.ErrNoSecondConnection)
 	require.ErrorContains(t, err, "the pool needs at least 2 server connections for an apply")
 	require.Less(t, time.Since(start), 30*time.Second, "it fails within about its lock timeout")
-	p, err = applier.Plan(ctx, pool, schema, cfg)
+	p, err = reconcile.Plan(ctx, pool, schema, cfg)
 	require.NoError(t, err)
 	require.Equal(t, 1, p.Summary.Change, "nothing was applied")
 }

@@ -24,6 +24,7 @@ import (
 	"github.com/pgseq/pgseq/internal/textfmt"
 	"github.com/pgseq/pgseq/migrations"
 	"github.com/pgseq/pgseq/queue"
+	"github.com/pgseq/pgseq/reconcile"
 	"github.com/pgseq/pgseq/scenarios/report"
 	"github.com/pgseq/pgseq/scenarios/scenariofile"
 	"github.com/pgseq/pgseq/scenarios/stats"
@@ -941,7 +942,7 @@ func sleepHandlers(types []catalog.TaskType, delay time.Duration) map[string]que
 // applyConfig creates schema with pgseq's runtime and applies cfg to it.
 func applyConfig(ctx context.Context, db *pgxpool.Pool, schema string, cfg catalog.State) error {
 	opts := applier.Options{Client: "pgseq bench", Version: "bench"}
-	if _, err := applier.PlanAndApply(ctx, db, schema, cfg, opts, nil); err != nil {
+	if _, err := reconcile.PlanAndApply(ctx, db, schema, cfg, opts, nil); err != nil {
 		return fmt.Errorf("applying the scenario's configuration to %s: %w", schema, err)
 	}
 	return nil

@@ -20,6 +20,7 @@ import (
 	"github.com/pgseq/pgseq/catalog"
 	"github.com/pgseq/pgseq/internal/textfmt"
 	"github.com/pgseq/pgseq/plan"
+	"github.com/pgseq/pgseq/reconcile"
 	"github.com/pgseq/pgseq/render"
 	"github.com/pgseq/pgseq/scenarios/report"
 	"github.com/pgseq/pgseq/scenarios/scenariofile"
@@ -198,7 +199,7 @@ func (s *scaler) apply(ctx context.Context, dir string) (report.ScaleStep, error
 		Client: "pgseq bench", Version: "bench",
 		Review: func(p *plan.Plan) error { return render.Plan(io.Discard, p) },
 	}
-	res, err := applier.PlanAndApply(ctx, s.opts.Pool, s.schema, cfg.State(), opts, nil)
+	res, err := reconcile.PlanAndApply(ctx, s.opts.Pool, s.schema, cfg.State(), opts, nil)
 	if err != nil {
 		return report.ScaleStep{}, fmt.Errorf("applying the configuration to %s: %w", s.schema, err)
 	}
@@ -214,7 +215,7 @@ func (s *scaler) noopPlan(ctx context.Context, dir string) (report.ScaleStep, er
 		return report.ScaleStep{}, err
 	}
 	loaded := time.Since(start)
-	p, err := applier.PlanWithin(ctx, s.opts.Pool, s.schema, cfg.State(), applier.DefaultLockTimeout)
+	p, err := reconcile.PlanWithin(ctx, s.opts.Pool, s.schema, cfg.State(), applier.DefaultLockTimeout)
 	if err != nil {
 		return report.ScaleStep{}, fmt.Errorf("planning against %s: %w", s.schema, err)
 	}

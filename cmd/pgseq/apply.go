@@ -13,6 +13,7 @@ import (
 
 	"github.com/pgseq/pgseq/applier"
 	"github.com/pgseq/pgseq/plan"
+	"github.com/pgseq/pgseq/reconcile"
 )
 
 func (a *app) applyCommand() *cobra.Command {
@@ -74,16 +75,16 @@ created or upgraded first when needed.`,
 			// without the lock and then approved; with --auto-approve, made
 			// under the apply lock.
 			opts.Review = func(p *plan.Plan) error { return renderPlan(a.stdout, p, compact) }
-			var approve applier.Approve
+			var approve reconcile.Approve
 			if interactive {
 				approve = func(*plan.Plan) (bool, error) { return a.confirm() }
 			}
-			res, err := applier.PlanAndApply(ctx, pool, a.schema, cfg.State(), opts, approve)
-			var applyErr *applier.ApplyError
+			res, err := reconcile.PlanAndApply(ctx, pool, a.schema, cfg.State(), opts, approve)
+			var applyErr *reconcile.ApplyError
 			switch {
 			case errors.As(err, &applyErr):
 				return a.applied(nil, a.counterDiagnostics(err, cfg), false)
-			case errors.Is(err, applier.ErrNotApproved):
+			case errors.Is(err, reconcile.ErrNotApproved):
 				fmt.Fprintln(a.stdout, "\nApply cancelled; nothing was changed.")
 				return &exitCode{code: exitError}
 			case err != nil:
@@ -119,7 +120,7 @@ func (a *app) applySaved(cmd *cobra.Command, path string, opts applier.Options) 
 		return err
 	}
 	defer pool.Close()
-	res, err := applier.Apply(cmd.Context(), pool, p, opts)
+	res, err := reconcile.Apply(cmd.Context(), pool, p, opts)
 	return a.applied(res, err, true)
 }
 

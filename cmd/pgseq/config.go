@@ -10,7 +10,7 @@ import (
 
 	"github.com/hashicorp/hcl/v2"
 
-	"github.com/pgseq/pgseq/applier"
+	"github.com/pgseq/pgseq/reconcile"
 	"github.com/pgseq/pgseq/spec"
 )
 
@@ -33,13 +33,13 @@ func (a *app) loadConfig(paths []string) (*spec.Config, error) {
 	return cfg, nil
 }
 
-// counterDiagnostics reports an *applier.CounterProblemsError in err as
+// counterDiagnostics reports a *reconcile.CounterProblemsError in err as
 // diagnostics at the counters' source in cfg, and an
-// *applier.AccessProblemsError at the roles' place in the access block, and
+// *reconcile.AccessProblemsError at the roles' place in the access block, and
 // returns reported; any other error is returned as it is.
 func (a *app) counterDiagnostics(err error, cfg *spec.Config) error {
-	var cpe *applier.CounterProblemsError
-	var ape *applier.AccessProblemsError
+	var cpe *reconcile.CounterProblemsError
+	var ape *reconcile.AccessProblemsError
 	// Both: a run reports the counters' problems and the roles' together.
 	hasCounter, hasAccess := errors.As(err, &cpe), errors.As(err, &ape)
 	if cfg == nil || !hasCounter && !hasAccess {

@@ -9,8 +9,8 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/pgseq/pgseq/applier"
 	"github.com/pgseq/pgseq/plan"
+	"github.com/pgseq/pgseq/reconcile"
 	"github.com/pgseq/pgseq/render"
 )
 
@@ -63,7 +63,7 @@ configuration all the same. Nothing is written to the database.
 				return err
 			}
 			defer pool.Close()
-			p, err := applier.PlanWithin(cmd.Context(), pool, a.schema, cfg.State(), lockTimeout)
+			p, err := reconcile.PlanWithin(cmd.Context(), pool, a.schema, cfg.State(), lockTimeout)
 			if err != nil {
 				return a.counterDiagnostics(err, cfg)
 			}

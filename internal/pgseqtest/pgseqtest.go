@@ -1,7 +1,7 @@
 // Package pgseqtest is the test harness the packages' tests share: a pgseq
 // schema on the test database (package pgtest) with a configuration
 // applied the way pgseq apply --auto-approve applies it
-// (applier.PlanAndApply), on a real PostgreSQL; DB, which runs a test's
+// (reconcile.PlanAndApply), on a real PostgreSQL; DB, which runs a test's
 // SQL with {{schema}} replaced and fails the test on an error; and the
 // invariants of the slot accounting in one SQL file (CheckInvariants).
 // Golden files are package golden's.
@@ -18,6 +18,7 @@ import (
 	"github.com/pgseq/pgseq/internal/pgtest"
 	"github.com/pgseq/pgseq/migrations"
 	"github.com/pgseq/pgseq/plan"
+	"github.com/pgseq/pgseq/reconcile"
 )
 
 // NewSchema returns the test database's shared pool (pgtest.Pool) and a new
@@ -31,18 +32,18 @@ func NewSchema(t testing.TB, desired catalog.State) (*pgxpool.Pool, string) {
 }
 
 // Apply applies desired to schema as pgseq apply --auto-approve does
-// (applier.PlanAndApply without an approver), then requires that planning
+// (reconcile.PlanAndApply without an approver), then requires that planning
 // desired again gives an empty plan: what an apply leaves, the next plan
 // must not change. The test fails on any error. It returns what the apply
 // did.
 func Apply(t testing.TB, db applier.DB, schema string, desired catalog.State) *applier.Result {
 	t.Helper()
 	ctx := context.Background()
-	res, err := applier.PlanAndApply(ctx, db, schema, desired, applier.Options{Client: "test", Version: "test"}, nil)
+	res, err := reconcile.PlanAndApply(ctx, db, schema, desired, applier.Options{Client: "test", Version: "test"}, nil)
 	if err != nil {
 		t.Fatalf("applying to schema %s: %v", schema, err)
 	}
-	p, err := applier.Plan(ctx, db, schema, desired)
+	p, err := reconcile.Plan(ctx, db, schema, desired)
 	if err != nil {
 		t.Fatalf("planning schema %s again after the apply: %v", schema, err)
 	}
