@@ -10,7 +10,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/pgseq/pgseq/internal/pgtest"
+	"github.com/pgseq/pgseq/internal/pgseqtest"
 	"github.com/pgseq/pgseq/scenarios/report"
 	"github.com/pgseq/pgseq/scenarios/scenariofile"
 )
@@ -176,31 +176,28 @@ func TestCounterScenarioResults(t *testing.T) {
 func TestCounterRunnerChecksNumbers(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	pool := pgtest.Pool(t)
-	cr, err := newCounterRunner(ctx, pool, pgtest.Schema(t), []counterCase{{clients: 1}})
+	db := pgseqtest.New(t)
+	cr, err := newCounterRunner(ctx, db.Pool, db.Schema, []counterCase{{clients: 1}})
 	require.NoError(t, err)
 	defer cr.close(ctx)
 	ct := counterTable{"ct", scenariofile.StrategyCounterTable, 2, 3}
 	opt := counterTable{"opt", scenariofile.StrategyOptimistic, 2, 3}
 	require.NoError(t, cr.setup(ctx, []counterTable{ct, opt}))
 	require.NoError(t, cr.verifyTables(ctx))
-	exec := func(sql string) {
-		_, err := pool.Exec(ctx, sql)
-		require.NoError(t, err)
-	}
+	db = db.With("{{ct}}", cr.table("ct")).With("{{opt}}", cr.table("opt"))
 
-	exec(`INSERT INTO ` + cr.table("ct") + ` (project_id) VALUES (1), (1), (2)`)
+	db.Exec(`INSERT INTO {{ct}} (project_id) VALUES (1), (1), (2)`)
 	require.NoError(t, cr.verifyRun(ctx, ct, 3))
 	require.Equal(t, map[int64]int64{1: 5, 2: 4}, cr.issued["ct"])
-	exec(`DELETE FROM ` + cr.table("ct") + ` WHERE index > 3`)
-	exec(`INSERT INTO ` + cr.table("ct") + ` (project_id) VALUES (1), (1)`)
-	exec(`DELETE FROM ` + cr.table("ct") + ` WHERE index = 6`)
+	db.Exec(`DELETE FROM {{ct}} WHERE index > 3`)
+	db.Exec(`INSERT INTO {{ct}} (project_id) VALUES (1), (1)`)
+	db.Exec(`DELETE FROM {{ct}} WHERE index = 6`)
 	require.ErrorContains(t, cr.verifyRun(ctx, ct, 1), "ct (counter_table) is not numbered gaplessly: scope 1: 1 rows numbered 7–7 with 1 distinct numbers, where gapless numbering gives 6–6")
-	exec(`DELETE FROM ` + cr.table("ct") + ` WHERE index > 3`)
+	db.Exec(`DELETE FROM {{ct}} WHERE index > 3`)
 	require.NoError(t, cr.verifyTables(ctx), "counter_table never reissues: the counter is at 7, as last issued")
 
-	exec(`INSERT INTO ` + cr.table("opt") + ` (project_id, index) VALUES (2, 5)`)
+	db.Exec(`INSERT INTO {{opt}} (project_id, index) VALUES (2, 5)`)
 	require.ErrorContains(t, cr.verifyRun(ctx, opt, 2), "scope 2: 1 rows numbered 5–5 with 1 distinct numbers, where gapless numbering gives 4–4; the table holds 1 rows from the run, its clients committed 2")
-	exec(`DELETE FROM ` + cr.table("opt") + ` WHERE index = 2 AND project_id = 1`)
+	db.Exec(`DELETE FROM {{opt}} WHERE index = 2 AND project_id = 1`)
 	require.ErrorContains(t, cr.verifyTables(ctx), "after the runs, opt (optimistic): scope 1: 2 rows numbered 1–3 with 2 distinct numbers, where the preload was 1–3; scope 2: 4 rows")
 }

@@ -8,7 +8,7 @@ import (
 	"github.com/hashicorp/hcl/v2"
 	"github.com/stretchr/testify/require"
 
-	"github.com/pgseq/pgseq/internal/pgtest"
+	"github.com/pgseq/pgseq/internal/pgseqtest"
 	"github.com/pgseq/pgseq/scenarios"
 	"github.com/pgseq/pgseq/scenarios/scenariofile"
 )
@@ -19,8 +19,7 @@ import (
 // scope show as retries.
 func TestCounterScenarios(t *testing.T) {
 	t.Parallel()
-	pool := pgtest.Pool(t)
-	prefix := pgtest.Schema(t)
+	db := pgseqtest.New(t)
 	size := scenariofile.Size{Clients: 2, Rounds: 2, Duration: 200 * time.Millisecond}
 	counters := func(name, strategy, against string, clients int) scenariofile.Scenario {
 		s := size
@@ -38,7 +37,7 @@ func TestCounterScenarios(t *testing.T) {
 		counters("optimistic", scenariofile.StrategyOptimistic, "plain", 4),
 	}
 	var steps, runs int
-	res, err := scenarios.RunCounterScenarios(context.Background(), pool, scs, nil, prefix, func(p scenarios.CounterProgress) {
+	res, err := scenarios.RunCounterScenarios(context.Background(), db.Pool, scs, nil, db.Schema, func(p scenarios.CounterProgress) {
 		steps++
 		if p.Run != nil {
 			runs++
@@ -95,8 +94,5 @@ func TestCounterScenarios(t *testing.T) {
 	require.Positive(t, retries, "4 clients racing for one scope's MAX + 1")
 
 	// The scenarios' schemas are gone.
-	var n int
-	require.NoError(t, pool.QueryRow(context.Background(),
-		`SELECT count(*) FROM pg_namespace WHERE starts_with(nspname, $1)`, prefix).Scan(&n))
-	require.Zero(t, n)
+	db.RequireSchemasGone()
 }

@@ -8,7 +8,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/pgseq/pgseq/internal/pgtest"
+	"github.com/pgseq/pgseq/internal/pgseqtest"
 	"github.com/pgseq/pgseq/scenarios"
 )
 
@@ -19,8 +19,7 @@ import (
 // drain completes only if the claimers run the tasks it hands them.
 func TestDrainSQLDriver(t *testing.T) {
 	t.Parallel()
-	pool := pgtest.Pool(t)
-	prefix := pgtest.Schema(t)
+	db := pgseqtest.New(t)
 	const tasks, limit = 400, 2
 	baseline, err := scenarios.Baseline.Case(20)
 	require.NoError(t, err)
@@ -30,9 +29,9 @@ func TestDrainSQLDriver(t *testing.T) {
 		enabled.Config.TaskTypes[i].Concurrency = limit
 	}
 	rep, err := scenarios.RunDrain(context.Background(), scenarios.DrainOptions{
-		Pool: pool, Driver: scenarios.DriverSQL, Tasks: tasks, Rounds: 1, Workers: 3, BatchSize: 20,
+		Pool: db.Pool, Driver: scenarios.DriverSQL, Tasks: tasks, Rounds: 1, Workers: 3, BatchSize: 20,
 		Cases:        []scenarios.DrainCase{baseline, enabled},
-		SchemaPrefix: prefix, Warmup: 50,
+		SchemaPrefix: db.Schema, Warmup: 50,
 	})
 	require.NoError(t, err)
 	require.Equal(t, scenarios.DriverSQL, rep.Settings.Driver)
@@ -69,8 +68,5 @@ func TestDrainSQLDriver(t *testing.T) {
 	require.Contains(t, md.String(), "Reproduce: `pgseq bench drain --driver sql --tasks 400 --rounds 1 --variants baseline,enabled --workers 3 --batch-size 20`")
 
 	// The claimers' connections went back to the pool, the schemas are gone.
-	var n int
-	require.NoError(t, pool.QueryRow(context.Background(),
-		`SELECT count(*) FROM pg_namespace WHERE starts_with(nspname, $1)`, prefix).Scan(&n))
-	require.Zero(t, n)
+	db.RequireSchemasGone()
 }

@@ -11,6 +11,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/pgseq/pgseq/catalog"
+	"github.com/pgseq/pgseq/internal/pgseqtest"
 	"github.com/pgseq/pgseq/internal/pgtest"
 	"github.com/pgseq/pgseq/scenarios"
 )
@@ -21,13 +22,12 @@ func (e *events) Update(ev scenarios.Event) { e.phases[ev.Phase]++ }
 
 func TestDrainSmall(t *testing.T) {
 	t.Parallel()
-	pool := pgtest.Pool(t)
-	prefix := pgtest.Schema(t)
+	db := pgseqtest.New(t)
 	ev := &events{phases: map[scenarios.Phase]int{}}
 	rep, err := scenarios.RunDrain(context.Background(), scenarios.DrainOptions{
-		Pool: pool, Tasks: 500, Rounds: 2, Workers: 2, PoolSize: 2, BatchSize: 50,
+		Pool: db.Pool, Tasks: 500, Rounds: 2, Workers: 2, PoolSize: 2, BatchSize: 50,
 		Variants:     []scenarios.Variant{scenarios.Baseline, scenarios.Enabled, scenarios.Mixed},
-		SchemaPrefix: prefix, Warmup: 50, Progress: ev,
+		SchemaPrefix: db.Schema, Warmup: 50, Progress: ev,
 	})
 	require.NoError(t, err)
 	require.Len(t, rep.Runs, 6, "2 rounds of 3 variants; the warm-up is not reported")
@@ -63,10 +63,7 @@ func TestDrainSmall(t *testing.T) {
 	require.Contains(t, md.String(), "| enabled | 100 task types, each limited to 10 |")
 
 	// The runs' schemas are gone.
-	var n int
-	require.NoError(t, pool.QueryRow(context.Background(),
-		`SELECT count(*) FROM pg_namespace WHERE starts_with(nspname, $1)`, prefix).Scan(&n))
-	require.Zero(t, n)
+	db.RequireSchemasGone()
 }
 
 // BenchmarkDrain drains a few thousand no-op tasks per iteration (baseline
@@ -94,10 +91,10 @@ func BenchmarkDrain(b *testing.B) {
 // server time of the slot step (hand_off) is reported.
 func TestDrainBindingSmall(t *testing.T) {
 	t.Parallel()
-	pool := pgtest.Pool(t)
+	db := pgseqtest.New(t)
 	rep, err := scenarios.RunDrain(context.Background(), scenarios.DrainOptions{
-		Pool: pool, Tasks: 200, Rounds: 1, Workers: 4, PoolSize: 4, BatchSize: 20,
-		Variants: []scenarios.Variant{scenarios.Binding}, SchemaPrefix: pgtest.Schema(t), Warmup: -1,
+		Pool: db.Pool, Tasks: 200, Rounds: 1, Workers: 4, PoolSize: 4, BatchSize: 20,
+		Variants: []scenarios.Variant{scenarios.Binding}, SchemaPrefix: db.Schema, Warmup: -1,
 	})
 	require.NoError(t, err)
 	require.Len(t, rep.Runs, 1)
@@ -120,8 +117,7 @@ func TestDrainBindingSmall(t *testing.T) {
 	// Function statistics need a superuser (track_functions): the built-in
 	// test database's role is one; another server's may not be.
 	var super bool
-	require.NoError(t, pool.QueryRow(context.Background(),
-		`SELECT rolsuper FROM pg_roles WHERE rolname = current_user`).Scan(&super))
+	db.Scalar(&super, `SELECT rolsuper FROM pg_roles WHERE rolname = current_user`)
 	if super {
 		require.Contains(t, md.String(), "`hand_off`", "server time of the slot step")
 	}

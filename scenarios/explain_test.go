@@ -14,7 +14,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/pgseq/pgseq/catalog"
-	"github.com/pgseq/pgseq/internal/pgtest"
+	"github.com/pgseq/pgseq/internal/pgseqtest"
 	"github.com/pgseq/pgseq/internal/textfmt"
 	"github.com/pgseq/pgseq/scenarios/report"
 	"github.com/pgseq/pgseq/scenarios/scenariofile"
@@ -58,7 +58,6 @@ func explainTestTypes(n, limited, limit int) []catalog.TaskType {
 // probes; from about 40,000 on it probes by key, as it does at 1,000,000.
 func TestRunExplain(t *testing.T) {
 	t.Parallel()
-	pool := pgtest.Pool(t)
 	const batch = 100 // catalog.DefaultQueue's batch_size
 	cases := []struct {
 		name     string
@@ -78,10 +77,10 @@ func TestRunExplain(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			t.Parallel()
-			prefix := pgtest.Schema(t)
+			db := pgseqtest.New(t)
 			out := t.TempDir()
 			res, err := RunExplain(context.Background(), ExplainOptions{
-				Pool: pool, Scenario: c.scenario, Size: scenariofile.Size{Tasks: c.tasks}, SchemaPrefix: prefix, OutDir: out,
+				Pool: db.Pool, Scenario: c.scenario, Size: scenariofile.Size{Tasks: c.tasks}, SchemaPrefix: db.Schema, OutDir: out,
 			})
 			require.NoError(t, err)
 
@@ -103,7 +102,7 @@ func TestRunExplain(t *testing.T) {
 				require.Equal(t, fmt.Sprintf("%s/%02d-%s.json", c.name, i+1, p.Function), p.File)
 				require.Contains(t, []string{FunctionClaim, FunctionComplete}, p.Function)
 				require.NotEmpty(t, p.Statement)
-				require.NotContains(t, p.Statement, prefix, "statements name the schema {{schema}}")
+				require.NotContains(t, p.Statement, db.Schema, "statements name the schema {{schema}}")
 				require.GreaterOrEqual(t, p.ExecutionMS, 0.0)
 				require.LessOrEqual(t, p.RowsExamined, float64(2*batch), "%s: %s\n%s", p.Function, p.Summary(), p.Statement)
 				require.Zero(t, p.SeqScans, "%s: %s\n%s", p.Function, p.Summary(), p.Statement)
@@ -136,10 +135,7 @@ func TestRunExplain(t *testing.T) {
 			require.Less(t, res.Metric("claim_time").Value, 1.0)
 
 			// Nothing is left: the schema is gone.
-			var n int
-			require.NoError(t, pool.QueryRow(context.Background(),
-				`SELECT count(*) FROM pg_namespace WHERE starts_with(nspname, $1)`, prefix).Scan(&n))
-			require.Zero(t, n)
+			db.RequireSchemasGone()
 			t.Logf("%s (%s):", c.name, textfmt.Plural(c.tasks, "pending task"))
 			for _, p := range res.Plans {
 				t.Logf("  %s %-8s %s", p.File, p.Function, p.Summary())

@@ -8,6 +8,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/pgseq/pgseq/internal/pgseqtest"
 	"github.com/pgseq/pgseq/internal/pgtest"
 	"github.com/pgseq/pgseq/plan"
 	"github.com/pgseq/pgseq/scenarios"
@@ -23,8 +24,7 @@ import (
 // scale section, the result survives its JSON, and the schema is gone.
 func TestRunScale(t *testing.T) {
 	t.Parallel()
-	pool := pgtest.Pool(t)
-	prefix := pgtest.Schema(t)
+	db := pgseqtest.New(t)
 	scs, diags := scenariofile.Parse(map[string][]byte{"tiny.hcl": []byte(`
 scenario "tiny-scale" {
   workload = "scale"
@@ -45,7 +45,7 @@ scenario "tiny-scale" {
 
 	var steps []string
 	res, err := scenarios.RunSuite(context.Background(), scenarios.SuiteOptions{
-		Pool: pool, Scenarios: scs, SchemaPrefix: prefix, Step: func(s string) { steps = append(steps, s) },
+		Pool: db.Pool, Scenarios: scs, SchemaPrefix: db.Schema, Step: func(s string) { steps = append(steps, s) },
 	})
 	require.NoError(t, err)
 	require.Equal(t, []string{
@@ -101,10 +101,7 @@ scenario "tiny-scale" {
 	}
 	require.Equal(t, report.VerdictMet, res.Verdict)
 
-	var schemas int
-	require.NoError(t, pool.QueryRow(context.Background(),
-		`SELECT count(*) FROM pg_namespace WHERE starts_with(nspname, $1)`, prefix).Scan(&schemas))
-	require.Zero(t, schemas, "the run's schema is dropped")
+	db.RequireSchemasGone() // the run's schema is dropped
 
 	var md bytes.Buffer
 	require.NoError(t, res.WriteMarkdown(&md, nil))

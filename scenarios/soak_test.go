@@ -10,6 +10,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/pgseq/pgseq/catalog"
+	"github.com/pgseq/pgseq/internal/pgseqtest"
 	"github.com/pgseq/pgseq/internal/pgtest"
 	"github.com/pgseq/pgseq/scenarios"
 	"github.com/pgseq/pgseq/scenarios/charts"
@@ -36,7 +37,6 @@ func soakConfig() catalog.State {
 // shows as an old xmin and is gone afterwards, with the schema.
 func TestRunSoak(t *testing.T) {
 	t.Parallel()
-	pool := pgtest.Pool(t)
 	for _, hold := range []bool{false, true} {
 		name := "retention"
 		if hold {
@@ -44,7 +44,7 @@ func TestRunSoak(t *testing.T) {
 		}
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
-			prefix := pgtest.Schema(t)
+			db := pgseqtest.New(t)
 			sc := scenariofile.Scenario{
 				Name: name, Workload: scenariofile.WorkloadSoak, Config: soakConfig(),
 				Soak: scenariofile.SoakSpec{HoldSnapshot: hold, Storage: []scenariofile.StorageSetting{
@@ -53,7 +53,7 @@ func TestRunSoak(t *testing.T) {
 			}
 			var progress []scenarios.SoakProgress
 			res, err := scenarios.RunSoak(context.Background(), scenarios.SoakOptions{
-				Pool: pool, Scenario: sc, SchemaPrefix: prefix,
+				Pool: db.Pool, Scenario: sc, SchemaPrefix: db.Schema,
 				Size:     scenariofile.Size{Duration: 3 * time.Second, Rate: 300, Workers: 1, PoolSize: 2},
 				Interval: 500 * time.Millisecond, Warmup: 200 * time.Millisecond,
 				Progress: func(p scenarios.SoakProgress) { progress = append(progress, p) },
@@ -102,14 +102,11 @@ func TestRunSoak(t *testing.T) {
 
 			// Nothing is left behind: the schema, the held snapshot's session
 			// (only this subtest holds one).
-			var schemas, holders int
-			require.NoError(t, pool.QueryRow(context.Background(),
-				`SELECT count(*) FROM pg_namespace WHERE starts_with(nspname, $1)`, prefix).Scan(&schemas))
-			require.Zero(t, schemas)
-			require.NoError(t, pool.QueryRow(context.Background(),
-				`SELECT count(*) FROM pg_stat_activity WHERE application_name = 'pgseq bench soak: held snapshot'
-				   AND backend_xmin IS NOT NULL AND pid <> pg_backend_pid()`).Scan(&holders))
+			db.RequireSchemasGone()
 			if hold {
+				var holders int
+				db.Scalar(&holders, `SELECT count(*) FROM pg_stat_activity WHERE application_name = 'pgseq bench soak: held snapshot'
+				   AND backend_xmin IS NOT NULL AND pid <> pg_backend_pid()`)
 				require.Zero(t, holders)
 			}
 

@@ -147,6 +147,17 @@ func Column[T any](d *DB, sql string, args ...any) []T {
 	return out
 }
 
+// RequireSchemasGone requires that no schema's name starts with d.Schema:
+// what code that makes schemas of its own named after a prefix (a
+// benchmark run's SchemaPrefix, d.Schema) must leave once it is done.
+func (d *DB) RequireSchemasGone() {
+	d.T.Helper()
+	left := Column[string](d, `SELECT nspname::text FROM pg_namespace WHERE starts_with(nspname, $1) ORDER BY 1`, d.Schema)
+	if len(left) > 0 {
+		d.T.Fatalf("schemas named after %s are left: %s", d.Schema, strings.Join(left, ", "))
+	}
+}
+
 // StatusCounts returns the number of tasks in each status that has any.
 func (d *DB) StatusCounts() map[string]int {
 	d.T.Helper()

@@ -292,20 +292,27 @@ func TestScenarioFilesGood(t *testing.T) {
 }
 
 // TestShippedScenarioFiles loads the scenario files pgseq ships (the *.hcl
-// of package scenarios, the parent directory) together and each on its
-// own: no diagnostic at all, and the groups and thresholds the files'
-// comments promise.
+// of package scenarios, the parent directory, and of its instructions/
+// directory, bench ab --instructions's) together and each on its own: no
+// diagnostic at all, and the groups and thresholds the files' comments
+// promise.
 func TestShippedScenarioFiles(t *testing.T) {
 	t.Parallel()
-	shipped, err := filepath.Glob(filepath.Join("..", "*.hcl"))
-	require.NoError(t, err)
+	var shipped []string
+	for _, pattern := range []string{"*.hcl", filepath.Join("instructions", "*.hcl")} {
+		matches, err := filepath.Glob(filepath.Join("..", pattern))
+		require.NoError(t, err)
+		shipped = append(shipped, matches...)
+	}
 	var files []string
 	for _, f := range shipped {
-		files = append(files, filepath.Base(f))
+		rel, err := filepath.Rel("..", f)
+		require.NoError(t, err)
+		files = append(files, filepath.ToSlash(rel))
 		_, diags := Load(f)
 		require.Empty(t, diags, "%s: %s", f, diags)
 	}
-	require.ElementsMatch(t, []string{"counters.hcl", "drain.hcl", "explain.hcl", "scale.hcl", "soak.hcl"}, files)
+	require.ElementsMatch(t, []string{"counters.hcl", "drain.hcl", "explain.hcl", "scale.hcl", "soak.hcl", "instructions/drain.hcl"}, files)
 
 	scs, diags := Load("..")
 	require.Empty(t, diags, "%s", diags)
@@ -480,6 +487,23 @@ func TestShippedScenarioFiles(t *testing.T) {
 		_, hi := bound("scale-100k", metric)
 		require.Equal(t, want, *hi, metric)
 	}
+
+	// Instructions: drain.hcl's first four scenarios at the counted size,
+	// each alone (no against) and without thresholds (they judge times).
+	counted, diags := Load(filepath.Join("..", "instructions"))
+	require.Empty(t, diags, "%s", diags)
+	var countedNames []string
+	for _, s := range counted {
+		countedNames = append(countedNames, s.Name)
+		drain := byName[s.Name]
+		require.Equal(t, WorkloadDrain, s.Workload, s.Name)
+		require.Equal(t, drain.Description, s.Description, s.Name)
+		require.Equal(t, drain.Config, s.Config, s.Name)
+		require.Empty(t, s.Against, s.Name)
+		require.Empty(t, s.Thresholds, s.Name)
+		require.Equal(t, Size{Tasks: 20_000, Rounds: 1, Warmup: 1, Workers: 1, PoolSize: 4, BatchSize: 200}, s.Size, s.Name)
+	}
+	require.Equal(t, []string{"baseline", "enabled", "mixed", "many"}, countedNames)
 }
 
 // TestParseScenariosAcrossFiles checks what spans files: duplicate names,
