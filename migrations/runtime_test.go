@@ -180,11 +180,21 @@ func TestLoweringLimitWhileClaiming(t *testing.T) {
 		// Let the claimers fill the 50 slots, hold completions so the
 		// running tasks outlive the apply, then lower the limit to 7.
 		// (Generous: on a loaded machine the claimers may be slow to start.)
+		// A claimer past its pause check still completes its batch (up
+		// to 100 tasks): the apply waits until, with completions held,
+		// more than 7 still run, else lets them go and tries again.
 		deadline := time.Now().Add(20 * time.Second)
-		for r.running("lowered") < 30 && time.Now().Before(deadline) {
-			time.Sleep(2 * time.Millisecond)
+		for {
+			for r.running("lowered") < 30 && time.Now().Before(deadline) {
+				time.Sleep(2 * time.Millisecond)
+			}
+			pause.Store(time.Now().Add(time.Hour).UnixNano())
+			time.Sleep(50 * time.Millisecond)
+			if r.running("lowered") > 7 || time.Now().After(deadline) {
+				break
+			}
+			pause.Store(0)
 		}
-		pause.Store(time.Now().Add(time.Hour).UnixNano())
 		r.Apply(state(queueCfg("q"), task("lowered", 7), task("free", 0)))
 		loweredAt.Store(time.Now().UnixNano())
 		pause.Store(time.Now().Add(300 * time.Millisecond).UnixNano())
