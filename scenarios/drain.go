@@ -592,7 +592,7 @@ func (d *drainer) run(ctx context.Context, c DrainCase, round, tasks int) (Run, 
 	errs := make(chan error, len(workers))
 	var wg sync.WaitGroup
 	postmaster := d.postmaster(ctx)
-	sampler := d.sampleRunning(runCtx, schema, c.HandlerDelay > 0 && !d.opts.Counted, d.opts.Counted)
+	sampler := d.sampleRunning(runCtx, schema, c.HandlerDelay > 0)
 	cpu0, split0 := processCPU(), sampleCPU(postmaster)
 	start := time.Now()
 	for _, w := range workers {
@@ -797,10 +797,10 @@ func (s *runningSampler) mean() float64 {
 
 // sampleRunning samples until ctx ends; finish returns the samples.
 // Slow handlers (a binding limit) are sampled every 10 ms, others every
-// 50 ms; none when off.
-func (d *drainer) sampleRunning(ctx context.Context, schema string, slow, off bool) *runningSampler {
+// 50 ms; none in a counted run (DrainOptions.Counted).
+func (d *drainer) sampleRunning(ctx context.Context, schema string, slow bool) *runningSampler {
 	s := &runningSampler{done: make(chan struct{})}
-	if off {
+	if d.opts.Counted {
 		close(s.done)
 		return s
 	}

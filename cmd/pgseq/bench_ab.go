@@ -402,9 +402,12 @@ func (a *app) benchRunOnce(ctx context.Context, bin string, cfg abConfig, dir st
 	// The connection string goes by the environment, never the command
 	// line (where ps shows it).
 	c.Env = os.Environ()
+	if cfg.instructions {
+		c.Env = append(c.Env, countedEnv+"=1")
+	}
 	switch {
 	case cfg.databaseURL != "":
-		c.Env = append(c.Env, "PGSEQ_DATABASE_URL="+cfg.databaseURL, countedEnv+"=1")
+		c.Env = append(c.Env, "PGSEQ_DATABASE_URL="+cfg.databaseURL)
 	case a.databaseURL != "":
 		c.Env = append(c.Env, "PGSEQ_DATABASE_URL="+a.databaseURL)
 	}
