@@ -144,7 +144,11 @@ func TestBenchABInstructions(t *testing.T) {
 		if row.Metric == "server_instructions" {
 			for i := range row.Base {
 				require.Greater(t, row.Base[i], 1e8, "a run's count")
-				require.InDelta(t, 1, row.Candidate[i]/row.Base[i], 0.2, "the same build's counts")
+				// These tiny drains are mostly the schema's setup; their
+				// counts were seen 4% apart within a round (the 20,000-task
+				// baseline of scenarios/instructions: 0.3%).
+				t.Logf("round %d: base %.0f, candidate %.0f instructions", i+1, row.Base[i], row.Candidate[i])
+				require.InDelta(t, 1, row.Candidate[i]/row.Base[i], 0.1, "the same build's counts")
 			}
 		}
 	}
