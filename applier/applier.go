@@ -56,6 +56,12 @@ type Options struct {
 	Client string
 	// Version is the pgseq version, for the history row.
 	Version string
+	// NoLockWatch turns off the session that watches the apply's lock
+	// waits from a third connection (it names the sessions in the way when
+	// a wait times out). For counted benchmarks (pgseq bench ab
+	// --instructions), where the number of its looks, one a second, would
+	// depend on how long the apply takes.
+	NoLockWatch bool
 	// Review, when set, is shown the plan an apply is about to execute,
 	// made under the apply lock, before the destructive check and before
 	// anything is written (pgseq apply --auto-approve prints it). An error
@@ -120,7 +126,12 @@ func Execute(ctx context.Context, db DB, schema, hash string, opts Options, deci
 	if opts.LockTimeout <= 0 {
 		opts.LockTimeout = DefaultLockTimeout
 	}
-	watch := watchLocks(ctx, db, opts.LockTimeout)
+	var watch *lockWatch
+	if opts.NoLockWatch {
+		watch = &lockWatch{timeout: opts.LockTimeout}
+	} else {
+		watch = watchLocks(ctx, db, opts.LockTimeout)
+	}
 	defer watch.close()
 	res, err := executeWatched(ctx, db, schema, hash, opts, decide, watch)
 	return res, explainStatementTimeout(ctx, watch.explain(err), opts.LockTimeout)

@@ -452,6 +452,9 @@ func RunDrain(ctx context.Context, opts DrainOptions) (*DrainReport, error) {
 	if track {
 		cfg.ConnConfig.RuntimeParams["track_functions"] = "pl"
 	}
+	if opts.Counted {
+		cfg.ConnConfig.ConnectTimeout = countedConnectTimeout
+	}
 	workerPool, err := pgxpool.NewWithConfig(ctx, cfg)
 	if err != nil {
 		return nil, fmt.Errorf("opening the workers' pool: %w", err)
@@ -520,32 +523,52 @@ type drainer struct {
 
 // runPools returns the pools a run's own statements go through: the
 // apply's, and the one of the rest (seeding, ANALYZE, the checks, the
-// drop). Outside a counted run both are the shared admin pool. In a
-// counted run each is new, with connections of their own (the caller
-// closes them), so that every run pays the same start of the same server
-// processes: through the shared pool, which of its warm connections a
+// drop). Outside a counted run both are the shared admin pool.
+//
+// In a counted run each is new, its connections opened before it is
+// used, so that every run starts the same server processes for the same
+// work: through the shared pool, which of its warm connections a
 // statement lands on depends on timing, and one that lands on a cold
 // connection counts the catalog reads of its tables and functions again
-// (about 100 M instructions, 1.3% of the baseline scenario's count).
+// (about 100 M instructions, 1.3% of the baseline scenario's count). The
+// apply uses two (it reads the state on a second connection) and no
+// third to watch its lock waits (applier.Options.NoLockWatch).
 func (d *drainer) runPools(ctx context.Context) (apply, admin *pgxpool.Pool, err error) {
 	if !d.opts.Counted {
 		return d.admin, d.admin, nil
 	}
-	// The apply reads the state on a second connection and watches its
-	// lock waits from a third.
-	cfg := d.admin.Config()
-	cfg.MaxConns = 3
-	if apply, err = pgxpool.NewWithConfig(ctx, cfg); err != nil {
-		return nil, nil, fmt.Errorf("opening the apply's pool: %w", err)
+	if apply, err = d.countedPool(ctx, 2); err != nil {
+		return nil, nil, fmt.Errorf("opening the apply's connections: %w", err)
 	}
-	cfg = d.admin.Config()
-	cfg.MaxConns = 1
-	if admin, err = pgxpool.NewWithConfig(ctx, cfg); err != nil {
+	if admin, err = d.countedPool(ctx, 1); err != nil {
 		apply.Close()
-		return nil, nil, fmt.Errorf("opening the run's pool: %w", err)
+		return nil, nil, fmt.Errorf("opening the run's connection: %w", err)
 	}
 	return apply, admin, nil
 }
+
+// countedPool opens a pool of n connections, every one of them at once,
+// with the admin pool's settings and countedConnectTimeout.
+func (d *drainer) countedPool(ctx context.Context, n int32) (*pgxpool.Pool, error) {
+	cfg := d.admin.Config()
+	cfg.MaxConns = n
+	cfg.ConnConfig.ConnectTimeout = countedConnectTimeout
+	pool, err := pgxpool.NewWithConfig(ctx, cfg)
+	if err != nil {
+		return nil, err
+	}
+	if err := openAll(ctx, pool); err != nil {
+		pool.Close()
+		return nil, err
+	}
+	return pool, nil
+}
+
+// countedConnectTimeout bounds opening a connection in a counted run. A
+// server process under valgrind takes seconds to start on a loaded
+// machine, and a connection given up on is a process counted for nothing,
+// and a second one started.
+const countedConnectTimeout = 2 * time.Minute
 
 // seedChunk is the number of tasks per enqueue_batch call when seeding.
 const seedChunk = 10_000
@@ -572,7 +595,9 @@ func (d *drainer) run(ctx context.Context, c DrainCase, round, tasks int) (Run, 
 		drop := context.WithoutCancel(ctx)
 		_, _ = admin.Exec(drop, "DROP SCHEMA IF EXISTS "+pgx.Identifier{schema}.Sanitize()+" CASCADE")
 	}()
-	err = applyConfig(ctx, applyPool, schema, c.Config)
+	// A counted run's apply opens no session to watch its lock waits
+	// (runPools).
+	err = applyConfigWith(ctx, applyPool, schema, c.Config, applier.Options{NoLockWatch: d.opts.Counted})
 	if applyPool != d.admin {
 		applyPool.Close()
 	}
@@ -697,6 +722,18 @@ func (d *drainer) run(ctx context.Context, c DrainCase, round, tasks int) (Run, 
 	return r, nil
 }
 
+// countedInterval is the interval of a worker's periodic calls
+// (heartbeats, maintenance, reading its settings) in a counted run: an
+// hour, so that a run makes the first of each only, whatever its time (a
+// counted drain takes 10-60 s, and a periodic call's count would grow with
+// it); 0 (the worker's defaults) otherwise.
+func (d *drainer) countedInterval() time.Duration {
+	if d.opts.Counted {
+		return time.Hour
+	}
+	return 0
+}
+
 // goWorkers returns the worker driver's queue.Workers' Run methods for one
 // run.
 func (d *drainer) goWorkers(c DrainCase, schema string, round int, obs *drainObserver) ([]func(context.Context) error, error) {
@@ -708,6 +745,8 @@ func (d *drainer) goWorkers(c DrainCase, schema string, round int, obs *drainObs
 			WorkerID: fmt.Sprintf("bench-%s-%d-%d", c.Name, round, i+1),
 			PoolSize: d.opts.PoolSize, FlushSize: d.opts.FlushSize, FlushInterval: d.opts.FlushInterval,
 			Handlers: handlers, Observer: obs, Version: "pgseq bench",
+			HeartbeatInterval: d.countedInterval(), MaintenanceInterval: d.countedInterval(),
+			SettingsInterval: d.countedInterval(),
 		})
 		if err != nil {
 			return nil, err
@@ -983,7 +1022,13 @@ func sleepHandlers(types []catalog.TaskType, delay time.Duration) map[string]que
 
 // applyConfig creates schema with pgseq's runtime and applies cfg to it.
 func applyConfig(ctx context.Context, db *pgxpool.Pool, schema string, cfg catalog.State) error {
-	opts := applier.Options{Client: "pgseq bench", Version: "bench"}
+	return applyConfigWith(ctx, db, schema, cfg, applier.Options{})
+}
+
+// applyConfigWith is applyConfig with opts (its Client and Version are
+// set here).
+func applyConfigWith(ctx context.Context, db *pgxpool.Pool, schema string, cfg catalog.State, opts applier.Options) error {
+	opts.Client, opts.Version = "pgseq bench", "bench"
 	if _, err := reconcile.PlanAndApply(ctx, db, schema, cfg, opts, nil); err != nil {
 		return fmt.Errorf("applying the scenario's configuration to %s: %w", schema, err)
 	}
