@@ -583,3 +583,41 @@ func TestEnqueueBatchWaitsForAKeyHoldingNoUnit(t *testing.T) {
 	require.Equal(t, 2, open, "both admitted")
 	r.RequireInvariants()
 }
+
+// 14. A completion while an admission of its type is in flight (it holds
+// the type's admission lock and has left a task waiting, uncommitted): the
+// completion's offer (hand_off step 1) cannot see the task; the completion
+// then waits for the admission lock (step 2) and passes its unit to that
+// task as soon as the admission commits, with no claim's repair in
+// between. A type without a waiting task gives its unit back.
+func TestCompletionPassesItsUnitToATaskAnAdmissionInFlightLeftWaiting(t *testing.T) {
+	t.Parallel()
+	r := newRT(t, state(queueCfg("q"), task("t", 1), task("idle", 5)))
+	r.register("w")
+	r.enqueueN("t", 1)
+	r.enqueueN("idle", 1)
+	first, err := claim(bg, r.Pool, r.Schema, "q", "w", 2)
+	require.NoError(t, err)
+	require.Len(t, first, 2, "both hold their type's unit")
+
+	admission := r.session()
+	admission.Exec(`BEGIN`)
+	admission.Exec(`SELECT {{schema}}.lock_admission(ARRAY['t'])`)
+	admission.Exec(`SELECT {{schema}}.enqueue('t')`) // no free unit: waits in the lane, uncommitted
+	completer := r.session()
+	done := completer.async(`SELECT {{schema}}.complete($1, 'w')`, first)
+	r.waitBlocked(completer.pid, admission.pid)
+	admission.Exec(`COMMIT`)
+	require.NoError(t, wait(t, done))
+
+	var gate string
+	var group *int
+	r.Scalar(&gate, `SELECT gate::text FROM {{schema}}.tasks WHERE type = 't' AND status = 'pending'`)
+	require.Equal(t, "open", gate, "the waiting task took the completed task's unit")
+	r.Scalar(&group, `SELECT slot_group FROM {{schema}}.tasks WHERE type = 't' AND status = 'pending'`)
+	require.NotNil(t, group)
+	var used int
+	r.Scalar(&used, `SELECT sum(used) FROM {{schema}}.concurrency_slots WHERE task_type = 'idle'`)
+	require.Zero(t, used, "a unit nobody waits for goes back")
+	r.RequireInvariants()
+}
