@@ -113,7 +113,49 @@ func TestCounterScenarioCases(t *testing.T) {
 	}, nil)
 	for _, want := range []string{
 		`"a": workload is "drain"`, `"b": declared twice`, `"b": against "nope"`, `"b": strategy "serial"`,
-		`"b": scopes and rows per scope`, `"b": clients, rounds and duration`,
+		`"b": scopes and rows per scope`, `"b": clients, connections, rounds and duration`,
+	} {
+		require.ErrorContains(t, err, want)
+	}
+}
+
+// TestCounterScenarioSharedTables: scenarios naming a table share it
+// (created once, where the first names it) and must declare it alike;
+// connections are shared by the clients, never more than one each.
+func TestCounterScenarioSharedTables(t *testing.T) {
+	t.Parallel()
+	hot := scenariofile.CounterSpec{Strategy: scenariofile.StrategyCounterTable, Scopes: 1, RowsPerScope: 100, Table: "hot"}
+	scs := []scenariofile.Scenario{
+		{Name: "hot-1", Workload: scenariofile.WorkloadCounters, Size: scenariofile.Size{Clients: 1}, Counter: hot},
+		{Name: "own", Workload: scenariofile.WorkloadCounters, Counter: scenariofile.CounterSpec{Strategy: scenariofile.StrategyPlain}},
+		{Name: "hot-64-pool-8", Workload: scenariofile.WorkloadCounters, Size: scenariofile.Size{Clients: 64, Connections: 8}, Counter: hot},
+	}
+	tables, cases, eff, err := counterScenarioCases(scs, nil)
+	require.NoError(t, err)
+	require.Equal(t, []counterTable{
+		{"hot", scenariofile.StrategyCounterTable, 1, 100},
+		{"s2_own", scenariofile.StrategyPlain, 1, 0},
+	}, tables)
+	require.Equal(t, "hot", cases[2].table)
+	require.Equal(t, 8, cases[2].connections())
+	require.Equal(t, 8, cases[1].connections(), "a connection per client")
+	require.Equal(t, scenariofile.Size{Rounds: 6, Clients: 64, Connections: 8, Duration: time.Second}, eff[2])
+
+	other := hot
+	other.RowsPerScope = 1000
+	taken := hot
+	taken.Table = "s1_own"
+	_, _, _, err = counterScenarioCases([]scenariofile.Scenario{
+		{Name: "own", Workload: scenariofile.WorkloadCounters, Counter: scenariofile.CounterSpec{Strategy: scenariofile.StrategyPlain}},
+		{Name: "hot-8", Workload: scenariofile.WorkloadCounters, Counter: hot},
+		{Name: "hot-other", Workload: scenariofile.WorkloadCounters, Counter: other},
+		{Name: "taken", Workload: scenariofile.WorkloadCounters, Counter: taken},
+		{Name: "pool", Workload: scenariofile.WorkloadCounters, Size: scenariofile.Size{Clients: 4, Connections: 8}, Counter: hot},
+	}, nil)
+	for _, want := range []string{
+		`"hot-other": table hot is shared with scenario "hot-8", which declares another strategy, scopes or rows per scope`,
+		`"taken": table s1_own: scenario "own" inserts into a table of that name too`,
+		`"pool": 8 connections for 4 clients`,
 	} {
 		require.ErrorContains(t, err, want)
 	}

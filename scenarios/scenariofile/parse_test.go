@@ -219,6 +219,15 @@ func TestScenarioFilesGood(t *testing.T) {
 						{Metric: "insert_p99", Max: thresholdValue(0.00025)},
 					},
 				},
+				{
+					Name: "hot-8", Workload: WorkloadCounters,
+					Counter: CounterSpec{Strategy: StrategyCounterTable, Scopes: 1, RowsPerScope: 10000, Table: "hot"},
+				},
+				{
+					Name: "hot-64-pool-8", Workload: WorkloadCounters,
+					Size:    Size{Clients: 64, Connections: 8},
+					Counter: CounterSpec{Strategy: StrategyCounterTable, Scopes: 1, RowsPerScope: 10000, Table: "hot"},
+				},
 			},
 		},
 		{
