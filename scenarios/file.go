@@ -213,6 +213,11 @@
 // at most 39 lowercase letters, digits or underscores
 // (^[a-z][a-z0-9_]{0,39}$).
 //
+// pgseq bench counters runs the counters scenarios of
+// scenarios/bench-counters/counters.hcl, shipped inside the binary: its
+// cases, sized by its flags (--rounds, --duration) and compared by its
+// report, so they give only clients, connections and their counter block.
+//
 // # soak
 //
 // A soak scenario runs once, for size.duration after a warm-up of one
