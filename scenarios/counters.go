@@ -2,6 +2,7 @@ package scenarios
 
 import (
 	"context"
+	_ "embed"
 	"errors"
 	"fmt"
 	"maps"
@@ -18,6 +19,7 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/pgseq/pgseq/catalog"
+	"github.com/pgseq/pgseq/internal/hcldecode"
 	"github.com/pgseq/pgseq/scenarios/report"
 	"github.com/pgseq/pgseq/scenarios/scenariofile"
 	"github.com/pgseq/pgseq/scenarios/stats"
@@ -32,84 +34,124 @@ import (
 // and comparisons are per-round ratios summarised with a confidence
 // interval (CountersReport).
 //
-// RunCounters is a fixed list of cases (counterTables, counterCases) run by
-// the counters engine (counterRunner), which RunCounterScenarios also runs
-// declared scenarios on. The cases are not the scenarios of the shipped
-// counters.hcl, and a scenario file could not declare all of them: the
-// hot-scope cases share one table, hot-64-pool-8 shares 8 connections
-// among 64 clients, and plain and attached start from empty scopes.
+// The cases are the scenarios of the shipped bench-counters/counters.hcl,
+// embedded, run by the counters engine (counterRunner) that
+// RunCounterScenarios runs declared scenarios on, at the rounds and
+// duration of CountersOptions. The comparisons between them, and their
+// targets, are the report's (counterComparisons): its notes discuss those
+// pairs. The cases are not the scenarios of the shipped counters.hcl
+// (pgseq bench run's): the hot-scope cases share a table, hot-1 and
+// hot-64-pool-8 have no counterpart there, plain and attached start from
+// empty scopes, and the names are those of bench counters' reports.
 
 // CounterCase names one measured configuration of the counters workload:
 // one of RunCounters' cases, or a scenario's name (RunCounterScenarios).
 type CounterCase string
 
-// The counters scenario's cases, in run order.
+// The cases of RunCounters that its comparisons and notes name: scenarios
+// of bench-counters/counters.hcl, listed in the file's order.
 const (
 	CasePlain      CounterCase = "plain"
 	CaseAttached   CounterCase = "attached"
 	CaseHot1       CounterCase = "hot-1"
 	CaseHot8       CounterCase = "hot-8"
 	CaseHot64      CounterCase = "hot-64"
+	CaseHot64Pool8 CounterCase = "hot-64-pool-8"
 	CaseHotLock8   CounterCase = "hot-advisory_lock-8"
 	CaseHotLock64  CounterCase = "hot-advisory_lock-64"
-	CaseHot64Pool8 CounterCase = "hot-64-pool-8"
 	CaseTableSmall CounterCase = "counter_table-1k"
 	CaseLockSmall  CounterCase = "advisory_lock-1k"
 	CaseTableLarge CounterCase = "counter_table-100k"
 	CaseLockLarge  CounterCase = "advisory_lock-100k"
 )
 
-const (
-	manyScopes        = 1000
-	sizeScopes        = 8 // scopes of the rows-per-scope cases, one per client
-	smallRowsPerScope = 1_000
-	largeRowsPerScope = 100_000
-	hotRows           = 10_000 // rows already in the hot scope
-)
+// countersFileName is the shipped file of RunCounters' cases, relative to
+// this package's directory; diagnostics name it so.
+const countersFileName = "bench-counters/counters.hcl"
 
-// counterTables are the fixed scenario's tables. The hot scope has history
-// too: with an empty table, advisory_lock's max() would be planned (and the
-// plan cached per connection) as a sequential scan, which the run's own
-// inserts then make O(rows).
-var counterTables = []counterTable{
-	{"plain", scenariofile.StrategyPlain, 0, 0},
-	{"attached", scenariofile.StrategyCounterTable, 0, 0},
-	{"hot", scenariofile.StrategyCounterTable, 1, hotRows},
-	{"hot_adv", scenariofile.StrategyAdvisoryLock, 1, hotRows},
-	{"ct_small", scenariofile.StrategyCounterTable, sizeScopes, smallRowsPerScope},
-	{"adv_small", scenariofile.StrategyAdvisoryLock, sizeScopes, smallRowsPerScope},
-	{"ct_large", scenariofile.StrategyCounterTable, sizeScopes, largeRowsPerScope},
-	{"adv_large", scenariofile.StrategyAdvisoryLock, sizeScopes, largeRowsPerScope},
+//go:embed bench-counters/counters.hcl
+var countersFile []byte
+
+// countersFileScenarios are the scenarios of the shipped
+// bench-counters/counters.hcl, parsed and checked once.
+var countersFileScenarios = sync.OnceValues(func() ([]scenariofile.Scenario, error) {
+	return parseCountersFile(countersFileName, countersFile)
+})
+
+// parseCountersFile parses the cases of RunCounters from src (named name)
+// and checks what RunCounters needs of them beyond the scenario language:
+// no case sizes itself beyond its clients and connections (rounds and
+// duration are the run's, CountersOptions), none has against or thresholds
+// (the report compares the cases, counterComparisons), and every case a
+// comparison names is declared.
+func parseCountersFile(name string, src []byte) ([]scenariofile.Scenario, error) {
+	scs, diags := scenariofile.Parse(map[string][]byte{name: src})
+	if diags.HasErrors() {
+		return nil, fmt.Errorf("reading %s: %w", name, diags)
+	}
+	var errs []error
+	declared := map[CounterCase]bool{}
+	for _, sc := range scs {
+		declared[CounterCase(sc.Name)] = true
+		at := hcldecode.PosString(sc.DeclRange)
+		if sc.Size.Rounds != 0 || sc.Size.Duration != 0 || sc.Quick != (scenariofile.Size{}) {
+			errs = append(errs, fmt.Errorf("%s: case %q sets rounds, duration or a quick block; bench counters takes rounds and duration from its flags, and has no --quick", at, sc.Name))
+		}
+		if sc.Against != "" || len(sc.Thresholds) > 0 {
+			errs = append(errs, fmt.Errorf("%s: case %q has against or thresholds; bench counters compares its cases itself, and judges only its comparisons' targets", at, sc.Name))
+		}
+	}
+	for _, c := range counterComparisons {
+		for _, cc := range []CounterCase{c.num, c.den} {
+			if !declared[cc] {
+				errs = append(errs, fmt.Errorf("%s declares no case %q, which comparison %q needs", name, cc, c.name))
+				declared[cc] = true // reported once
+			}
+		}
+	}
+	if err := errors.Join(errs...); err != nil {
+		return nil, fmt.Errorf("reading %s: %w", name, err)
+	}
+	return scs, nil
 }
 
-// counterCases are the fixed scenario's cases, in run order; RunCounters
-// sets their rounds and duration.
-var counterCases = []counterCase{
-	{name: CasePlain, desc: "plain bigserial numbering, 8 clients, 1,000 scopes", table: "plain", clients: 8, scopes: manyScopes},
-	{name: CaseAttached, desc: "attached counter (counter_table), 8 clients, 1,000 scopes", table: "attached", clients: 8, scopes: manyScopes},
-	{name: CaseHot1, desc: "attached counter_table, one hot scope, 1 client", table: "hot", clients: 1, scopes: 1},
-	{name: CaseHot8, desc: "attached counter_table, one hot scope, 8 clients", table: "hot", clients: 8, scopes: 1},
-	{name: CaseHot64, desc: "attached counter_table, one hot scope, 64 clients", table: "hot", clients: 64, scopes: 1},
-	{name: CaseHot64Pool8, desc: "attached counter_table, one hot scope, 64 clients sharing 8 connections", table: "hot", clients: 64, scopes: 1, conns: 8},
-	{name: CaseHotLock8, desc: "attached advisory_lock, one hot scope, 8 clients", table: "hot_adv", clients: 8, scopes: 1},
-	{name: CaseHotLock64, desc: "attached advisory_lock, one hot scope, 64 clients", table: "hot_adv", clients: 64, scopes: 1},
-	{name: CaseTableSmall, desc: "counter_table, 1,000 rows per scope, 8 clients on 8 scopes", table: "ct_small", clients: 8, scopes: sizeScopes, dedicated: true},
-	{name: CaseLockSmall, desc: "advisory_lock, 1,000 rows per scope, 8 clients on 8 scopes", table: "adv_small", clients: 8, scopes: sizeScopes, dedicated: true},
-	{name: CaseTableLarge, desc: "counter_table, 100,000 rows per scope, 8 clients on 8 scopes", table: "ct_large", clients: 8, scopes: sizeScopes, dedicated: true},
-	{name: CaseLockLarge, desc: "advisory_lock, 100,000 rows per scope, 8 clients on 8 scopes", table: "adv_large", clients: 8, scopes: sizeScopes, dedicated: true},
+// countersFileCases returns the tables and cases of the shipped file, each
+// case run rounds times for d.
+func countersFileCases(rounds int, d time.Duration) ([]counterTable, []counterCase, error) {
+	scs, err := countersFileScenarios()
+	if err != nil {
+		return nil, nil, err
+	}
+	sizes := make(map[string]scenariofile.Size, len(scs))
+	for _, sc := range scs {
+		size := sc.Size
+		size.Rounds, size.Duration = rounds, d
+		sizes[sc.Name] = size
+	}
+	tables, cases, _, err := counterScenarioCases(scs, sizes)
+	if err != nil {
+		return nil, nil, fmt.Errorf("the cases of %s: %w", countersFileName, err)
+	}
+	return tables, cases, nil
 }
 
-// CounterCases returns the scenario's cases, in run order.
-func CounterCases() []CounterCase {
-	out := make([]CounterCase, len(counterCases))
-	for i, c := range counterCases {
+// CounterCases returns the cases of RunCounters, in run order: the
+// scenarios of the shipped bench-counters/counters.hcl.
+func CounterCases() ([]CounterCase, error) {
+	_, cases, err := countersFileCases(1, time.Second)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]CounterCase, len(cases))
+	for i, c := range cases {
 		out[i] = c.name
 	}
-	return out
+	return out, nil
 }
 
-// counterComparisons are the ratios the scenario reports: num/den of the
-// same round.
+// counterComparisons are the ratios the scenario reports, num/den of the
+// same round, in report order: pairs of cases of the shipped file, which
+// must declare them (parseCountersFile).
 var counterComparisons = []struct {
 	name     string
 	num, den CounterCase
@@ -211,15 +253,22 @@ type CounterComparison struct {
 	Target float64 `json:"target,omitempty"`
 }
 
-// CountersSettings are the scenario's parameters.
+// CountersSettings are the scenario's parameters: the run's rounds and
+// run length, and what the cases the report discusses declare in the
+// shipped file (countersSettings).
 type CountersSettings struct {
-	Rounds            int     `json:"rounds"`
-	RunSeconds        float64 `json:"run_seconds"`
-	ManyScopes        int     `json:"many_scopes"`
-	SizeScopes        int     `json:"size_scopes"`
-	SmallRowsPerScope int     `json:"small_rows_per_scope"`
-	LargeRowsPerScope int     `json:"large_rows_per_scope"`
-	HotScopeRows      int     `json:"hot_scope_rows"`
+	Rounds     int     `json:"rounds"`
+	RunSeconds float64 `json:"run_seconds"`
+	// ManyScopes are the scopes of plain (and attached).
+	ManyScopes int `json:"many_scopes"`
+	// SizeScopes are the scopes of the rows-per-scope cases, one per
+	// client; SmallRowsPerScope and LargeRowsPerScope their rows per scope
+	// (counter_table-1k, counter_table-100k).
+	SizeScopes        int `json:"size_scopes"`
+	SmallRowsPerScope int `json:"small_rows_per_scope"`
+	LargeRowsPerScope int `json:"large_rows_per_scope"`
+	// HotScopeRows are the rows already in the hot scope (hot-8's table).
+	HotScopeRows int `json:"hot_scope_rows"`
 }
 
 // CountersReport is the counters scenario's result, written to
@@ -247,8 +296,8 @@ type CountersReport struct {
 // RunCounters runs the counters scenario: setup, an unreported warm-up run
 // of every case, then Rounds rounds of every case (the order reversed every
 // other round, so slow drift does not favour one side of a comparison).
-// It is the fixed list of cases run by the same engine as
-// RunCounterScenarios, summarised as a CountersReport.
+// It runs the cases of the shipped bench-counters/counters.hcl on the same
+// engine as RunCounterScenarios, and summarises them as a CountersReport.
 func RunCounters(ctx context.Context, opts CountersOptions) (*CountersReport, error) {
 	if opts.Pool == nil {
 		return nil, errors.New("RunCounters: CountersOptions.Pool is required")
@@ -270,12 +319,13 @@ func RunCounters(ctx context.Context, opts CountersOptions) (*CountersReport, er
 		progress = func(CounterProgress) {}
 	}
 	started := time.Now()
+	tables, cases, err := countersFileCases(opts.Rounds, opts.Duration)
+	if err != nil {
+		return nil, err
+	}
 	rep := &CountersReport{
 		Scenario: "counters", StartedAt: started.UTC(), LoadBefore: loadAverage(),
-		Settings: CountersSettings{
-			Rounds: opts.Rounds, RunSeconds: opts.Duration.Seconds(), ManyScopes: manyScopes, SizeScopes: sizeScopes,
-			SmallRowsPerScope: smallRowsPerScope, LargeRowsPerScope: largeRowsPerScope, HotScopeRows: hotRows,
-		},
+		Settings: countersSettings(opts.Rounds, opts.Duration, tables, cases),
 	}
 	env, err := environment(ctx, opts.Pool)
 	if err != nil {
@@ -283,10 +333,6 @@ func RunCounters(ctx context.Context, opts CountersOptions) (*CountersReport, er
 	}
 	rep.Environment = env
 
-	cases := slices.Clone(counterCases)
-	for i := range cases {
-		cases[i].rounds, cases[i].duration = opts.Rounds, opts.Duration
-	}
 	cr, err := newCounterRunner(ctx, opts.Pool, opts.SchemaPrefix, cases)
 	if err != nil {
 		return nil, err
@@ -294,7 +340,7 @@ func RunCounters(ctx context.Context, opts CountersOptions) (*CountersReport, er
 	defer cr.close(ctx)
 	progress(CounterProgress{Step: "creating and preloading tables"})
 	setup := time.Now()
-	if err := cr.setup(ctx, counterTables); err != nil {
+	if err := cr.setup(ctx, tables); err != nil {
 		return nil, fmt.Errorf("setting up: %w", err)
 	}
 	rep.SetupSeconds = time.Since(setup).Seconds()
@@ -304,7 +350,7 @@ func RunCounters(ctx context.Context, opts CountersOptions) (*CountersReport, er
 	if err := cr.verifyTables(ctx); err != nil {
 		return nil, err
 	}
-	rep.summarise()
+	rep.summarise(cases)
 	rep.Seconds = time.Since(started).Seconds()
 	rep.LoadAfter = loadAverage()
 	return rep, nil
@@ -860,10 +906,39 @@ func (cr *counterRunner) sampleWaits(ctx context.Context, query string, stop <-c
 	}
 }
 
-func (r *CountersReport) summarise() {
+// countersSettings are a report's settings: the run's rounds and
+// duration, and the scopes and rows of the cases the report's notes speak
+// of (0 for a case the file does not declare).
+func countersSettings(rounds int, d time.Duration, tables []counterTable, cases []counterCase) CountersSettings {
+	find := func(name CounterCase) (counterCase, counterTable) {
+		for _, c := range cases {
+			if c.name == name {
+				for _, t := range tables {
+					if t.name == c.table {
+						return c, t
+					}
+				}
+				return c, counterTable{}
+			}
+		}
+		return counterCase{}, counterTable{}
+	}
+	plain, _ := find(CasePlain)
+	small, smallTable := find(CaseTableSmall)
+	_, largeTable := find(CaseTableLarge)
+	_, hotTable := find(CaseHot8)
+	return CountersSettings{
+		Rounds: rounds, RunSeconds: d.Seconds(), ManyScopes: plain.scopes, SizeScopes: small.scopes,
+		SmallRowsPerScope: smallTable.rowsPerScope, LargeRowsPerScope: largeTable.rowsPerScope, HotScopeRows: hotTable.rowsPerScope,
+	}
+}
+
+// summarise fills in the report's cases, comparisons and checks from its
+// runs of cases.
+func (r *CountersReport) summarise(cases []counterCase) {
 	byRound := map[CounterCase]map[int]float64{}
 	r.Cases = nil
-	for _, c := range counterCases {
+	for _, c := range cases {
 		s := CounterCaseSummary{Case: c.name, Description: c.desc, Clients: c.clients}
 		byRound[c.name] = map[int]float64{}
 		var lat []time.Duration

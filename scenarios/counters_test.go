@@ -25,8 +25,10 @@ func TestCountersSummary(t *testing.T) {
 		CaseHotLock8: 400, CaseHotLock64: 380,
 		CaseTableSmall: 700, CaseLockSmall: 700, CaseTableLarge: 700, CaseLockLarge: 700,
 	}
+	_, cases, err := countersFileCases(3, time.Second)
+	require.NoError(t, err)
 	for round := 1; round <= 3; round++ {
-		for _, c := range counterCases {
+		for _, c := range cases {
 			x := speed[c.name] * float64(round) // every case faster each round: ratios stay put
 			rep.Runs = append(rep.Runs, CounterRun{
 				Round: round, Case: c.name, InsertsPerSec: x, Inserts: int(x), Seconds: 1,
@@ -35,8 +37,8 @@ func TestCountersSummary(t *testing.T) {
 			})
 		}
 	}
-	rep.summarise()
-	require.Len(t, rep.Cases, len(counterCases))
+	rep.summarise(cases)
+	require.Len(t, rep.Cases, len(cases))
 	require.InDelta(t, 0.8, rep.comparison(CaseAttached, CasePlain).Ratio.Median, 1e-9)
 	require.InDelta(t, 0.5, rep.comparison(CaseHot64, CaseHot8).Ratio.Median, 1e-9)
 	require.InDelta(t, 1, rep.comparison(CaseLockLarge, CaseLockSmall).Ratio.GeoMean, 1e-9)
@@ -64,6 +66,129 @@ func TestCountersSummary(t *testing.T) {
 	var back CountersReport
 	require.NoError(t, json.Unmarshal(js.Bytes(), &back))
 	require.Equal(t, rep.Comparisons, back.Comparisons)
+}
+
+// TestCountersFileCases: the cases of bench counters, read from the shipped
+// bench-counters/counters.hcl, are those it has always run (the list that
+// was Go code before): names, descriptions, clients, scopes, connections,
+// tables (the hot-scope cases sharing one per strategy) and their preload,
+// in run order, and the report's settings.
+func TestCountersFileCases(t *testing.T) {
+	t.Parallel()
+	tables, cases, err := countersFileCases(6, time.Second)
+	require.NoError(t, err)
+	require.Equal(t, []counterTable{
+		{"s1_plain", scenariofile.StrategyPlain, 1000, 0},
+		{"s2_attached", scenariofile.StrategyCounterTable, 1000, 0},
+		{"hot", scenariofile.StrategyCounterTable, 1, 10_000},
+		{"hot_adv", scenariofile.StrategyAdvisoryLock, 1, 10_000},
+		{"s9_counter_table_1k", scenariofile.StrategyCounterTable, 8, 1000},
+		{"s10_advisory_lock_1k", scenariofile.StrategyAdvisoryLock, 8, 1000},
+		{"s11_counter_table_100k", scenariofile.StrategyCounterTable, 8, 100_000},
+		{"s12_advisory_lock_100k", scenariofile.StrategyAdvisoryLock, 8, 100_000},
+	}, tables)
+	run := func(c counterCase) counterCase {
+		c.rounds, c.duration = 6, time.Second
+		return c
+	}
+	require.Equal(t, []counterCase{
+		run(counterCase{name: CasePlain, desc: "plain bigserial numbering, 8 clients, 1,000 scopes", table: "s1_plain", clients: 8, scopes: 1000}),
+		run(counterCase{name: CaseAttached, desc: "attached counter (counter_table), 8 clients, 1,000 scopes", table: "s2_attached", clients: 8, scopes: 1000}),
+		// One client on one scope inserts into scope 1 either way.
+		run(counterCase{name: CaseHot1, desc: "attached counter_table, one hot scope, 1 client", table: "hot", clients: 1, scopes: 1, dedicated: true}),
+		run(counterCase{name: CaseHot8, desc: "attached counter_table, one hot scope, 8 clients", table: "hot", clients: 8, scopes: 1}),
+		run(counterCase{name: CaseHot64, desc: "attached counter_table, one hot scope, 64 clients", table: "hot", clients: 64, scopes: 1}),
+		run(counterCase{name: CaseHot64Pool8, desc: "attached counter_table, one hot scope, 64 clients sharing 8 connections", table: "hot", clients: 64, scopes: 1, conns: 8}),
+		run(counterCase{name: CaseHotLock8, desc: "attached advisory_lock, one hot scope, 8 clients", table: "hot_adv", clients: 8, scopes: 1}),
+		run(counterCase{name: CaseHotLock64, desc: "attached advisory_lock, one hot scope, 64 clients", table: "hot_adv", clients: 64, scopes: 1}),
+		run(counterCase{name: CaseTableSmall, desc: "counter_table, 1,000 rows per scope, 8 clients on 8 scopes", table: "s9_counter_table_1k", clients: 8, scopes: 8, dedicated: true}),
+		run(counterCase{name: CaseLockSmall, desc: "advisory_lock, 1,000 rows per scope, 8 clients on 8 scopes", table: "s10_advisory_lock_1k", clients: 8, scopes: 8, dedicated: true}),
+		run(counterCase{name: CaseTableLarge, desc: "counter_table, 100,000 rows per scope, 8 clients on 8 scopes", table: "s11_counter_table_100k", clients: 8, scopes: 8, dedicated: true}),
+		run(counterCase{name: CaseLockLarge, desc: "advisory_lock, 100,000 rows per scope, 8 clients on 8 scopes", table: "s12_advisory_lock_100k", clients: 8, scopes: 8, dedicated: true}),
+	}, cases)
+	names, err := CounterCases()
+	require.NoError(t, err)
+	require.Equal(t, []CounterCase{CasePlain, CaseAttached, CaseHot1, CaseHot8, CaseHot64, CaseHot64Pool8, CaseHotLock8, CaseHotLock64,
+		CaseTableSmall, CaseLockSmall, CaseTableLarge, CaseLockLarge}, names)
+	require.Equal(t, CountersSettings{Rounds: 6, RunSeconds: 1, ManyScopes: 1000, SizeScopes: 8, SmallRowsPerScope: 1000,
+		LargeRowsPerScope: 100_000, HotScopeRows: 10_000}, countersSettings(6, time.Second, tables, cases))
+
+	// The comparisons, in report order, with their targets.
+	type cmp struct {
+		name     string
+		num, den CounterCase
+		target   float64
+	}
+	var got []cmp
+	for _, c := range counterComparisons {
+		got = append(got, cmp{c.name, c.num, c.den, c.target})
+	}
+	require.Equal(t, []cmp{
+		{"attached counter vs plain bigserial (8 clients, 1,000 scopes)", CaseAttached, CasePlain, 0.70},
+		{"hot scope: 64 clients vs 8", CaseHot64, CaseHot8, 0.80},
+		{"hot scope: 64 clients through a pool of 8 connections vs 8 clients", CaseHot64Pool8, CaseHot8, 0},
+		{"hot scope: 8 clients vs 1", CaseHot8, CaseHot1, 0},
+		{"hot scope, advisory_lock: 64 clients vs 8", CaseHotLock64, CaseHotLock8, 0},
+		{"hot scope, 64 clients: advisory_lock vs counter_table", CaseHotLock64, CaseHot64, 0},
+		{"advisory_lock vs counter_table at 1,000 rows per scope", CaseLockSmall, CaseTableSmall, 0},
+		{"advisory_lock vs counter_table at 100,000 rows per scope", CaseLockLarge, CaseTableLarge, 0},
+		{"advisory_lock: 100,000 vs 1,000 rows per scope", CaseLockLarge, CaseLockSmall, 0},
+		{"counter_table: 100,000 vs 1,000 rows per scope", CaseTableLarge, CaseTableSmall, 0},
+	}, got)
+}
+
+// TestParseCountersFile: a cases file for bench counters is a scenario
+// file (its diagnostics say where), whose cases leave rounds and duration
+// to the flags, compare nothing themselves, and include every case a
+// comparison names.
+func TestParseCountersFile(t *testing.T) {
+	t.Parallel()
+	_, err := parseCountersFile("cases.hcl", []byte(`scenario "plain" {
+  workload = "counters"
+  counter {
+    strategy = "plane"
+  }
+}
+`))
+	require.ErrorContains(t, err, `reading cases.hcl: cases.hcl:4,16-23: Invalid strategy`)
+
+	_, err = parseCountersFile("cases.hcl", []byte(`scenario "plain" {
+  workload = "counters"
+  counter {
+    strategy = "plain"
+  }
+}
+
+scenario "attached" {
+  workload = "counters"
+  size {
+    duration = "2s"
+  }
+  counter {
+    strategy = "counter_table"
+  }
+}
+
+scenario "hot-8" {
+  workload = "counters"
+  counter {
+    strategy = "counter_table"
+  }
+  threshold "throughput" {
+    min = 1000
+  }
+}
+`))
+	for _, want := range []string{
+		`cases.hcl:8:1: case "attached" sets rounds, duration or a quick block; bench counters takes rounds and duration from its flags`,
+		`cases.hcl:18:1: case "hot-8" has against or thresholds; bench counters compares its cases itself`,
+		`cases.hcl declares no case "hot-64", which comparison "hot scope: 64 clients vs 8" needs`,
+		`cases.hcl declares no case "counter_table-1k", which comparison "advisory_lock vs counter_table at 1,000 rows per scope" needs`,
+	} {
+		require.ErrorContains(t, err, want)
+	}
+	require.NotContains(t, err.Error(), `no case "plain"`)
+	require.Equal(t, 1, strings.Count(err.Error(), `no case "hot-64"`))
 }
 
 // TestCounterScenarioCases: sizes take defaults and overrides (rounds
@@ -113,7 +238,49 @@ func TestCounterScenarioCases(t *testing.T) {
 	}, nil)
 	for _, want := range []string{
 		`"a": workload is "drain"`, `"b": declared twice`, `"b": against "nope"`, `"b": strategy "serial"`,
-		`"b": scopes and rows per scope`, `"b": clients, rounds and duration`,
+		`"b": scopes and rows per scope`, `"b": clients, connections, rounds and duration`,
+	} {
+		require.ErrorContains(t, err, want)
+	}
+}
+
+// TestCounterScenarioSharedTables: scenarios naming a table share it
+// (created once, where the first names it) and must declare it alike;
+// connections are shared by the clients, never more than one each.
+func TestCounterScenarioSharedTables(t *testing.T) {
+	t.Parallel()
+	hot := scenariofile.CounterSpec{Strategy: scenariofile.StrategyCounterTable, Scopes: 1, RowsPerScope: 100, Table: "hot"}
+	scs := []scenariofile.Scenario{
+		{Name: "hot-1", Workload: scenariofile.WorkloadCounters, Size: scenariofile.Size{Clients: 1}, Counter: hot},
+		{Name: "own", Workload: scenariofile.WorkloadCounters, Counter: scenariofile.CounterSpec{Strategy: scenariofile.StrategyPlain}},
+		{Name: "hot-64-pool-8", Workload: scenariofile.WorkloadCounters, Size: scenariofile.Size{Clients: 64, Connections: 8}, Counter: hot},
+	}
+	tables, cases, eff, err := counterScenarioCases(scs, nil)
+	require.NoError(t, err)
+	require.Equal(t, []counterTable{
+		{"hot", scenariofile.StrategyCounterTable, 1, 100},
+		{"s2_own", scenariofile.StrategyPlain, 1, 0},
+	}, tables)
+	require.Equal(t, "hot", cases[2].table)
+	require.Equal(t, 8, cases[2].connections())
+	require.Equal(t, 8, cases[1].connections(), "a connection per client")
+	require.Equal(t, scenariofile.Size{Rounds: 6, Clients: 64, Connections: 8, Duration: time.Second}, eff[2])
+
+	other := hot
+	other.RowsPerScope = 1000
+	taken := hot
+	taken.Table = "s1_own"
+	_, _, _, err = counterScenarioCases([]scenariofile.Scenario{
+		{Name: "own", Workload: scenariofile.WorkloadCounters, Counter: scenariofile.CounterSpec{Strategy: scenariofile.StrategyPlain}},
+		{Name: "hot-8", Workload: scenariofile.WorkloadCounters, Counter: hot},
+		{Name: "hot-other", Workload: scenariofile.WorkloadCounters, Counter: other},
+		{Name: "taken", Workload: scenariofile.WorkloadCounters, Counter: taken},
+		{Name: "pool", Workload: scenariofile.WorkloadCounters, Size: scenariofile.Size{Clients: 4, Connections: 8}, Counter: hot},
+	}, nil)
+	for _, want := range []string{
+		`"hot-other": table hot is shared with scenario "hot-8", which declares another strategy, scopes or rows per scope`,
+		`"taken": table s1_own: scenario "own" inserts into a table of that name too`,
+		`"pool": 8 connections for 4 clients`,
 	} {
 		require.ErrorContains(t, err, want)
 	}

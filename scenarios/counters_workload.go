@@ -25,9 +25,11 @@ const (
 // each scenario once (order reversed every other round), after one
 // unreported warm-up run of each (a quarter of its duration).
 //
-// Each scenario inserts into a table of its own, in the app schema
-// <schemaPrefix>_<random>_app (pgseq's schema, holding the attached
-// counters, is <schemaPrefix>_<random>; both are dropped at the end), with
+// Each scenario inserts into a table of its own, or into the table it
+// names (CounterSpec.Table), shared with every scenario naming it, in the
+// app schema <schemaPrefix>_<random>_app (pgseq's schema, holding the
+// attached counters, is <schemaPrefix>_<random>; both are dropped at the
+// end), with
 // (id bigserial primary key, project_id bigint, index bigint, title text):
 // rows numbered in index per project_id (the scope) by its
 // scenariofile.CounterSpec.Strategy (counter_table, advisory_lock,
@@ -40,7 +42,9 @@ const (
 // Scopes (default 1: one hot scope): when Scopes equals Size.Clients, the
 // scopes are dedicated, client i always inserting into scope i+1 (no two
 // clients ever meet on a scope); otherwise every insert picks a scope at
-// random, uniformly from 1..Scopes.
+// random, uniformly from 1..Scopes. Each client has a connection of its
+// own, unless Size.Connections says how many they share: then each insert
+// waits for a free one (its latency includes the wait).
 //
 // sizes holds the size each scenario runs at, by name (the caller merges
 // Quick under --quick); a scenario missing from it runs at its Size. Zero
@@ -94,8 +98,9 @@ func RunCounterScenarios(ctx context.Context, pool *pgxpool.Pool, scs []scenario
 	return counterScenarioResults(scs, effective, runs), nil
 }
 
-// counterScenarioCases checks the scenarios and returns their tables and
-// cases (one each, in order) and their effective sizes.
+// counterScenarioCases checks the scenarios and returns their tables (in
+// the order of the scenarios that first insert into them), their cases
+// (one each, in order) and their effective sizes.
 func counterScenarioCases(scs []scenariofile.Scenario, sizes map[string]scenariofile.Size) ([]counterTable, []counterCase, []scenariofile.Size, error) {
 	var errs []error
 	bad := func(sc scenariofile.Scenario, format string, args ...any) {
@@ -132,6 +137,8 @@ func counterScenarioCases(scs []scenariofile.Scenario, sizes map[string]scenario
 		tables []counterTable
 		cases  []counterCase
 		eff    []scenariofile.Size
+		// tableOf is, by table name, the first scenario inserting into it.
+		tableOf = map[string]scenariofile.Scenario{}
 	)
 	for i, sc := range scs {
 		if sc.Workload != scenariofile.WorkloadCounters {
@@ -149,17 +156,30 @@ func counterScenarioCases(scs []scenariofile.Scenario, sizes map[string]scenario
 			bad(sc, "scopes and rows per scope must not be negative")
 		}
 		size := declared[sc.Name]
-		if size.Clients < 0 || size.Rounds < 0 || size.Duration < 0 {
-			bad(sc, "clients, rounds and duration must not be negative")
+		if size.Clients < 0 || size.Connections < 0 || size.Rounds < 0 || size.Duration < 0 {
+			bad(sc, "clients, connections, rounds and duration must not be negative")
 		}
 		size = scenariofile.Size{Rounds: rounds(sc.Name), Clients: defaultCounterClients, Duration: defaultCounterDuration}.
-			Merge(scenariofile.Size{Clients: size.Clients, Duration: size.Duration})
+			Merge(scenariofile.Size{Clients: size.Clients, Connections: size.Connections, Duration: size.Duration})
+		if size.Connections > size.Clients {
+			bad(sc, "%d connections for %d clients: the clients share at most one connection each", size.Connections, size.Clients)
+		}
 		scopes := max(spec.Scopes, 1)
-		t := counterTable{name: counterTableName(i, sc.Name), strategy: spec.Strategy, scopes: scopes, rowsPerScope: spec.RowsPerScope}
-		tables = append(tables, t)
+		t := counterTable{name: spec.Table, strategy: spec.Strategy, scopes: scopes, rowsPerScope: spec.RowsPerScope}
+		if t.name == "" {
+			t.name = counterTableName(i, sc.Name)
+		}
+		if first, shared := tableOf[t.name]; !shared {
+			tableOf[t.name] = sc
+			tables = append(tables, t)
+		} else if first.Counter.Table == "" || spec.Table == "" {
+			bad(sc, "table %s: scenario %q inserts into a table of that name too; name another table", t.name, first.Name)
+		} else if first.Counter.Strategy != spec.Strategy || max(first.Counter.Scopes, 1) != scopes || first.Counter.RowsPerScope != spec.RowsPerScope {
+			bad(sc, "table %s is shared with scenario %q, which declares another strategy, scopes or rows per scope", t.name, first.Name)
+		}
 		cases = append(cases, counterCase{
 			name: CounterCase(sc.Name), desc: sc.Description, table: t.name,
-			clients: size.Clients, scopes: scopes, dedicated: scopes == size.Clients,
+			clients: size.Clients, scopes: scopes, dedicated: scopes == size.Clients, conns: size.Connections,
 			rounds: size.Rounds, duration: size.Duration,
 		})
 		eff = append(eff, size)

@@ -13,10 +13,11 @@ import (
 	"github.com/pgseq/pgseq/scenarios/scenariofile"
 )
 
-// TestCounterScenarios runs four short counters scenarios end to end: every
-// strategy numbers its rows (checked gapless after every run), the metrics
-// and ratios are there, and the optimistic strategy's races on one hot
-// scope show as retries.
+// TestCounterScenarios runs five short counters scenarios end to end: every
+// strategy numbers its rows (checked gapless after every run, also in a
+// table two scenarios share, one of them with its clients sharing fewer
+// connections), the metrics and ratios are there, and the optimistic
+// strategy's races on one hot scope show as retries.
 func TestCounterScenarios(t *testing.T) {
 	t.Parallel()
 	db := pgseqtest.New(t)
@@ -35,7 +36,11 @@ func TestCounterScenarios(t *testing.T) {
 		counters("counter_table", scenariofile.StrategyCounterTable, "plain", 2),
 		counters("advisory_lock", scenariofile.StrategyAdvisoryLock, "counter_table", 2),
 		counters("optimistic", scenariofile.StrategyOptimistic, "plain", 4),
+		// 4 clients on 2 connections, in counter_table's table.
+		counters("pooled", scenariofile.StrategyCounterTable, "plain", 4),
 	}
+	scs[1].Counter.Table, scs[4].Counter.Table = "shared", "shared"
+	scs[4].Size.Connections = 2
 	var steps, runs int
 	res, err := scenarios.RunCounterScenarios(context.Background(), db.Pool, scs, nil, db.Schema, func(p scenarios.CounterProgress) {
 		steps++
@@ -44,9 +49,9 @@ func TestCounterScenarios(t *testing.T) {
 		}
 	})
 	require.NoError(t, err)
-	require.Equal(t, 8, runs, "2 rounds of 4 scenarios; the warm-up is not reported")
-	require.Equal(t, 10, steps, "setup, warm-up and the runs")
-	require.Len(t, res, 4)
+	require.Equal(t, 10, runs, "2 rounds of 5 scenarios; the warm-up is not reported")
+	require.Equal(t, 12, steps, "setup, warm-up and the runs")
+	require.Len(t, res, 5)
 	for i, r := range res {
 		require.Equal(t, scs[i].Name, r.Name)
 		require.Equal(t, scenariofile.WorkloadCounters, r.Workload)

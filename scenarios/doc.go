@@ -29,9 +29,10 @@
 //
 // This package holds the runners: the workloads (drain, explain, counters,
 // soak, scale), the suite that runs a set of scenarios and judges them
-// (RunSuite), and the fixed benchmarks of pgseq bench drain and pgseq
-// bench counters with their reports. What they read and write lives in
-// packages of its own:
+// (RunSuite), and the benchmarks of pgseq bench drain and pgseq bench
+// counters with their reports, whose cases are shipped scenario files
+// (drain.hcl, bench-counters/counters.hcl). What they read and write lives
+// in packages of its own:
 //
 //   - scenariofile: the scenario file language — the Scenario values a
 //     file declares, the metrics thresholds may bound, the parser and its

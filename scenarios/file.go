@@ -106,10 +106,17 @@
 //	pool_size   drain, soak                      handler goroutines per worker, ≤ 10000
 //	batch_size  drain, explain, soak             the queue's batch_size, ≤ 10000 (generated types only)
 //	clients     counters                         concurrent clients, ≤ 1000
+//	connections counters                         connections the clients share, ≤ clients; default one per client
 //	duration    counters, soak                   how long each counters run inserts, how long a soak is measured: "1s", "30m"
 //	rate        soak                             tasks enqueued per second, ≤ 1000000
 //	task_types  scale                            limited task types declared, ≤ 1000000
 //	limit       scale                            the concurrency of each, ≤ 1000000
+//
+// With connections, the clients share that many connections, as an
+// application's pool in front of them would: each insert waits for a free
+// one, and its latency includes the wait. There are never more connections
+// than clients, in size and under --quick (size merged with quick; clients
+// left out count as the default 8).
 //
 // Durations here and in handler_delay are Go durations: a sequence of
 // numbers with units ns, us, ms, s, m and h ("20ms", "1.5s", "1m30s").
@@ -186,12 +193,30 @@
 //	  strategy       = "counter_table"  # required: counter_table, advisory_lock, optimistic or plain
 //	  scopes         = 1                # scopes the inserts spread over, 1..1000000, default 1 (one hot scope)
 //	  rows_per_scope = 10000            # rows each scope holds before the run, 0..10000000, default 0
+//	  table          = "hot"            # a table shared with the scenarios naming it; default one of its own
 //	}
 //
 // counter_table and advisory_lock are pgseq's attached counter strategies,
 // optimistic is MAX + 1 with a retry on a unique violation (source 000's
 // third option), plain a bigserial that numbers without gaps guarantee,
 // the reference.
+//
+// When scopes equals the clients, each client inserts into a scope of its
+// own (client i into scope i+1), so no two clients meet on a scope;
+// otherwise every insert picks one of the scopes at random.
+//
+// Each scenario inserts into a table of its own, unless it names one with
+// table: every scenario of the run that names the same table shares it
+// (the rows a run inserts are deleted after it, so each run starts from
+// the same rows), and they all declare the same strategy, scopes and
+// rows_per_scope. A table name starts with a lowercase letter, followed by
+// at most 39 lowercase letters, digits or underscores
+// (^[a-z][a-z0-9_]{0,39}$).
+//
+// pgseq bench counters runs the counters scenarios of
+// scenarios/bench-counters/counters.hcl, shipped inside the binary: its
+// cases, sized by its flags (--rounds, --duration) and compared by its
+// report, so they give only clients, connections and their counter block.
 //
 // # soak
 //

@@ -42,6 +42,10 @@ The same scenario runs as go test -run '^$' -bench Counters ./counter.`,
 			if opts.Rounds < 1 || opts.Duration <= 0 {
 				return fmt.Errorf("--rounds must be at least 1 and --duration positive")
 			}
+			cases, err := scenarios.CounterCases()
+			if err != nil {
+				return fmt.Errorf("counters benchmark: %w", err)
+			}
 			pool, err := a.connectAsWorkers(ctx, "pgseq bench")
 			if err != nil {
 				return err
@@ -49,7 +53,7 @@ The same scenario runs as go test -run '^$' -bench Counters ./counter.`,
 			defer pool.Close()
 			opts.Pool = pool
 			opts.SchemaPrefix = a.schema + "_bench_counters"
-			progress := newCounterProgress(a.stderr, isTerminal(a.stderr), opts.Rounds*len(scenarios.CounterCases()))
+			progress := newCounterProgress(a.stderr, isTerminal(a.stderr), opts.Rounds*len(cases))
 			opts.Progress = progress.update
 			rep, err := scenarios.RunCounters(ctx, opts)
 			progress.wait()

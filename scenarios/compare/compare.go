@@ -271,6 +271,7 @@ func cmpSizeDiff(o, n scenariofile.Size) string {
 	field("pool_size", o.PoolSize, n.PoolSize)
 	field("batch_size", o.BatchSize, n.BatchSize)
 	field("clients", o.Clients, n.Clients)
+	field("connections", o.Connections, n.Connections)
 	field("task_types", o.TaskTypes, n.TaskTypes)
 	field("limit", o.Limit, n.Limit)
 	if o.Duration != n.Duration {

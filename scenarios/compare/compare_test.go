@@ -227,6 +227,9 @@ func TestCompareRefusesDifferentRuns(t *testing.T) {
 	require.ErrorContains(t, err, "the old run ran at full size and the new one at --quick sizes")
 	require.ErrorContains(t, err, `scenario "baseline"`)
 
+	require.Equal(t, "clients 64 old, 8 new, connections 8 old, 0 new",
+		cmpSizeDiff(scenariofile.Size{Clients: 64, Connections: 8}, scenariofile.Size{Clients: 8}))
+
 	// More rounds is more samples, not a different size.
 	more := cmpSuite(cmpDrainScenario("baseline", []float64{1, 2, 3, 4, 5}, []float64{1, 2, 3, 4, 5}), cmpDrainScenario("enabled", tp, p99))
 	_, err = Compare(base, more, Options{})

@@ -163,7 +163,11 @@ func SizeLine(w scenariofile.Workload, s scenariofile.Size) string {
 	case scenariofile.WorkloadExplain:
 		return fmt.Sprintf("%s pending", textfmt.Plural(s.Tasks, "task"))
 	case scenariofile.WorkloadCounters:
-		return fmt.Sprintf("%s, %s, %s per run", textfmt.Plural(s.Clients, "client"), textfmt.Plural(s.Rounds, "round"), s.Duration)
+		clients := textfmt.Plural(s.Clients, "client")
+		if s.Connections > 0 {
+			clients += " sharing " + textfmt.Plural(s.Connections, "connection")
+		}
+		return fmt.Sprintf("%s, %s, %s per run", clients, textfmt.Plural(s.Rounds, "round"), s.Duration)
 	case scenariofile.WorkloadSoak:
 		return soakSizeLine(s)
 	case scenariofile.WorkloadScale:

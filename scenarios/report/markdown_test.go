@@ -60,3 +60,13 @@ func TestSuiteMarkdownGolden(t *testing.T) {
 	require.NoError(t, reportTestRun().WriteMarkdown(&md, nil))
 	golden.Check(t, filepath.Join("testdata", "run.md"), md.String())
 }
+
+// A counters scenario's size names the connections its clients share,
+// when they share some.
+func TestSizeLineCounters(t *testing.T) {
+	t.Parallel()
+	require.Equal(t, "8 clients, 6 rounds, 1s per run",
+		report.SizeLine(scenariofile.WorkloadCounters, scenariofile.Size{Clients: 8, Rounds: 6, Duration: time.Second}))
+	require.Equal(t, "64 clients sharing 8 connections, 6 rounds, 1s per run",
+		report.SizeLine(scenariofile.WorkloadCounters, scenariofile.Size{Clients: 64, Connections: 8, Rounds: 6, Duration: time.Second}))
+}

@@ -81,6 +81,7 @@ func Parse(files map[string][]byte) ([]Scenario, hcl.Diagnostics) {
 	}
 	if complete {
 		d.checkGroups()
+		d.checkTables()
 	}
 	diags = append(diags, d.Diags...)
 	if !diags.HasErrors() && len(d.scenarios) == 0 && len(names) > 0 {
@@ -117,6 +118,9 @@ type scenarioDecl struct {
 	rounds, quickRounds *hclsyntax.Attribute
 	// roundsBad and quickRoundsBad say the argument is there but invalid.
 	roundsBad, quickRoundsBad bool
+	// table is counter.table, nil when absent or when the counter block
+	// has errors.
+	table *hclsyntax.Attribute
 }
 
 // configBlockTypes are the blocks of a pgseq configuration file; at the top
@@ -280,11 +284,14 @@ func (d *fileDecoder) scenario(b *hclsyntax.Block, name string, nameRange hcl.Ra
 			d.explain(eb, &s, configOK)
 		}
 	}
+	if w == WorkloadCounters {
+		d.checkConnections(s, sizeAttrs, quickAttrs)
+	}
 	if cb := blocks["counter"]; cb != nil {
 		if w != "" && w != WorkloadCounters {
 			d.notForWorkload(cb.TypeRange, "counter", w, "It says how the counters workload numbers its rows.")
 		} else {
-			d.counter(cb, &s)
+			decl.table = d.counter(cb, &s)
 		}
 	} else if w == WorkloadCounters {
 		d.Errorf(b.DefRange(), "Missing counter block",
@@ -329,6 +336,7 @@ var sizeArgs = []struct {
 	{"pool_size", []Workload{WorkloadDrain, WorkloadSoak}, 10_000},
 	{"batch_size", []Workload{WorkloadDrain, WorkloadExplain, WorkloadSoak}, catalog.MaxBatchSize},
 	{"clients", []Workload{WorkloadCounters}, 1000},
+	{"connections", []Workload{WorkloadCounters}, 1000},
 	{"duration", []Workload{WorkloadCounters, WorkloadSoak}, 0},
 	{"rate", []Workload{WorkloadSoak}, 1_000_000},
 	{"task_types", []Workload{WorkloadScale}, MaxScaleTypes},
@@ -354,7 +362,7 @@ func (d *fileDecoder) size(b *hclsyntax.Block, which string, w Workload) (Size, 
 	var s Size
 	ints := map[string]*int{
 		"tasks": &s.Tasks, "rounds": &s.Rounds, "warmup": &s.Warmup, "workers": &s.Workers,
-		"pool_size": &s.PoolSize, "batch_size": &s.BatchSize, "clients": &s.Clients, "rate": &s.Rate,
+		"pool_size": &s.PoolSize, "batch_size": &s.BatchSize, "clients": &s.Clients, "connections": &s.Connections, "rate": &s.Rate,
 		"task_types": &s.TaskTypes, "limit": &s.Limit,
 	}
 	for _, arg := range sizeArgs {
@@ -672,9 +680,16 @@ func (d *fileDecoder) share(a *hclsyntax.Attribute, path string, low float64, wh
 // order.
 var counterStrategies = []string{StrategyCounterTable, StrategyAdvisoryLock, StrategyOptimistic, StrategyPlain}
 
-// counter decodes a counter block.
-func (d *fileDecoder) counter(b *hclsyntax.Block, s *Scenario) {
-	attrs, _, _ := d.Content(b.Body, "counter", []string{"strategy", "scopes", "rows_per_scope"}, nil, nil)
+// counterTableRE is the rule for counter.table: the table's name is also
+// its counter's, and with a suffix its constraint's, within PostgreSQL's 63
+// bytes.
+var counterTableRE = regexp.MustCompile(`^[a-z][a-z0-9_]{0,39}$`)
+
+// counter decodes a counter block. It returns its table argument when
+// the block has one and no error.
+func (d *fileDecoder) counter(b *hclsyntax.Block, s *Scenario) *hclsyntax.Attribute {
+	before := len(d.Diags)
+	attrs, _, _ := d.Content(b.Body, "counter", []string{"strategy", "scopes", "rows_per_scope", "table"}, nil, nil)
 	if a := attrs["strategy"]; !hcldecode.IsSet(a) {
 		d.Errorf(b.DefRange(), "Missing strategy",
 			"A counter block needs strategy, how the rows are numbered: %s.", diagOr(counterStrategies))
@@ -695,6 +710,82 @@ func (d *fileDecoder) counter(b *hclsyntax.Block, s *Scenario) {
 		"It is how many rows each scope holds before the run."); ok {
 		s.Counter.RowsPerScope = v
 	}
+	a := attrs["table"]
+	if !hcldecode.IsSet(a) {
+		return nil
+	}
+	if v, ok := d.Str(a, "counter.table"); ok {
+		if counterTableRE.MatchString(v) {
+			s.Counter.Table = v
+		} else {
+			d.Errorf(a.Expr.Range(), "Invalid table name",
+				`%s is not a valid table name. A counters table name starts with a lowercase letter, followed by at most 39 lowercase letters, digits or underscores (^[a-z][a-z0-9_]{0,39}$), such as "hot".`,
+				hcldecode.Quote(v))
+		}
+	}
+	if len(d.Diags) > before {
+		return nil
+	}
+	return a
+}
+
+// checkConnections checks that a counters scenario has at least as many
+// clients as the connections they share (size.connections), at its size
+// and under --quick. sizeAttrs and quickAttrs are the arguments of its
+// size and quick blocks.
+func (d *fileDecoder) checkConnections(s Scenario, sizeAttrs, quickAttrs map[string]*hclsyntax.Attribute) {
+	const fix = "The clients share the connections, so there are at most as many connections as clients: lower connections, or leave it out for a connection per client."
+	if hcldecode.IsSet(sizeAttrs["clients"]) && s.Size.Clients == 0 || hcldecode.IsSet(quickAttrs["clients"]) && s.Quick.Clients == 0 {
+		return // clients is invalid, and reported
+	}
+	full := countersDefaults.Merge(s.Size)
+	if full.Connections > full.Clients {
+		clients := fmt.Sprintf("size.clients = %d", full.Clients)
+		if s.Size.Clients == 0 {
+			clients = fmt.Sprintf("the default of %s", textfmt.Plural(full.Clients, "client"))
+		}
+		d.Errorf(sizeAttrs["connections"].Expr.Range(), "More connections than clients",
+			"size.connections is %d, more than the clients (%s). %s", full.Connections, clients, fix)
+		return
+	}
+	quick := full.Merge(s.Quick)
+	if quick.Connections <= quick.Clients {
+		return
+	}
+	subject := quickAttrs["connections"]
+	if s.Quick.Connections == 0 {
+		subject = quickAttrs["clients"]
+	}
+	d.Errorf(subject.Expr.Range(), "More connections than clients",
+		"Under --quick the scenario has %s sharing %s. %s", textfmt.Plural(quick.Clients, "client"), textfmt.Plural(quick.Connections, "connection"), fix)
+}
+
+// checkTables checks that the counters scenarios sharing a table
+// (counter.table) declare it alike: the first one to name it decides.
+func (d *fileDecoder) checkTables() {
+	first := map[string]int{}
+	for i, s := range d.scenarios {
+		a := d.decls[i].table
+		if a == nil {
+			continue
+		}
+		j, seen := first[s.Counter.Table]
+		if !seen {
+			first[s.Counter.Table] = i
+			continue
+		}
+		ref := d.scenarios[j]
+		if s.Counter != ref.Counter {
+			d.Errorf(a.Expr.Range(), "Shared table declared differently",
+				"Table %q is shared with scenario %q (declared at %s), whose counter block says %s, and this one's says %s. Scenarios sharing a table declare the same strategy, scopes and rows_per_scope: make them agree, or give this scenario a table of its own.",
+				s.Counter.Table, ref.Name, hcldecode.PosString(d.decls[j].table.Expr.Range()), diagCounter(ref.Counter), diagCounter(s.Counter))
+		}
+	}
+}
+
+// diagCounter renders what a counter block declares about its table.
+func diagCounter(c CounterSpec) string {
+	return fmt.Sprintf("strategy = %q, scopes = %d, rows_per_scope = %d", c.Strategy, c.Scopes, c.RowsPerScope)
 }
 
 // StorageTables are the pgseq tables a soak scenario's storage block may

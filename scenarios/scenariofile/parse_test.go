@@ -219,6 +219,15 @@ func TestScenarioFilesGood(t *testing.T) {
 						{Metric: "insert_p99", Max: thresholdValue(0.00025)},
 					},
 				},
+				{
+					Name: "hot-8", Workload: WorkloadCounters,
+					Counter: CounterSpec{Strategy: StrategyCounterTable, Scopes: 1, RowsPerScope: 10000, Table: "hot"},
+				},
+				{
+					Name: "hot-64-pool-8", Workload: WorkloadCounters,
+					Size:    Size{Clients: 64, Connections: 8},
+					Counter: CounterSpec{Strategy: StrategyCounterTable, Scopes: 1, RowsPerScope: 10000, Table: "hot"},
+				},
 			},
 		},
 		{
@@ -292,14 +301,15 @@ func TestScenarioFilesGood(t *testing.T) {
 }
 
 // TestShippedScenarioFiles loads the scenario files pgseq ships (the *.hcl
-// of package scenarios, the parent directory, and of its instructions/
-// directory, bench ab --instructions's) together and each on its own: no
+// of package scenarios, the parent directory, of its instructions/
+// directory, bench ab --instructions's, and of its bench-counters/
+// directory, bench counters') together and each on its own: no
 // diagnostic at all, and the groups and thresholds the files' comments
 // promise.
 func TestShippedScenarioFiles(t *testing.T) {
 	t.Parallel()
 	var shipped []string
-	for _, pattern := range []string{"*.hcl", filepath.Join("instructions", "*.hcl")} {
+	for _, pattern := range []string{"*.hcl", filepath.Join("instructions", "*.hcl"), filepath.Join("bench-counters", "*.hcl")} {
 		matches, err := filepath.Glob(filepath.Join("..", pattern))
 		require.NoError(t, err)
 		shipped = append(shipped, matches...)
@@ -312,7 +322,8 @@ func TestShippedScenarioFiles(t *testing.T) {
 		_, diags := Load(f)
 		require.Empty(t, diags, "%s: %s", f, diags)
 	}
-	require.ElementsMatch(t, []string{"counters.hcl", "drain.hcl", "explain.hcl", "scale.hcl", "soak.hcl", "instructions/drain.hcl"}, files)
+	require.ElementsMatch(t, []string{"counters.hcl", "drain.hcl", "explain.hcl", "scale.hcl", "soak.hcl", "instructions/drain.hcl",
+		"bench-counters/counters.hcl"}, files)
 
 	scs, diags := Load("..")
 	require.Empty(t, diags, "%s", diags)
@@ -504,6 +515,21 @@ func TestShippedScenarioFiles(t *testing.T) {
 		require.Equal(t, Size{Tasks: 20_000, Rounds: 1, Warmup: 1, Workers: 1, PoolSize: 4, BatchSize: 200}, s.Size, s.Name)
 	}
 	require.Equal(t, []string{"baseline", "enabled", "mixed", "many"}, countedNames)
+
+	// Bench counters: its twelve cases (pinned in package scenarios,
+	// TestCountersFileCases), sized by its flags and compared by its
+	// report, so without rounds, duration, against or thresholds. Two of
+	// its names are counters.hcl's too: it is a run of its own.
+	cases, diags := Load(filepath.Join("..", "bench-counters"))
+	require.Empty(t, diags, "%s", diags)
+	require.Len(t, cases, 12)
+	for _, s := range cases {
+		require.Equal(t, WorkloadCounters, s.Workload, s.Name)
+		require.Equal(t, Size{Clients: s.Size.Clients, Connections: s.Size.Connections}, s.Size, s.Name)
+		require.Zero(t, s.Quick, s.Name)
+		require.Empty(t, s.Against, s.Name)
+		require.Empty(t, s.Thresholds, s.Name)
+	}
 }
 
 // TestParseScenariosAcrossFiles checks what spans files: duplicate names,

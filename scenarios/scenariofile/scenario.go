@@ -119,6 +119,10 @@ type Size struct {
 	BatchSize int `json:"batch_size,omitempty"`
 	// Clients is the number of concurrent clients (counters).
 	Clients int `json:"clients,omitempty"`
+	// Connections is the number of connections the clients share, as an
+	// application's pool would, each insert waiting for a free one
+	// (counters; 0: a connection per client). At most Clients.
+	Connections int `json:"connections,omitempty"`
 	// Duration is how long each counters run inserts, or how long a soak
 	// run is measured (after its warm-up).
 	Duration time.Duration `json:"duration_ns,omitempty"`
@@ -144,6 +148,7 @@ func (s Size) Merge(o Size) Size {
 	set(&s.PoolSize, o.PoolSize)
 	set(&s.BatchSize, o.BatchSize)
 	set(&s.Clients, o.Clients)
+	set(&s.Connections, o.Connections)
 	set(&s.Rate, o.Rate)
 	set(&s.TaskTypes, o.TaskTypes)
 	set(&s.Limit, o.Limit)
@@ -190,6 +195,10 @@ type CounterSpec struct {
 	Scopes int
 	// RowsPerScope is how many rows each scope holds before the run.
 	RowsPerScope int
+	// Table names the table the scenario inserts into. Every scenario of a
+	// run that names the same table shares it, and declares the same
+	// Strategy, Scopes and RowsPerScope. Empty: a table of its own.
+	Table string
 }
 
 // SoakSpec configures the soak workload beyond its size.

@@ -40,3 +40,28 @@ scenario "counter_table" {
     max = "250us"
   }
 }
+
+scenario "hot-8" {
+  workload = "counters"
+
+  counter {
+    strategy       = "counter_table"
+    rows_per_scope = 10000
+    table          = "hot"
+  }
+}
+
+scenario "hot-64-pool-8" {
+  workload = "counters"
+
+  size {
+    clients     = 64
+    connections = 8
+  }
+
+  counter {
+    strategy       = "counter_table"
+    rows_per_scope = 10000
+    table          = "hot"
+  }
+}
