@@ -1,11 +1,11 @@
 # The drain scenarios of scenarios/drain.hcl at the size bench ab
 # --instructions needs: the server runs under valgrind's cachegrind, tens
-# of times slower, and its instruction counts vary by 1-3% from one run
-# to the next. 20,000 tasks a run make the drain about 80% of what is
-# counted (the rest is the schema's setup and the seeding), and a warm-up
-# of one task only opens the workers' connections. Each
-# scenario runs alone (no against: a ratio of times means nothing under
-# valgrind), without thresholds (they judge times).
+# of times slower, and its instruction counts vary by up to 1% from one
+# run to the next. 20,000 tasks a run make the drain about 75% of what is
+# counted (the rest is the schema's setup, the seeding and the server
+# processes' starts), and a warm-up of one task only opens the workers'
+# connections. Each scenario runs alone (no against: a ratio of times
+# means nothing under valgrind), without thresholds (they judge times).
 #
 #   pgseq bench ab --instructions --base /tmp/pgseq-base scenarios/instructions/
 
