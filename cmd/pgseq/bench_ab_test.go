@@ -108,7 +108,21 @@ exit 1
 func TestBenchABInstructions(t *testing.T) {
 	t.Parallel()
 	c := newCLI(t)
-	scen := writeScenarios(t, tinyDrains(""))
+	// Smaller than tinyDrains: every run of a counted drain starts its
+	// server processes under valgrind (seconds each), and a warm-up of one
+	// task only opens the workers' connections, as in
+	// scenarios/instructions/.
+	scen := writeScenarios(t, `
+scenario "base" {
+  workload = "drain"
+  size {
+    tasks      = 200
+    warmup     = 1
+    batch_size = 50
+  }
+  types { count = 1 }
+}
+`)
 	// A floor no noise reaches: this test checks the mechanics.
 	cal := filepath.Join(t.TempDir(), "calibration.json")
 	require.NoError(t, os.WriteFile(cal, []byte(`{"format_version": "1.0", "metrics": [
