@@ -126,12 +126,11 @@ func Execute(ctx context.Context, db DB, schema, hash string, opts Options, deci
 	if opts.LockTimeout <= 0 {
 		opts.LockTimeout = DefaultLockTimeout
 	}
-	var watch *lockWatch
+	var watched any = db
 	if opts.NoLockWatch {
-		watch = &lockWatch{timeout: opts.LockTimeout}
-	} else {
-		watch = watchLocks(ctx, db, opts.LockTimeout)
+		watched = nil // watchLocks watches nothing through what runs no queries
 	}
+	watch := watchLocks(ctx, watched, opts.LockTimeout)
 	defer watch.close()
 	res, err := executeWatched(ctx, db, schema, hash, opts, decide, watch)
 	return res, explainStatementTimeout(ctx, watch.explain(err), opts.LockTimeout)

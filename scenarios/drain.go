@@ -452,22 +452,14 @@ func RunDrain(ctx context.Context, opts DrainOptions) (*DrainReport, error) {
 	if track {
 		cfg.ConnConfig.RuntimeParams["track_functions"] = "pl"
 	}
-	if opts.Counted {
-		cfg.ConnConfig.ConnectTimeout = countedConnectTimeout
-	}
-	workerPool, err := pgxpool.NewWithConfig(ctx, cfg)
+	// In a counted run every connection is opened now, so every run opens
+	// as many: the pool would otherwise open one more or less as the
+	// timing goes, and a server process's start is counted too.
+	workerPool, err := openPool(ctx, cfg, opts.Counted)
 	if err != nil {
 		return nil, fmt.Errorf("opening the workers' pool: %w", err)
 	}
 	defer workerPool.Close()
-	if opts.Counted {
-		// Every connection opened now, so every run opens as many: the pool
-		// would otherwise open one more or less as the timing goes, and a
-		// server process's start is counted too.
-		if err := openAll(ctx, workerPool); err != nil {
-			return nil, err
-		}
-	}
 	d := &drainer{opts: opts, admin: opts.Pool, workers: workerPool, trackFunctions: track,
 		appName: cfg.ConnConfig.RuntimeParams["application_name"]}
 
@@ -501,7 +493,7 @@ func openAll(ctx context.Context, pool *pgxpool.Pool) error {
 	for range pool.Config().MaxConns {
 		c, err := pool.Acquire(ctx)
 		if err != nil {
-			return fmt.Errorf("opening the workers' connections: %w", err)
+			return fmt.Errorf("opening connection %d of %d: %w", len(conns)+1, pool.Config().MaxConns, err)
 		}
 		conns = append(conns, c)
 	}
@@ -537,29 +529,35 @@ func (d *drainer) runPools(ctx context.Context) (apply, admin *pgxpool.Pool, err
 	if !d.opts.Counted {
 		return d.admin, d.admin, nil
 	}
-	if apply, err = d.countedPool(ctx, 2); err != nil {
+	cfg := d.admin.Config()
+	cfg.MaxConns = 2
+	if apply, err = openPool(ctx, cfg, true); err != nil {
 		return nil, nil, fmt.Errorf("opening the apply's connections: %w", err)
 	}
-	if admin, err = d.countedPool(ctx, 1); err != nil {
+	cfg = d.admin.Config()
+	cfg.MaxConns = 1
+	if admin, err = openPool(ctx, cfg, true); err != nil {
 		apply.Close()
 		return nil, nil, fmt.Errorf("opening the run's connection: %w", err)
 	}
 	return apply, admin, nil
 }
 
-// countedPool opens a pool of n connections, every one of them at once,
-// with the admin pool's settings and countedConnectTimeout.
-func (d *drainer) countedPool(ctx context.Context, n int32) (*pgxpool.Pool, error) {
-	cfg := d.admin.Config()
-	cfg.MaxConns = n
-	cfg.ConnConfig.ConnectTimeout = countedConnectTimeout
+// openPool opens a pool with cfg. For a counted run it dials with
+// countedConnectTimeout and opens every connection before it returns.
+func openPool(ctx context.Context, cfg *pgxpool.Config, counted bool) (*pgxpool.Pool, error) {
+	if counted {
+		cfg.ConnConfig.ConnectTimeout = countedConnectTimeout
+	}
 	pool, err := pgxpool.NewWithConfig(ctx, cfg)
 	if err != nil {
 		return nil, err
 	}
-	if err := openAll(ctx, pool); err != nil {
-		pool.Close()
-		return nil, err
+	if counted {
+		if err := openAll(ctx, pool); err != nil {
+			pool.Close()
+			return nil, err
+		}
 	}
 	return pool, nil
 }
