@@ -21,8 +21,9 @@ import (
 // drain runs claimers until every task is finished or ctx ends. Each claimer
 // claims a random batch in 1..maxBatch, holds the tasks up to hold, then
 // completes most and fails a few (which come back for a retry).
-// Completions wait while pause (unix nanoseconds) is in the future.
-func (r *rt) drain(ctx context.Context, claimers, maxBatch int, hold time.Duration, pause *atomic.Int64) {
+// Completions (and fails) wait at gate while it is held; a nil gate never
+// holds.
+func (r *rt) drain(ctx context.Context, claimers, maxBatch int, hold time.Duration, gate *completionGate) {
 	r.T.Helper()
 	var wg sync.WaitGroup
 	errs := make(chan error, claimers)
@@ -49,13 +50,12 @@ func (r *rt) drain(ctx context.Context, claimers, maxBatch int, hold time.Durati
 				}
 				idle = 0
 				time.Sleep(time.Duration(rng.Int64N(int64(hold) + 1)))
-				for pause != nil && time.Now().UnixNano() < pause.Load() && ctx.Err() == nil {
-					time.Sleep(time.Millisecond)
-				}
+				gate.enter(ctx)
 				var done []int64
 				for _, id := range ids {
 					if rng.IntN(20) == 0 {
 						if _, err := r.Pool.Exec(ctx, r.SQL(`SELECT {{schema}}.fail($1, $2, 'flaky')`), id, worker); err != nil && ctx.Err() == nil {
+							gate.leave()
 							errs <- fmt.Errorf("fail: %w", err)
 							return
 						}
@@ -63,7 +63,9 @@ func (r *rt) drain(ctx context.Context, claimers, maxBatch int, hold time.Durati
 					}
 					done = append(done, id)
 				}
-				if _, err := r.Pool.Exec(ctx, r.SQL(`SELECT {{schema}}.complete($1, $2)`), done, worker); err != nil && ctx.Err() == nil {
+				_, err = r.Pool.Exec(ctx, r.SQL(`SELECT {{schema}}.complete($1, $2)`), done, worker)
+				gate.leave()
+				if err != nil && ctx.Err() == nil {
 					errs <- fmt.Errorf("complete: %w", err)
 					return
 				}
@@ -76,6 +78,50 @@ func (r *rt) drain(ctx context.Context, claimers, maxBatch int, hold time.Durati
 		require.NoError(r.T, err)
 	}
 }
+
+// completionGate holds the drain's completions back on demand. Holding it
+// returns only once no claimer is between the gate and the end of its
+// completion, so from then on no running task finishes until it is let go:
+// a claimer announces itself (passing) before it looks at held, and hold
+// sets held before it looks at passing, so with sequentially consistent
+// atomics one of the two sees the other.
+type completionGate struct {
+	held    atomic.Bool
+	passing atomic.Int64
+}
+
+// enter waits while the gate is held, then counts the caller as passing.
+func (g *completionGate) enter(ctx context.Context) {
+	if g == nil {
+		return
+	}
+	for {
+		g.passing.Add(1)
+		if !g.held.Load() || ctx.Err() != nil {
+			return
+		}
+		g.passing.Add(-1)
+		time.Sleep(time.Millisecond)
+	}
+}
+
+// leave ends what enter began.
+func (g *completionGate) leave() {
+	if g != nil {
+		g.passing.Add(-1)
+	}
+}
+
+// hold stops new completions and waits for those past the gate to end.
+func (g *completionGate) hold(ctx context.Context) {
+	g.held.Store(true)
+	for g.passing.Load() > 0 && ctx.Err() == nil {
+		time.Sleep(time.Millisecond)
+	}
+}
+
+// release lets completions go on.
+func (g *completionGate) release() { g.held.Store(false) }
 
 // sampler counts a type's running tasks continuously and records the
 // samples with the time they were taken.
@@ -112,6 +158,20 @@ func (r *rt) sample(taskType string) *sampler {
 		}
 	}()
 	return s
+}
+
+// waitPast returns once a sample taken after t is recorded, or ctx ends.
+func (s *sampler) waitPast(ctx context.Context, t time.Time) {
+	for ctx.Err() == nil {
+		s.mu.Lock()
+		n := len(s.samples)
+		past := n > 0 && s.samples[n-1].at.After(t)
+		s.mu.Unlock()
+		if past {
+			return
+		}
+		time.Sleep(time.Millisecond)
+	}
 }
 
 func (s *sampler) finish() []sample {
@@ -175,31 +235,33 @@ func TestLoweringLimitWhileClaiming(t *testing.T) {
 	s := r.sample("lowered")
 	ctx, cancel := context.WithTimeout(bg, 30*time.Second)
 	defer cancel()
-	var loweredAt, pause atomic.Int64
+	var loweredAt atomic.Int64
+	var gate completionGate
 	go func() {
 		// Let the claimers fill the 50 slots, hold completions so the
 		// running tasks outlive the apply, then lower the limit to 7.
 		// (Generous: on a loaded machine the claimers may be slow to start.)
-		// A claimer past its pause check still completes its batch (up
-		// to 100 tasks): the apply waits until, with completions held,
-		// more than 7 still run, else lets them go and tries again.
+		// Once the gate is held no running task finishes, so the count
+		// read then is the count the apply meets; if it is 7 or fewer,
+		// let the claimers go on and try again.
 		deadline := time.Now().Add(20 * time.Second)
 		for {
 			for r.running("lowered") < 30 && time.Now().Before(deadline) {
 				time.Sleep(2 * time.Millisecond)
 			}
-			pause.Store(time.Now().Add(time.Hour).UnixNano())
-			time.Sleep(50 * time.Millisecond)
+			gate.hold(ctx)
 			if r.running("lowered") > 7 || time.Now().After(deadline) {
 				break
 			}
-			pause.Store(0)
+			gate.release()
 		}
 		r.Apply(state(queueCfg("q"), task("lowered", 7), task("free", 0)))
 		loweredAt.Store(time.Now().UnixNano())
-		pause.Store(time.Now().Add(300 * time.Millisecond).UnixNano())
+		// Keep them held until the sampler has counted after the apply.
+		s.waitPast(ctx, time.Unix(0, loweredAt.Load()))
+		gate.release()
 	}()
-	r.drain(ctx, 8, 100, 20*time.Millisecond, &pause)
+	r.drain(ctx, 8, 100, 20*time.Millisecond, &gate)
 	samples := s.finish()
 	require.NoError(t, ctx.Err(), "drain did not finish")
 	require.NotZero(t, loweredAt.Load(), "the apply ran")
