@@ -77,7 +77,9 @@ Acceptance thresholds (bench run's) are judged on the candidate's rounds and
 reported; they fail the run only with --fail-on-threshold.
 
 Writes to --out: ab.json, ab.md (for a pull request) and rounds/ (each
-invocation's results and log).
+invocation's results and log; with --instructions, the server's count and
+its functions' counts, server_functions.tsv, beside them: ab.md says
+where the instructions changed).
 
 Exit codes: 0 no regression; 4 a regression (or, with --fail-on-threshold,
 a threshold missed or undecided); 1 an error, such as a base that cannot
