@@ -12,8 +12,9 @@ import (
 )
 
 // Cachegrind output files read into their summary and their functions,
-// named and summed as cg_annotate does (the figures below are
-// cg_annotate's, of valgrind 3.19, for the same files).
+// named and summed as cg_annotate does (the figures below are those of
+// valgrind 3.19's cg_annotate for the same files, but compressed.cg's:
+// it does not expand callgrind's compressed names).
 func TestReadCachegrindFunctions(t *testing.T) {
 	t.Parallel()
 	for _, tc := range []struct {
