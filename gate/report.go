@@ -4,10 +4,13 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"math"
 	"strings"
 	"time"
 
+	"github.com/pgseq/pgseq/internal/textfmt"
 	"github.com/pgseq/pgseq/scenarios/report"
+	"github.com/pgseq/pgseq/scenarios/scenariofile"
 	"github.com/pgseq/pgseq/scenarios/stats"
 )
 
@@ -41,6 +44,9 @@ type Report struct {
 	// the defaults).
 	Calibration string `json:"calibration,omitempty"`
 	Rows        []Row  `json:"rows"`
+	// Functions says, for each counted scenario (bench ab
+	// --instructions), which functions' instructions changed most.
+	Functions []FunctionChanges `json:"function_changes,omitempty"`
 	// Thresholds is the candidate's rounds merged, its acceptance
 	// thresholds judged on them (bench run's rule).
 	Thresholds *report.SuiteResult `json:"candidate_thresholds,omitempty"`
@@ -133,6 +139,17 @@ func (r *Report) WriteText(w io.Writer) error {
 	}
 	report.WriteAligned(&b, r.table(true), make([]bool, 9))
 	fmt.Fprintf(&b, "\n(%d more metrics are shown in the report, not gated: latencies and ratios within one build's run.)\n", Count(r.Rows, NotGated))
+	if len(r.Functions) > 0 {
+		fmt.Fprintf(&b, "\nWhere the instructions changed (each build's mean a round; the top %d in ab.md):\n", TopFunctions)
+		for _, fc := range r.Functions {
+			fmt.Fprintf(&b, "\n%s: %s\n", fc.Scenario, totalsText(fc))
+			if len(fc.Functions) == 0 {
+				b.WriteString("no function's count changed\n")
+				continue
+			}
+			report.WriteAligned(&b, functionTable(fc, TopFunctionsText, false), []bool{false, true, true, true, true})
+		}
+	}
 	fmt.Fprintf(&b, "\nVerdict: %s\n", r.Summary())
 	_, err := io.WriteString(w, b.String())
 	return err
@@ -159,6 +176,20 @@ func (r *Report) WriteMarkdown(w io.Writer) error {
 	b.WriteString("\n<details><summary>Not gated (shown only)</summary>\n\n")
 	writeMarkdownTable(&b, r.table(false))
 	b.WriteString("\n</details>\n")
+	if len(r.Functions) > 0 {
+		b.WriteString("\n### Where the instructions changed\n\n")
+		fmt.Fprintf(&b, "The %d functions whose instructions changed most in each scenario: each build's mean a round over the %d rounds (summed over the server processes that served the scenario), and the change, also as a share of the base's total. ", TopFunctions, len(r.Order))
+		b.WriteString("They are PostgreSQL's C functions (and its libraries'), named `file:function` as `cg_annotate` names them: `???` for a file where the binary has no debugging information, `???:???` for the functions a stripped binary does not name. ")
+		b.WriteString("Every function's count of each round is in `rounds/ROUND/SCENARIO/server_functions.tsv`.\n")
+		for _, fc := range r.Functions {
+			fmt.Fprintf(&b, "\n**%s**: %s.\n\n", fc.Scenario, totalsText(fc))
+			if len(fc.Functions) == 0 {
+				b.WriteString("No function's count changed.\n")
+				continue
+			}
+			writeMarkdownTable(&b, functionTable(fc, TopFunctions, true))
+		}
+	}
 	if r.Thresholds != nil {
 		met, missed, inconclusive := r.Thresholds.Counts()
 		fmt.Fprintf(&b, "\n### Acceptance thresholds (the candidate's %d rounds)\n\n%d met, %d missed, %d inconclusive.\n\n",
@@ -173,6 +204,41 @@ func (r *Report) WriteMarkdown(w io.Writer) error {
 	}
 	_, err := io.WriteString(w, b.String())
 	return err
+}
+
+// totalsText is a scenario's mean instructions a round in each build.
+func totalsText(fc FunctionChanges) string {
+	change := ""
+	if fc.BaseTotal > 0 {
+		change = fmt.Sprintf(" (%+.2f%%)", (fc.CandidateTotal/fc.BaseTotal-1)*100)
+	}
+	return fmt.Sprintf("base %s a round, candidate %s%s, over %d rounds",
+		report.FormatValue(scenariofile.UnitInstructions, fc.BaseTotal),
+		report.FormatValue(scenariofile.UnitInstructions, fc.CandidateTotal), change, fc.Rounds)
+}
+
+// functionTable returns the first n of a scenario's function changes as
+// cells; code: the names as Markdown code.
+func functionTable(fc FunctionChanges, n int, code bool) [][]string {
+	rows := [][]string{{"FUNCTION", "BASE", "CANDIDATE", "CHANGE", "OF BASE TOTAL"}}
+	for _, f := range fc.Functions[:min(n, len(fc.Functions))] {
+		name := f.Function
+		if code {
+			name = "`" + name + "`"
+		}
+		// A mean over the rounds: a change of less than 10 a round keeps
+		// its fraction (1 more in one of 3 rounds: +0.3).
+		change := fmt.Sprintf("%+.1f", f.Change)
+		if math.Abs(f.Change) >= 10 {
+			change = textfmt.ThousandsFloat(f.Change)
+			if f.Change > 0 {
+				change = "+" + change
+			}
+		}
+		rows = append(rows, []string{name, textfmt.ThousandsFloat(f.Base), textfmt.ThousandsFloat(f.Candidate),
+			change, fmt.Sprintf("%+.2f%%", f.OfBaseTotal*100)})
+	}
+	return rows
 }
 
 func writeMarkdownTable(b *strings.Builder, rows [][]string) {

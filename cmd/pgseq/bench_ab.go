@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -76,7 +77,9 @@ Acceptance thresholds (bench run's) are judged on the candidate's rounds and
 reported; they fail the run only with --fail-on-threshold.
 
 Writes to --out: ab.json, ab.md (for a pull request) and rounds/ (each
-invocation's results and log).
+invocation's results and log; with --instructions, the server's count and
+its functions' counts, server_functions.tsv, beside them: ab.md says
+where the instructions changed).
 
 Exit codes: 0 no regression; 4 a regression (or, with --fail-on-threshold,
 a threshold missed or undecided); 1 an error, such as a base that cannot
@@ -294,6 +297,7 @@ func (a *app) runAB(ctx context.Context, cfg abConfig, opts gate.Options) (*gate
 		Candidate: gate.Build{Path: cfg.candidate, Version: version()},
 	}
 	runOnce := a.benchRunOnce
+	var counted *countedRuns
 	if cfg.instructions {
 		srv, err := servercount.Start(ctx)
 		if err != nil {
@@ -302,7 +306,7 @@ func (a *app) runAB(ctx context.Context, cfg abConfig, opts gate.Options) (*gate
 		defer func() { _ = srv.Stop(context.WithoutCancel(ctx)) }()
 		fmt.Fprintln(a.stderr, "counting instructions: the scenarios run on a throw-away PostgreSQL under valgrind's cachegrind")
 		cfg.databaseURL = srv.URL()
-		counted := &countedRuns{a: a, srv: srv}
+		counted = &countedRuns{a: a, srv: srv}
 		runOnce = counted.run
 		rep.Instructions = true
 		// A new server's first connections build its caches: a run of the
@@ -318,6 +322,9 @@ func (a *app) runAB(ctx context.Context, cfg abConfig, opts gate.Options) (*gate
 	}
 	var rounds []gate.Round
 	var candRuns []*report.SuiteResult
+	// profiles are each counted scenario's counts in the rounds (not the
+	// warm-up), by side: where the instructions changed.
+	profiles := map[gate.Side]map[string][]gate.Profile{gate.Base: {}, gate.Candidate: {}}
 	for i := range cfg.rounds {
 		rd := gate.Round{First: gate.Order(i)}
 		rep.Order = append(rep.Order, rd.First)
@@ -341,6 +348,12 @@ func (a *app) runAB(ctx context.Context, cfg abConfig, opts gate.Options) (*gate
 			}
 			fmt.Fprintf(a.stderr, "round %d/%d %-9s %.1f s\n", i+1, cfg.rounds, side, time.Since(t0).Seconds())
 			rep.Loads = append(rep.Loads, res.LoadBefore)
+			if counted != nil {
+				for _, sc := range cfg.picked {
+					c := counted.last[sc.Name]
+					profiles[side][sc.Name] = append(profiles[side][sc.Name], gate.Profile{Instructions: c.Instructions, Functions: c.Functions})
+				}
+			}
 			if side == gate.Base {
 				rd.Base = res
 			} else {
@@ -360,6 +373,15 @@ func (a *app) runAB(ctx context.Context, cfg abConfig, opts gate.Options) (*gate
 	rep.Alpha = opts.Alpha
 	rep.Rows = gate.Judge(rows, opts)
 	rep.Environment = rounds[0].Candidate.Environment
+	if counted != nil {
+		for _, sc := range cfg.picked {
+			fc, err := gate.WhereChanged(sc.Name, profiles[gate.Base][sc.Name], profiles[gate.Candidate][sc.Name])
+			if err != nil {
+				return nil, fmt.Errorf("comparing the functions' instructions: %w", err)
+			}
+			rep.Functions = append(rep.Functions, fc)
+		}
+	}
 	// Thresholds are judged on times: not those of a server under valgrind.
 	if merged, err := report.MergeRounds(cfg.picked, candRuns); err == nil && !cfg.instructions {
 		rep.Thresholds = merged
@@ -437,12 +459,18 @@ const countedEnv = "PGSEQ_BENCH_COUNTED"
 type countedRuns struct {
 	a   *app
 	srv *servercount.Server
+	// last are the counts of the last run's scenarios, by name.
+	last map[string]servercount.Count
 }
 
 // run runs each of cfg's scenarios in its own invocation (with those it
 // is measured against) and returns their results as one, every scenario
-// with its ServerInstructions.
+// with its ServerInstructions; their counts, per function too, are in
+// c.last. Beside each invocation's results in dir/SCENARIO it writes
+// server_instructions.txt and server_functions.tsv
+// (servercount.WriteFunctionsTSV).
 func (c *countedRuns) run(ctx context.Context, bin string, cfg abConfig, dir string) (*report.SuiteResult, error) {
+	c.last = map[string]servercount.Count{}
 	// Nothing before this round is counted in it.
 	if _, err := c.srv.Collect(ctx); err != nil {
 		return nil, err
@@ -464,6 +492,12 @@ func (c *countedRuns) run(ctx context.Context, bin string, cfg abConfig, dir str
 		if err := os.WriteFile(filepath.Join(dir, sc.Name, "server_instructions.txt"), []byte(note), 0o644); err != nil {
 			return nil, err
 		}
+		if err := writeFile(filepath.Join(dir, sc.Name, "server_functions.tsv"), func(w io.Writer) error {
+			return servercount.WriteFunctionsTSV(w, count)
+		}); err != nil {
+			return nil, err
+		}
+		c.last[sc.Name] = count
 		if !res.Counted {
 			return nil, fmt.Errorf("%s cannot run counted (it predates bench ab --instructions, or it ran without %s=1): its runs would also send the server samples whose count grows with their time; judge it without --instructions", bin, countedEnv)
 		}

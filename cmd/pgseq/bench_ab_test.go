@@ -2,8 +2,11 @@ package main
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
+	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -102,7 +105,9 @@ exit 1
 
 // bench ab --instructions, end to end: a throw-away server under
 // cachegrind, one invocation per scenario, the server's instructions judged
-// and the throughputs only shown; a base that does not run counted (one
+// and the throughputs only shown, with where the instructions went (each
+// round's server_functions.tsv, the report's "Where the instructions
+// changed"); a base that does not run counted (one
 // that ignores PGSEQ_BENCH_COUNTED, as a pgseq before this one) is an
 // error; --fail-on-threshold cannot judge times under valgrind.
 func TestBenchABInstructions(t *testing.T) {
@@ -136,10 +141,36 @@ scenario "base" {
 	require.Regexp(t, `base\s+server_instructions\s+[0-9.]+ [GM] instructions\s+[0-9.]+ [GM] instructions`, r.stdout)
 	require.Contains(t, r.stdout, "Verdict: no regression: 1 metrics judged over 3 rounds")
 	require.NotContains(t, r.stdout, "Acceptance thresholds on the candidate's rounds")
+	require.Contains(t, r.stdout, "Where the instructions changed")
 	for _, f := range []string{"ab.json", "ab.md", "rounds/0-warm-up/base/run.json", "rounds/1-base/base/server_instructions.txt",
-		"rounds/3-candidate/base/log.txt"} {
+		"rounds/1-base/base/server_functions.tsv", "rounds/3-candidate/base/server_functions.tsv", "rounds/3-candidate/base/log.txt"} {
 		require.FileExists(t, filepath.Join(out, f))
 	}
+	// The functions beside a round's count sum to it.
+	note, err := os.ReadFile(filepath.Join(out, "rounds/1-base/base/server_instructions.txt"))
+	require.NoError(t, err)
+	var total uint64
+	_, err = fmt.Sscanf(string(note), "%d instructions", &total)
+	require.NoError(t, err)
+	tsv, err := os.ReadFile(filepath.Join(out, "rounds/1-base/base/server_functions.tsv"))
+	require.NoError(t, err)
+	lines := strings.Split(strings.TrimSuffix(string(tsv), "\n"), "\n")
+	require.Equal(t, "function\tinstructions", lines[0])
+	require.Greater(t, len(lines), 10, "the functions of a drain")
+	var sum uint64
+	for _, line := range lines[1:] {
+		_, n, ok := strings.Cut(line, "\t")
+		require.True(t, ok, line)
+		v, err := strconv.ParseUint(n, 10, 64)
+		require.NoError(t, err, line)
+		sum += v
+	}
+	require.Equal(t, total, sum, "server_functions.tsv sums to server_instructions.txt")
+	md, err := os.ReadFile(filepath.Join(out, "ab.md"))
+	require.NoError(t, err)
+	require.Contains(t, string(md), "### Where the instructions changed")
+	require.Contains(t, string(md), "**base**: base ")
+	require.Contains(t, string(md), "| FUNCTION | BASE | CANDIDATE | CHANGE | OF BASE TOTAL |")
 	var rep struct {
 		Instructions bool `json:"instructions"`
 		Rows         []struct {
@@ -147,11 +178,21 @@ scenario "base" {
 			Gated           bool
 			Base, Candidate []float64
 		} `json:"rows"`
+		Functions []struct {
+			Scenario  string
+			Rounds    int
+			Functions []struct{ Function string }
+		} `json:"function_changes"`
 	}
 	b, err := os.ReadFile(filepath.Join(out, "ab.json"))
 	require.NoError(t, err)
 	require.NoError(t, json.Unmarshal(b, &rep))
 	require.True(t, rep.Instructions)
+	require.Len(t, rep.Functions, 1)
+	require.Equal(t, "base", rep.Functions[0].Scenario)
+	require.Equal(t, 3, rep.Functions[0].Rounds, "the judged rounds, not the warm-up")
+	require.NotEmpty(t, rep.Functions[0].Functions, "two runs of a drain differ in some function")
+	t.Logf("where the instructions changed: %+v", rep.Functions[0].Functions)
 	gated := map[string]bool{}
 	for _, row := range rep.Rows {
 		gated[row.Metric] = row.Gated

@@ -2,7 +2,8 @@
 // client: it runs the server of a throw-away local database under
 // valgrind's cachegrind, which writes the count of every server process
 // when it exits, and sums the counts of the backends that served a
-// workload once they are gone.
+// workload once they are gone, in total and per function (the same
+// files: cgfile.go reads them).
 //
 // Instruction counts do not depend on what else the machine is doing, so
 // two builds compared by them differ by their own work, not by the
@@ -13,11 +14,12 @@
 package servercount
 
 import (
-	"bufio"
 	"bytes"
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -159,9 +161,16 @@ func (s *Server) settle(ctx context.Context) error {
 
 // Count is what the server's processes executed.
 type Count struct {
-	// Instructions is the sum over Processes backends that exited.
+	// Instructions is the sum over Processes backends that exited: their
+	// summary lines, the authoritative count.
 	Instructions uint64
 	Processes    int
+	// Functions are the instructions of each function, summed over the
+	// processes, named as cg_annotate names them: "file:function", with
+	// "???" where the binary does not say (a stripped PostgreSQL's own
+	// functions read "???:ExecScan"). They sum to Instructions. Nil when
+	// no process was counted.
+	Functions map[string]uint64
 }
 
 // Collect waits until every backend the server started since the last
@@ -181,7 +190,7 @@ func (s *Server) Collect(ctx context.Context) (Count, error) {
 			continue
 		}
 		path := filepath.Join(s.countDir, e.Name())
-		n, err := readSummary(path)
+		cg, err := readCachegrind(path)
 		if err != nil {
 			return Count{}, err
 		}
@@ -189,10 +198,75 @@ func (s *Server) Collect(ctx context.Context) (Count, error) {
 		if err := os.Remove(path); err != nil {
 			return Count{}, err
 		}
-		c.Instructions += n
-		c.Processes++
+		c.add(cg)
 	}
 	return c, nil
+}
+
+// add counts one process's file in c.
+func (c *Count) add(cg cgFile) {
+	c.Instructions += cg.instructions
+	c.Processes++
+	if c.Functions == nil {
+		c.Functions = make(map[string]uint64, len(cg.functions))
+	}
+	for name, n := range cg.functions {
+		c.Functions[name] += n
+	}
+}
+
+// Function is one function's instructions.
+type Function struct {
+	Name         string
+	Instructions uint64
+}
+
+// Sorted returns c's functions, the most instructions first, ties by
+// name.
+func (c Count) Sorted() []Function {
+	out := make([]Function, 0, len(c.Functions))
+	for name, n := range c.Functions {
+		out = append(out, Function{Name: name, Instructions: n})
+	}
+	slices.SortFunc(out, func(a, b Function) int {
+		if a.Instructions != b.Instructions {
+			return cmp.Compare(b.Instructions, a.Instructions)
+		}
+		return strings.Compare(a.Name, b.Name)
+	})
+	return out
+}
+
+// FunctionsTSVShare is the smallest share of the total a function has to
+// have to get a line of its own in WriteFunctionsTSV: 0.01%, one part in
+// 10,000.
+const FunctionsTSVShare = 1.0 / 10_000
+
+// WriteFunctionsTSV writes c's functions as tab-separated values: a header
+// line ("function", "instructions"), then each function with at least
+// FunctionsTSVShare of c.Instructions, the most first (ties by name), then
+// a line "(other)" with the instructions of all the others, when they
+// have some. Its counts sum to c.Instructions. (A drain's processes run a
+// few thousand functions, most of them a handful of instructions: the
+// lines of its own are the few hundred that matter.)
+func WriteFunctionsTSV(w io.Writer, c Count) error {
+	var b strings.Builder
+	b.WriteString("function\tinstructions\n")
+	var listed uint64
+	for _, f := range c.Sorted() {
+		if float64(f.Instructions) < FunctionsTSVShare*float64(c.Instructions) {
+			break
+		}
+		// A name holds no newline (it is a line's end); a tab would shift
+		// the columns.
+		fmt.Fprintf(&b, "%s\t%d\n", strings.ReplaceAll(f.Name, "\t", " "), f.Instructions)
+		listed += f.Instructions
+	}
+	if listed < c.Instructions {
+		fmt.Fprintf(&b, "(other)\t%d\n", c.Instructions-listed)
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
 }
 
 // waitForBackends waits until the postmaster has no children but its own.
@@ -219,31 +293,6 @@ func (s *Server) waitForBackends(ctx context.Context) error {
 			return err
 		}
 	}
-}
-
-// readSummary reads the instruction count of a cachegrind output file
-// (its "summary:" line).
-func readSummary(path string) (uint64, error) {
-	b, err := os.ReadFile(path)
-	if err != nil {
-		return 0, fmt.Errorf("reading a count: %w", err)
-	}
-	sc := bufio.NewScanner(bytes.NewReader(b))
-	sc.Buffer(make([]byte, 64*1024), 16*1024*1024)
-	for sc.Scan() {
-		if rest, ok := strings.CutPrefix(sc.Text(), "summary:"); ok {
-			fields := strings.Fields(rest)
-			if len(fields) == 0 {
-				break
-			}
-			n, err := strconv.ParseUint(fields[0], 10, 64)
-			if err != nil {
-				return 0, fmt.Errorf("%s: summary %q: %w", path, rest, err)
-			}
-			return n, nil
-		}
-	}
-	return 0, fmt.Errorf("%s: no summary line (was the process killed before it could write its count?)", path)
 }
 
 // children returns the pids of pid's child processes, sorted.
