@@ -194,10 +194,15 @@ func (c *completer) run() {
 				timer.Reset(wait)
 				break
 			}
-			if len(slots) > 0 && !c.doneHolds() {
-				// A second call in flight pays only where completions also
-				// claim (tasks holding units); unlimited tasks are claimed
-				// by the fetcher meanwhile.
+			if len(slots) > 0 && !c.doneMostlyHolds() {
+				// A second call in flight pays only where completions do
+				// the claiming (most finished tasks hold units, which pass
+				// to the next tasks of their types); where most are
+				// unlimited the fetcher's claims keep the other server
+				// process busy, and a second call would only split the
+				// batches (one limited type among many: 575 completion
+				// calls per 100,000 tasks, 559 without the second call;
+				// results/limits-design.md, "Seventh round").
 				break
 			}
 			acquired := false
@@ -261,12 +266,21 @@ func (c *completer) takeDone() ([]int64, bool) {
 	return ids, true
 }
 
-// doneHolds reports whether a finished task waiting to be completed holds
-// a slot unit.
-func (c *completer) doneHolds() bool {
+// doneMostlyHolds reports whether at least half of the finished tasks
+// waiting to be completed (and at least one) hold a slot unit.
+func (c *completer) doneMostlyHolds() bool {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	return len(c.holding) > 0
+	if len(c.holding) == 0 {
+		return false
+	}
+	holders := 0
+	for _, id := range c.done {
+		if _, ok := c.holding[id]; ok {
+			holders++
+		}
+	}
+	return holders > 0 && 2*holders >= len(c.done)
 }
 
 // takeHolders removes ids from holding and reports whether any was there.

@@ -437,12 +437,24 @@ func TestCompleterBacklog(t *testing.T) {
 	require.Equal(t, 0, r.c.pending())
 }
 
-// Two completions run at once only where they take tasks over (their
-// tasks hold units); else one at a time.
+// Two completions run at once only where they take tasks over (most of
+// their tasks hold units); else one at a time.
 func TestCompleterCallsInFlight(t *testing.T) {
 	t.Parallel()
-	for holdsUnit, want := range map[bool]int{true: 2, false: 1} {
-		t.Run(fmt.Sprintf("holdsUnit=%t", holdsUnit), func(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		// holders of the five finished tasks, in the order they finish
+		holders []bool
+		want    int
+	}{
+		{"all hold units", []bool{true, true, true, true, true}, 2},
+		{"none holds a unit", []bool{false, false, false, false, false}, 1},
+		// One limited type among many: the rare limited task does not
+		// split the batches.
+		{"one of five holds a unit", []bool{false, false, false, false, true}, 1},
+		{"most hold units", []bool{false, true, true, true, false}, 2},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
 			release := make(chan struct{})
 			var mu sync.Mutex
@@ -458,15 +470,25 @@ func TestCompleterCallsInFlight(t *testing.T) {
 				mu.Unlock()
 				return acceptAll(n, ids, take)
 			})
-			r.add(holdsUnit, false, 1, 2, 3)
-			r.waitCalls(t, want)
+			r.c.mu.Lock() // the five finish before the completer looks
+			for i, holds := range tc.holders {
+				r.c.done = append(r.c.done, int64(i+1))
+				if holds {
+					r.c.holding[int64(i+1)] = struct{}{}
+				}
+				r.c.backlog++
+			}
+			r.c.firstDone = time.Now()
+			r.c.mu.Unlock()
+			r.c.flushSoon()
+			r.waitCalls(t, tc.want)
 			time.Sleep(50 * time.Millisecond) // a call too many would start meanwhile
 			mu.Lock()
-			require.Equal(t, want, most)
+			require.Equal(t, tc.want, most)
 			mu.Unlock()
 			close(release)
 			r.c.stop()
-			require.Len(t, r.calls, 3)
+			require.Len(t, r.calls, len(tc.holders))
 		})
 	}
 }
