@@ -781,8 +781,10 @@ func TestListenerSurvivesIdleSessionTimeout(t *testing.T) {
 func TestStoppedWorkerUnregisters(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t, config(fastQueue(), catalog.TaskType{Name: "a"}))
+	var logs pgseqtest.Buffer
 	w, err := queue.NewWorker(queue.Config{
 		Pool: e.Pool, Schema: e.Schema, WorkerID: "leaving", PollInterval: 10 * time.Millisecond,
+		Logger:   slog.New(slog.NewTextHandler(&logs, nil)),
 		Handlers: map[string]queue.Handler{"a": func(context.Context, *queue.Task) error { return nil }},
 	})
 	require.NoError(t, err)
@@ -794,5 +796,5 @@ func TestStoppedWorkerUnregisters(t *testing.T) {
 	}, 10*time.Second, 5*time.Millisecond)
 	require.NoError(t, stop())
 	e.Scalar(&n, `SELECT count(*) FROM {{schema}}.workers WHERE id = 'leaving'`)
-	require.Zero(t, n)
+	require.Zero(t, n, "the worker's log:\n%s", logs.String())
 }

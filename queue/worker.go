@@ -318,6 +318,12 @@ func (w *Worker) session(ctx context.Context, id string, first bool) (sessionEnd
 			break
 		}
 		if ctx.Err() != nil {
+			// Stopped while registering: the registration may have
+			// committed with its answer still on the way, and a row left
+			// behind would show as a dead worker.
+			if outcomeUnknown(err) {
+				w.unregister(id)
+			}
 			return sessionStopped, nil
 		}
 		if first {
