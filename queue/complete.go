@@ -283,18 +283,18 @@ func (c *completer) doneMostlyHolds() bool {
 	return holders > 0 && 2*holders >= len(c.done)
 }
 
-// takeHolders removes ids from holding and reports whether any was there.
-func (c *completer) takeHolders(ids []int64) bool {
+// takeHolders removes ids from holding and returns how many were there.
+func (c *completer) takeHolders(ids []int64) int {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if len(c.holding) == 0 {
-		return false
+		return 0
 	}
-	found := false
+	found := 0
 	for _, id := range ids {
 		if _, ok := c.holding[id]; ok {
 			delete(c.holding, id)
-			found = true
+			found++
 		}
 	}
 	return found
@@ -342,18 +342,21 @@ func (c *completer) flushIDs(ids []int64) bool {
 	return true
 }
 
-// completeCall completes ids. When some of them hold slot units and the
-// session is not closing, it takes over the waiting tasks those units pass
-// to (complete_and_take): they come back claimed for this worker. Else it
-// completes only (plain complete): unlimited tasks have no units to pass,
-// and a closing session must claim nothing it would hand back.
+// completeCall completes ids. When at least half of them hold slot units
+// and the session is not closing, it takes over the waiting tasks those
+// units pass to (complete_and_take): they come back claimed for this
+// worker. Else it completes only (plain complete), which opens those tasks
+// for the next claim instead: unlimited tasks have no units to pass, a
+// batch of mostly unlimited tasks is claimed by the fetcher anyway (and a
+// few tasks taken over would finish out of step with its batches), and a
+// closing session must claim nothing it would hand back.
 // takeOver reports whether the call could hand tasks over.
 func (c *completer) completeCall(ctx context.Context, ids []int64) (accepted int, handed []*Task, takeOver bool, err error) {
 	holders := c.takeHolders(ids)
 	c.mu.Lock()
 	closing := c.closing
 	c.mu.Unlock()
-	takeOver = holders && !closing
+	takeOver = holders > 0 && 2*holders >= len(ids) && !closing
 	accepted, handed, err = c.complete(ctx, ids, takeOver)
 	return accepted, handed, takeOver, err
 }

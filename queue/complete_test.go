@@ -260,6 +260,21 @@ func TestCompleter(t *testing.T) {
 			wantFlushed: 1,
 		},
 		{
+			// One limited type among many: the fetcher claims the tasks the
+			// units pass to with its next batch.
+			name:      "fewer than half of the call's tasks hold units: complete only",
+			flushSize: 3, flushInterval: hour, answer: acceptAll,
+			steps: func(t *testing.T, r *completerRig) {
+				r.add(false, false, 1)
+				r.add(true, false, 2)
+				r.add(false, false, 3)
+				r.waitCalls(t, 1)
+			},
+			wantCalls:   []completion{{ids: []int64{1, 2, 3}}},
+			wantObs:     []string{"completed 3 accepted 3"},
+			wantFlushed: 1,
+		},
+		{
 			name:      "take only when the call's own tasks hold units",
 			flushSize: 1, flushInterval: hour, answer: acceptAll,
 			steps: func(t *testing.T, r *completerRig) {

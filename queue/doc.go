@@ -22,9 +22,11 @@
 // leads, and reloads its queue's settings when pgseq apply notifies the
 // pgseq_config channel. Limits are enforced in the database (a limited task
 // is claimable only while it holds one of its type's slot units), so a new
-// limit applies at once without any reload. When finished tasks held units,
-// the worker completes them with complete_and_take, which hands it the
-// waiting tasks those units pass to, claimed in the same write; it takes only
+// limit applies at once without any reload. When most of a batch of
+// finished tasks held units, the worker completes it with
+// complete_and_take, which hands it the waiting tasks those units pass to,
+// claimed in the same write (a batch of mostly unlimited tasks completes
+// with complete, which opens them for the next claim); it takes only
 // what its handlers can start soon (the rest stay open for other workers,
 // woken by NOTIFY pgseq_tasks), and completes slow limited tasks at once.
 //
