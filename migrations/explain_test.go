@@ -174,6 +174,38 @@ func TestClaimGenericPlanFindsTasksByIndex(t *testing.T) {
 	}
 }
 
+// A completion finds its tasks by their ids (tasks_pkey), never through
+// tasks_held, whatever the statistics: an ANALYZE taken while nothing ran
+// made the generic plan of lock_owned scan every entry tasks_held kept for
+// the worker's completed tasks (migration 022).
+func TestCompletionFindsTasksByPrimaryKey(t *testing.T) {
+	t.Parallel()
+	r := newRT(t, state(queueCfg("q"), task("free", 0)))
+	r.seed("free", "open", 20000, "1 day")
+	r.Exec(`ANALYZE {{schema}}.tasks`) // nothing runs: worker_id is all NULL
+	r.register("w")
+	// The worker completes 2,000 tasks: their entries stay in tasks_held
+	// until a VACUUM.
+	for range 20 {
+		ids, err := claim(bg, r.Pool, r.Schema, "q", "w", 100)
+		require.NoError(t, err)
+		r.Exec(`SELECT {{schema}}.complete($1, 'w')`, ids)
+	}
+	ids, err := claim(bg, r.Pool, r.Schema, "q", "w", 100)
+	require.NoError(t, err)
+	plans, rows, _ := r.plansWith(t, []string{`SET plan_cache_mode = force_generic_plan`},
+		`SELECT {{schema}}.complete($1, 'w')`, ids)
+	require.Equal(t, [][]any{{int32(100)}}, rows)
+	all := strings.Join(plans, "\n")
+	scans := strings.Join(scansOnTasks(plans), "\n")
+	require.Contains(t, scans, "Index Scan using tasks_pkey on tasks")
+	require.NotContains(t, scans, "tasks_held", "a completion reads the worker's held tasks:\n%s", all)
+	for _, m := range removedRE.FindAllStringSubmatch(all, -1) {
+		n, _ := strconv.Atoi(m[1])
+		require.LessOrEqual(t, n, 100, "a scan filtered out %d rows", n)
+	}
+}
+
 // When the oldest 100,000 pending tasks belong to a limited type whose
 // slots are all in use, a claim does not look at them: they wait in their
 // type's lane, and the claim reads only open tasks (unlimited, or limited

@@ -14,7 +14,7 @@
 -- default owner privileges. Roles that pgseq apply grants access levels to
 -- are not shown: a freshly migrated schema has none.
 --
--- Version 21.
+-- Version 22.
 
 
 -- Schema
@@ -1668,7 +1668,8 @@ BEGIN
       INTO ids, unit_types, unit_groups, key_types, key_keys
     FROM (
         SELECT t.id, t.type, t.slot_group, t.key_unit, t.partition_key FROM {{schema}}.tasks t
-        WHERE t.id = ANY (task_ids) AND t.worker_id = lock_owned.worker_id AND t.status = 'running'
+        WHERE t.id = ANY (task_ids) AND t.worker_id = lock_owned.worker_id
+          AND t.status::text = 'running' -- as text: never through tasks_held (above)
         ORDER BY t.id
         FOR UPDATE
     ) o;
