@@ -2,21 +2,20 @@
 -- through the index of the worker's held tasks.
 -- {{schema}} is replaced by the quoted schema name.
 --
--- lock_owned (the fence of complete, complete_and_take and fail) locks the
--- given tasks that are still the worker's and running:
+-- lock_owned (the fence of complete, complete_and_take, fail and release)
+-- locks the given tasks that are still the worker's and running:
 -- `t.id = ANY (task_ids) AND t.worker_id = … AND t.status = 'running'`.
 -- The tasks' statistics come from an ANALYZE taken when nothing ran (after
 -- seeding, or on an idle queue), so the planner expects one row for any
 -- worker and PL/pgSQL's generic plan scans tasks_held (worker_id) and
 -- filters the ids. That index keeps an entry for every task the worker
 -- completed since the last VACUUM: each completion visits them all,
--- prunes their heap pages and marks their entries dead again. In the
--- `mixed` drain of scenarios/instructions (20,000 tasks, 100 types, one
--- limited) it made a run's server work 17% larger than `baseline`'s, whose
--- plan happened to probe the primary key (counted per function with
--- `pgseq bench ab --instructions`: _bt_killitems +120 M instructions,
--- heap_page_prune +115 M, ItemPointerEquals +70 M, a hashed `= ANY`
--- filter +36 M).
+-- prunes their heap pages and marks their entries dead again. Counted with
+-- `pgseq bench ab --instructions` (scenarios/instructions, 3 rounds,
+-- against version 21), the server's work for a whole run: `mixed` (100
+-- types, one limited) −3.0% [−4.2%, −1.8%] (_bt_killitems −112 M
+-- instructions, ItemPointerEquals −72 M, the `= ANY` filter −79 M), `many`
+-- −1.5% [−2.3%, −0.8%], `baseline` +0.4% [−1.2%, +2.1%].
 --
 -- Now the status is compared as text, which the planner cannot match with
 -- tasks_held's predicate (status IN ('claimed', 'running')): that index is
