@@ -14,7 +14,7 @@
 -- default owner privileges. Roles that pgseq apply grants access levels to
 -- are not shown: a freshly migrated schema has none.
 --
--- Version 22.
+-- Version 23.
 
 
 -- Schema
@@ -1610,11 +1610,17 @@ $function$;
 
 CREATE OR REPLACE FUNCTION {{schema}}.lock_admission(types text[], exclusive boolean DEFAULT true)
  RETURNS void
- LANGUAGE sql
+ LANGUAGE plpgsql
 AS $function$
-    SELECT count(CASE WHEN exclusive THEN pg_advisory_xact_lock(1885827954, k)::text
-                      ELSE pg_advisory_xact_lock_shared(1885827954, k)::text END)
-    FROM (SELECT DISTINCT {{schema}}.slot_lock_key(t) AS k FROM unnest(types) AS u(t) ORDER BY 1) keys;
+BEGIN
+    IF exclusive THEN
+        PERFORM count(pg_advisory_xact_lock(1885827954, x.k)::text)
+        FROM (SELECT DISTINCT {{schema}}.slot_lock_key(u.t) AS k FROM unnest(types) AS u(t) ORDER BY 1) x;
+    ELSE
+        PERFORM count(pg_advisory_xact_lock_shared(1885827954, x.k)::text)
+        FROM (SELECT DISTINCT {{schema}}.slot_lock_key(u.t) AS k FROM unnest(types) AS u(t) ORDER BY 1) x;
+    END IF;
+END;
 $function$;
 -- privileges: owner
 
