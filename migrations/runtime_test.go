@@ -566,3 +566,69 @@ func TestRetriesBackoffAndDeadLetter(t *testing.T) {
 	require.Equal(t, "failed", status)
 	r.RequireInvariants()
 }
+
+// enqueue_batch takes the units of every limited type of a batch at once
+// (take_units_of, migration 024): each due keyless task of a limited type
+// is inserted open with a unit while its type has one free, in input
+// order, else waiting in its lane; a draining type's tasks all wait;
+// unlimited tasks are open without a unit; and every group's used counts
+// exactly the tasks holding its units.
+func TestEnqueueBatchTakesUnitsOfEveryTypeAtOnce(t *testing.T) {
+	t.Parallel()
+	r := newRT(t, state(queueCfg("q"), task("a", 3), task("b", 60), task("c", 0), task("d", 2)))
+	r.Exec(`UPDATE {{schema}}.task_types SET draining = true WHERE name = 'd'`)
+	var types []string
+	for i := 0; i < 5; i++ {
+		types = append(types, "a", "b", "c", "d")
+	}
+	for i := 0; i < 40; i++ {
+		types = append(types, "b")
+	}
+	rows, err := r.Pool.Query(bg, r.SQL(`SELECT * FROM {{schema}}.enqueue_batch($1)`), types)
+	require.NoError(t, err)
+	ids, err := pgx.CollectRows(rows, pgx.RowTo[int64])
+	require.NoError(t, err)
+	require.Len(t, ids, len(types))
+
+	gates := func(typ string) (open, waiting []int64) {
+		t.Helper()
+		rows, err := r.Pool.Query(bg, r.SQL(`SELECT id, gate::text, slot_group IS NOT NULL FROM {{schema}}.tasks WHERE type = $1 ORDER BY id`), typ)
+		require.NoError(t, err)
+		defer rows.Close()
+		for rows.Next() {
+			var id int64
+			var gate string
+			var holds bool
+			require.NoError(t, rows.Scan(&id, &gate, &holds))
+			switch {
+			case gate == "open" && (holds || typ == "c"):
+				open = append(open, id)
+			case gate == "waiting" && !holds:
+				waiting = append(waiting, id)
+			default:
+				t.Fatalf("task %d of %s: gate %s, holds a unit: %v", id, typ, gate, holds)
+			}
+		}
+		require.NoError(t, rows.Err())
+		return open, waiting
+	}
+	open, waiting := gates("a")
+	require.Len(t, open, 3, "a: as many open as its limit")
+	require.Len(t, waiting, 2)
+	require.Less(t, open[2], waiting[0], "a: the first tasks in input order take the units")
+	open, waiting = gates("b")
+	require.Len(t, open, 45, "b: every task, the limit is not reached")
+	require.Empty(t, waiting)
+	open, _ = gates("c")
+	require.Len(t, open, 5, "c: unlimited")
+	open, waiting = gates("d")
+	require.Empty(t, open, "d: draining, no unit taken")
+	require.Len(t, waiting, 5)
+
+	// Every group lends exactly the units its holders hold.
+	var bad int
+	r.Scalar(&bad, `SELECT count(*) FROM {{schema}}.concurrency_slots s
+		WHERE s.used <> (SELECT count(*) FROM {{schema}}.tasks t WHERE t.type = s.task_type AND t.slot_group = s.slot_group)
+		   OR s.used > s.capacity`)
+	require.Zero(t, bad, "slot groups whose used is not their holders")
+}

@@ -14,7 +14,7 @@
 -- default owner privileges. Roles that pgseq apply grants access levels to
 -- are not shown: a freshly migrated schema has none.
 --
--- Version 23.
+-- Version 24.
 
 
 -- Schema
@@ -1159,17 +1159,15 @@ BEGIN
     -- insert (step 5), so the call never waits for a key while holding a
     -- unit it took: a completion finishing the key's task may be waiting
     -- for that unit's slot row.
-    FOR v_type, v_want IN
-        SELECT u.type, count(*)::integer
-        FROM unnest(types, run_ats, idempotency_keys) AS u(type, at, key)
-        JOIN {{schema}}.task_types t ON t.name = u.type AND t.concurrency IS NOT NULL AND t.partition_limit IS NULL
-        WHERE NOT v_keyed AND coalesce(u.at, now()) <= now() AND u.key IS NULL
-        GROUP BY u.type ORDER BY u.type
-    LOOP
-        v_got := {{schema}}.take_units(v_type, v_want);
-        u_types := u_types || array_fill(v_type, ARRAY[cardinality(v_got)]);
-        u_groups := u_groups || v_got;
-    END LOOP;
+    -- All types' units in one statement (take_units_of), not one call per
+    -- type.
+    IF NOT v_keyed THEN
+        SELECT coalesce(x.unit_types, '{}'), coalesce(x.unit_groups, '{}') INTO u_types, u_groups
+        FROM {{schema}}.take_units_of(ARRAY(
+                 SELECT u.type FROM unnest(types, run_ats, idempotency_keys) AS u(type, at, key)
+                 JOIN {{schema}}.task_types t ON t.name = u.type AND t.concurrency IS NOT NULL AND t.partition_limit IS NULL
+                 WHERE coalesce(u.at, now()) <= now() AND u.key IS NULL)) AS x;
+    END IF;
 
     -- 4. Insert, the k-th keyless due task of a type with the k-th unit of
     -- that type. Ids are drawn up front, in input order, so each input row
@@ -2494,6 +2492,48 @@ BEGIN
     SELECT coalesce(array_agg(t.slot_group ORDER BY t.slot_group), '{}') INTO v_groups
     FROM taken t, generate_series(1, t.n);
     RETURN v_groups;
+END;
+$function$;
+-- privileges: owner
+
+CREATE OR REPLACE FUNCTION {{schema}}.take_units_of(types text[], OUT unit_types text[], OUT unit_groups integer[])
+ RETURNS record
+ LANGUAGE plpgsql
+AS $function$
+BEGIN
+    WITH wanted AS (
+        -- Each limited type named, with the units it wants; draining
+        -- types want none.
+        SELECT u.t, count(*)::integer AS n
+        FROM unnest(types) AS u(t)
+        WHERE NOT EXISTS (SELECT 1 FROM {{schema}}.task_types tt WHERE tt.name = u.t AND tt.draining)
+        GROUP BY u.t
+    ), free AS (
+        -- Per type, enough groups with a free unit for the units wanted
+        -- (one index descent per type), locked.
+        SELECT w.t, w.n, f.slot_group, f.free, random() AS ord
+        FROM wanted w, LATERAL (
+            SELECT s.slot_group, s.capacity - s.used AS free
+            FROM {{schema}}.concurrency_slots s
+            WHERE s.task_type = w.t AND s.used < s.capacity
+            LIMIT w.n
+            FOR UPDATE SKIP LOCKED
+        ) f
+    ), take AS (
+        -- Fill each type's locked groups in order until it has its units.
+        SELECT f.t, f.slot_group,
+               least(f.free, f.n - coalesce(sum(f.free) OVER (PARTITION BY f.t ORDER BY f.ord, f.slot_group
+                                                              ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING), 0)) AS n
+        FROM free f
+    ), taken AS (
+        UPDATE {{schema}}.concurrency_slots s SET used = s.used + t.n
+        FROM take t
+        WHERE s.task_type = t.t AND s.slot_group = t.slot_group AND t.n > 0
+        RETURNING s.task_type, s.slot_group, t.n
+    )
+    SELECT array_agg(t.task_type ORDER BY t.task_type, t.slot_group), array_agg(t.slot_group ORDER BY t.task_type, t.slot_group)
+      INTO unit_types, unit_groups
+    FROM taken t, generate_series(1, t.n);
 END;
 $function$;
 -- privileges: owner
