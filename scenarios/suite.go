@@ -268,6 +268,14 @@ func drainResult(sc scenariofile.Scenario, size scenariofile.Size, c DrainCase, 
 	}
 
 	r.Metrics = append(r.Metrics, report.PerRoundMetric(scenariofile.WorkloadDrain, "throughput", series(func(run Run) float64 { return run.TasksPerSec })))
+	// The Go side's CPU per task: a slower worker shows here first, where
+	// the round's throughput hides it in the machine's noise.
+	r.Metrics = append(r.Metrics, report.PerRoundMetric(scenariofile.WorkloadDrain, "go_cpu_per_task", series(func(run Run) float64 {
+		if done := run.TasksPerSec * run.Seconds; done > 0 {
+			return run.GoCPU / done
+		}
+		return 0
+	})))
 	for _, s := range rep.Variants {
 		if s.Variant == c.Name && s.VsBaseline != nil && sc.Against != "" {
 			m := metric("throughput_ratio")

@@ -59,6 +59,8 @@ var Metrics = []Metric{
 		"most tasks of one limited type seen running at once (sampled through the drain)"},
 	{"slot_release", WorkloadDrain, UnitSeconds, false, false, false,
 		"server time of the slot step per unit released (hand_off; needs a superuser)"},
+	{"go_cpu_per_task", WorkloadDrain, UnitSeconds, false, false, true,
+		"CPU time of the pgseq process (workers, pools, observer) per task drained: the Go side's work, which the server's counts do not see"},
 
 	{"rows_examined", WorkloadExplain, UnitRows, false, false, false,
 		"the most rows any one plan node of claim or complete read from tasks (rows returned plus rows removed by a filter, over all loops)"},
