@@ -72,7 +72,10 @@ func Calibrate(runs [][]Row) *Calibration {
 	if len(runs) == 0 {
 		return c
 	}
-	c.Rounds = len(runs[0][0].Base)
+	for _, r := range runs[0] {
+		// The most rounds of a row: a scenario run once per build has one.
+		c.Rounds = max(c.Rounds, len(r.Base))
+	}
 	alarmed := make([]bool, len(runs)) // runs with any false alarm
 	for _, r := range runs[0] {
 		if !r.Gated {

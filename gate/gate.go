@@ -164,16 +164,42 @@ func Gated(w scenariofile.Workload, metric string) (gated, deterministic bool) {
 	return false, false
 }
 
+// OncePerBuild says whether bench ab runs the scenarios of workload w in
+// its first round only (both builds): every metric of w the gate judges is
+// deterministic (an explain scenario's plan: rows, buffers, scans, compared
+// by their medians without a test), so further rounds would measure the
+// same counts again. Counted runs (bench ab --instructions) judge
+// ServerInstructions, a noisy metric, for every scenario: none runs once.
+func OncePerBuild(w scenariofile.Workload, counted bool) bool {
+	if counted {
+		return false
+	}
+	judged := false
+	for _, name := range scenariofile.MetricNames(w) {
+		gated, det := Gated(w, name)
+		if gated && !det {
+			return false
+		}
+		judged = judged || gated
+	}
+	return judged
+}
+
 // Series turns the rounds into rows: one per metric of each scenario the
-// candidate ran, with the base's values of the same rounds. A scenario or
-// metric the base did not measure is an error: the two builds must run
-// the same scenarios.
+// candidate ran in the first round, with the base's values of the same
+// rounds. A scenario whose measured gated metrics are all deterministic
+// (OncePerBuild: bench ab runs it in the first round only) may be missing
+// from a round's two results alike: its rows hold the values of the rounds
+// that measured it, its metrics shown beside them (claim_time) too. Any
+// other missing scenario or metric is an error: the two builds must run
+// the same scenarios, and a noisy metric is tested on every round.
 func Series(rounds []Round) ([]Row, error) {
 	if len(rounds) == 0 {
 		return nil, fmt.Errorf("no rounds")
 	}
 	var rows []Row
 	for _, s := range rounds[0].Candidate.Scenarios {
+		once := deterministicOnly(s)
 		for _, m := range s.Metrics {
 			gated, det := Gated(s.Workload, m.Name)
 			r := Row{Scenario: s.Name, Metric: m.Name, Unit: m.Unit, HigherIsBetter: m.HigherIsBetter,
@@ -182,7 +208,13 @@ func Series(rounds []Round) ([]Row, error) {
 				continue // running_max in a counted run: nobody sampled it
 			}
 			for i, rd := range rounds {
+				if once && rd.Base.Scenario(s.Name) == nil && rd.Candidate.Scenario(s.Name) == nil {
+					continue // run once per build: not in this round
+				}
 				cv, ok := roundValue(rd.Candidate, s.Name, m.Name)
+				if !ok && once && rd.Candidate.Scenario(s.Name) == nil {
+					return nil, fmt.Errorf("round %d: the base ran scenario %q and the candidate did not (a scenario run once per build runs in both builds' half of a round, or in neither)", i+1, s.Name)
+				}
 				if !ok {
 					return nil, fmt.Errorf("round %d: the candidate did not measure %s of scenario %q", i+1, m.Name, s.Name)
 				}
@@ -197,6 +229,22 @@ func Series(rounds []Round) ([]Row, error) {
 		}
 	}
 	return rows, nil
+}
+
+// deterministicOnly says whether every gated metric a scenario measured is
+// deterministic (and it measured one): a scenario that may run in one
+// round only. Counted explain scenarios measured ServerInstructions too,
+// which is noisy.
+func deterministicOnly(s report.ScenarioResult) bool {
+	judged := false
+	for _, m := range s.Metrics {
+		gated, det := Gated(s.Workload, m.Name)
+		if gated && !det {
+			return false
+		}
+		judged = judged || gated
+	}
+	return judged
 }
 
 // measuredBySome says whether either build measured the metric in some

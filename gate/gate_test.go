@@ -196,3 +196,144 @@ func TestJudgeCounted(t *testing.T) {
 		})
 	}
 }
+
+// bench ab runs an explain scenario in its first round only, both builds:
+// its rows hold the rounds that measured it; a noisy metric missing from a
+// round, or a scenario one build ran in a round and the other did not, is
+// still an error.
+func TestSeriesExplainInTheFirstRoundOnly(t *testing.T) {
+	t.Parallel()
+	metric := func(name string, v float64) report.MetricResult {
+		return report.MetricResult{Name: name, Value: v, N: 1}
+	}
+	drain := func(v float64) report.ScenarioResult {
+		return report.ScenarioResult{Name: "baseline", Workload: scenariofile.WorkloadDrain,
+			Metrics: []report.MetricResult{metric("throughput", v), metric("claim_p99", 0.002)}}
+	}
+	explain := func(extra ...report.MetricResult) report.ScenarioResult {
+		return report.ScenarioResult{Name: "explain-no-limit", Workload: scenariofile.WorkloadExplain,
+			Metrics: append([]report.MetricResult{metric("rows_examined", 100), metric("buffers", 400),
+				metric("seq_scans", 0), metric("claim_time", 0.01)}, extra...)}
+	}
+	res := func(scs ...report.ScenarioResult) *report.SuiteResult { return &report.SuiteResult{Scenarios: scs} }
+	// rounds: the first runs both scenarios, the others the drain alone
+	// unless later says otherwise.
+	rounds := func(later func(i int) (base, cand *report.SuiteResult)) []Round {
+		out := []Round{{First: Base, Base: res(drain(100), explain()), Candidate: res(drain(101), explain())}}
+		for i := 1; i < 4; i++ {
+			b, c := later(i)
+			out = append(out, Round{First: Order(i), Base: b, Candidate: c})
+		}
+		return out
+	}
+	drainsOnly := func(int) (*report.SuiteResult, *report.SuiteResult) { return res(drain(100)), res(drain(102)) }
+	for _, tc := range []struct {
+		name    string
+		rounds  []Round
+		lens    map[string]int // rows' values by metric: scenario/metric
+		wantErr string
+	}{
+		{name: "explain in round 1, the drain in every round",
+			rounds: rounds(drainsOnly),
+			lens: map[string]int{"baseline/throughput": 4, "baseline/claim_p99": 4, "explain-no-limit/rows_examined": 1,
+				"explain-no-limit/buffers": 1, "explain-no-limit/seq_scans": 1, "explain-no-limit/claim_time": 1}},
+		{name: "explain in every round",
+			rounds: rounds(func(int) (*report.SuiteResult, *report.SuiteResult) {
+				return res(drain(100), explain()), res(drain(102), explain())
+			}),
+			lens: map[string]int{"baseline/throughput": 4, "baseline/claim_p99": 4, "explain-no-limit/rows_examined": 4,
+				"explain-no-limit/buffers": 4, "explain-no-limit/seq_scans": 4, "explain-no-limit/claim_time": 4}},
+		{name: "explain in round 3 too",
+			rounds: rounds(func(i int) (*report.SuiteResult, *report.SuiteResult) {
+				if i == 2 {
+					return res(drain(100), explain()), res(drain(102), explain())
+				}
+				return drainsOnly(i)
+			}),
+			lens: map[string]int{"baseline/throughput": 4, "explain-no-limit/rows_examined": 2, "explain-no-limit/claim_time": 2}},
+		{name: "a drain missing from a later round",
+			rounds: rounds(func(i int) (*report.SuiteResult, *report.SuiteResult) {
+				if i == 3 {
+					return res(), res()
+				}
+				return drainsOnly(i)
+			}),
+			wantErr: `round 4: the candidate did not measure throughput of scenario "baseline"`},
+		{name: "the base ran explain in a later round, the candidate did not",
+			rounds: rounds(func(i int) (*report.SuiteResult, *report.SuiteResult) {
+				return res(drain(100), explain()), res(drain(102))
+			}),
+			wantErr: `round 2: the base ran scenario "explain-no-limit" and the candidate did not (a scenario run once per build runs in both builds' half of a round, or in neither)`},
+		{name: "the candidate ran explain in a later round, the base did not",
+			rounds: rounds(func(i int) (*report.SuiteResult, *report.SuiteResult) {
+				return res(drain(100)), res(drain(102), explain())
+			}),
+			wantErr: `round 2: the base did not measure rows_examined of scenario "explain-no-limit" (does the base know this scenario?)`},
+		{name: "a counted explain scenario (server_instructions is noisy) missing from a later round",
+			rounds: func() []Round {
+				rs := rounds(drainsOnly)
+				rs[0].Base = res(drain(100), explain(metric(ServerInstructions, 2e9)))
+				rs[0].Candidate = res(drain(101), explain(metric(ServerInstructions, 2e9)))
+				return rs
+			}(),
+			wantErr: `round 2: the candidate did not measure rows_examined of scenario "explain-no-limit"`},
+		{name: "the base's explain missing from round 1",
+			rounds: func() []Round {
+				rs := rounds(drainsOnly)
+				rs[0].Base = res(drain(100))
+				return rs
+			}(),
+			wantErr: `round 1: the base did not measure rows_examined of scenario "explain-no-limit"`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			rows, err := Series(tc.rounds)
+			if tc.wantErr != "" {
+				require.ErrorContains(t, err, tc.wantErr)
+				return
+			}
+			require.NoError(t, err)
+			got := map[string]int{}
+			for _, r := range rows {
+				require.Len(t, r.Base, len(r.Candidate), "%s/%s", r.Scenario, r.Metric)
+				got[r.Scenario+"/"+r.Metric] = len(r.Base)
+			}
+			for k, n := range tc.lens {
+				require.Equal(t, n, got[k], k)
+			}
+			judged := Judge(rows, Options{})
+			for _, r := range judged {
+				if r.Deterministic {
+					require.Equal(t, NoChange, r.Verdict, "%+v", r)
+				}
+			}
+		})
+	}
+}
+
+func TestOncePerBuild(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		w       scenariofile.Workload
+		counted bool
+		want    bool
+	}{
+		{scenariofile.WorkloadExplain, false, true},
+		{scenariofile.WorkloadExplain, true, false},
+		{scenariofile.WorkloadDrain, false, false},
+		{scenariofile.WorkloadCounters, false, false},
+		{scenariofile.WorkloadSoak, false, false},
+		{scenariofile.WorkloadScale, false, false}, // judges nothing
+	} {
+		require.Equal(t, tc.want, OncePerBuild(tc.w, tc.counted), "%s counted=%v", tc.w, tc.counted)
+	}
+}
+
+// Calibration's rounds are the run's, not those of a scenario run once per
+// build that comes first.
+func TestCalibrateRoundsWithAScenarioRunOnce(t *testing.T) {
+	t.Parallel()
+	plan := Row{Scenario: "explain-no-limit", Metric: "rows_examined", Gated: true, Deterministic: true,
+		Base: []float64{120}, Candidate: []float64{120}}
+	rows := Judge([]Row{plan, throughputRow("baseline", noisy(30, 8, 1000, 0.04), noisy(31, 8, 1000, 0.04))}, Options{})
+	require.Equal(t, 8, Calibrate([][]Row{rows, rows}).Rounds)
+}

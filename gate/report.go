@@ -31,6 +31,9 @@ type Report struct {
 	// Order is who ran first in each round.
 	Order []Side `json:"order"`
 	Quick bool   `json:"quick"`
+	// OncePerBuild are the scenarios each build ran in the first round
+	// only (see OncePerBuild): their rows hold one value a side.
+	OncePerBuild []string `json:"once_per_build,omitempty"`
 	// Instructions says the server ran under valgrind's cachegrind (bench
 	// ab --instructions): its instruction counts are judged, and the
 	// throughputs and times, which valgrind slows, are only shown.
@@ -88,15 +91,15 @@ func (r *Report) Summary() string {
 	}
 	reg := r.Regressions()
 	if len(reg) == 0 {
-		return fmt.Sprintf("no regression: %d metrics judged over %d rounds (%d ~, %d improved, %d undecided)",
-			gated, len(r.Order), Count(r.Rows, NoChange), Count(r.Rows, Improvement), Count(r.Rows, Undecided))
+		return fmt.Sprintf("no regression: %d metrics judged over %s (%d ~, %d improved, %d undecided)",
+			gated, roundsText(len(r.Order)), Count(r.Rows, NoChange), Count(r.Rows, Improvement), Count(r.Rows, Undecided))
 	}
 	names := make([]string, len(reg))
 	for i, x := range reg {
 		names[i] = fmt.Sprintf("%s %s %s", x.Scenario, x.Metric, signedPercent(x.Change))
 	}
-	return fmt.Sprintf("REGRESSION in %d of %d metrics judged over %d rounds: %s",
-		len(reg), gated, len(r.Order), strings.Join(names, ", "))
+	return fmt.Sprintf("REGRESSION in %d of %d metrics judged over %s: %s",
+		len(reg), gated, roundsText(len(r.Order)), strings.Join(names, ", "))
 }
 
 // table returns the rows as cells: the gated rows, or the others.
@@ -130,12 +133,15 @@ func (r *Report) table(gated bool) [][]string {
 // WriteText writes the gated rows, the run's conditions and the verdict.
 func (r *Report) WriteText(w io.Writer) error {
 	var b strings.Builder
-	fmt.Fprintf(&b, "base %s (%s) against candidate %s (%s), %d rounds in the order %s\n",
-		r.Base.Path, r.Base.Version, r.Candidate.Path, r.Candidate.Version, len(r.Order), orderText(r.Order))
+	fmt.Fprintf(&b, "base %s (%s) against candidate %s (%s), %s in the order %s\n",
+		r.Base.Path, r.Base.Version, r.Candidate.Path, r.Candidate.Version, roundsText(len(r.Order)), orderText(r.Order))
 	fmt.Fprintf(&b, "machine: %d CPUs (%s), %s; load %s\n\n", r.Environment.NumCPU, r.Environment.CPUModel,
 		firstWords(r.Environment.Postgres, 2), loadsText(r.Loads))
 	if r.Instructions {
 		b.WriteString("counted: the server ran under valgrind's cachegrind; its instructions are judged, times are only shown\n\n")
+	}
+	if len(r.OncePerBuild) > 0 {
+		fmt.Fprintf(&b, "once per build (round 1 only; their plans' counts are the same every run): %s\n\n", strings.Join(r.OncePerBuild, ", "))
 	}
 	report.WriteAligned(&b, r.table(true), make([]bool, 9))
 	fmt.Fprintf(&b, "\n(%d more metrics are shown in the report, not gated: latencies and ratios within one build's run.)\n", Count(r.Rows, NotGated))
@@ -159,8 +165,8 @@ func (r *Report) WriteText(w io.Writer) error {
 func (r *Report) WriteMarkdown(w io.Writer) error {
 	var b strings.Builder
 	fmt.Fprintf(&b, "## pgseq bench ab: %s\n\n", r.Summary())
-	fmt.Fprintf(&b, "Base `%s` (%s), candidate `%s` (%s): %d rounds, the builds taking turns (%s) on one machine and database. ",
-		r.Base.Path, r.Base.Version, r.Candidate.Path, r.Candidate.Version, len(r.Order), orderText(r.Order))
+	fmt.Fprintf(&b, "Base `%s` (%s), candidate `%s` (%s): %s, the builds taking turns (%s) on one machine and database. ",
+		r.Base.Path, r.Base.Version, r.Candidate.Path, r.Candidate.Version, roundsText(len(r.Order)), orderText(r.Order))
 	fmt.Fprintf(&b, "A metric regressed when its change is significant at %.2g after Holm's correction over the %d metrics judged **and** larger than its noise floor", r.Alpha, len(r.Rows)-Count(r.Rows, NotGated))
 	if r.Calibration != "" {
 		fmt.Fprintf(&b, " (from `%s`).\n\n", r.Calibration)
@@ -169,6 +175,10 @@ func (r *Report) WriteMarkdown(w io.Writer) error {
 	}
 	fmt.Fprintf(&b, "Machine: %d CPUs (%s), %s. Load at each invocation: %s.\n\n", r.Environment.NumCPU, r.Environment.CPUModel,
 		firstWords(r.Environment.Postgres, 2), loadsText(r.Loads))
+	if len(r.OncePerBuild) > 0 {
+		fmt.Fprintf(&b, "Run once per build, in round 1 only: %s. Every metric judged of them is a plan's count (rows, buffers, sequential scans), the same every run, so they are compared on that round; their other metrics are that round's too.\n\n",
+			codeList(r.OncePerBuild))
+	}
 	if r.Instructions {
 		b.WriteString("Counted: the PostgreSQL server ran under valgrind's cachegrind, and `server_instructions` is what it executed for each scenario's `bench run` (setup, seeding and drain): a count that does not depend on the machine's load. Throughputs and times, which valgrind slows tens of times, are only shown.\n\n")
 	}
@@ -192,8 +202,8 @@ func (r *Report) WriteMarkdown(w io.Writer) error {
 	}
 	if r.Thresholds != nil {
 		met, missed, inconclusive := r.Thresholds.Counts()
-		fmt.Fprintf(&b, "\n### Acceptance thresholds (the candidate's %d rounds)\n\n%d met, %d missed, %d inconclusive.\n\n",
-			len(r.Order), met, missed, inconclusive)
+		fmt.Fprintf(&b, "\n### Acceptance thresholds (the candidate's %s)\n\n%d met, %d missed, %d inconclusive.\n\n",
+			roundsText(len(r.Order)), met, missed, inconclusive)
 		rows := [][]string{{"STATUS", "SCENARIO", "METRIC", "THRESHOLD", "MEASURED", "WHY"}}
 		for _, s := range r.Thresholds.Scenarios {
 			for _, t := range s.Thresholds {
@@ -239,6 +249,15 @@ func functionTable(fc FunctionChanges, n int, code bool) [][]string {
 			change, fmt.Sprintf("%+.2f%%", f.OfBaseTotal*100)})
 	}
 	return rows
+}
+
+// codeList is names as Markdown code, separated by commas.
+func codeList(names []string) string {
+	quoted := make([]string, len(names))
+	for i, n := range names {
+		quoted[i] = "`" + n + "`"
+	}
+	return strings.Join(quoted, ", ")
 }
 
 func writeMarkdownTable(b *strings.Builder, rows [][]string) {
@@ -289,6 +308,14 @@ func firstWords(s string, n int) string {
 		f = f[:n]
 	}
 	return strings.Join(f, " ")
+}
+
+// roundsText is "1 round" or "N rounds".
+func roundsText(n int) string {
+	if n == 1 {
+		return "1 round"
+	}
+	return fmt.Sprintf("%d rounds", n)
 }
 
 func signedPercent(x float64) string {

@@ -221,3 +221,106 @@ scenario "base" {
 	require.Equal(t, exitError, r.code)
 	require.Contains(t, r.stderr, "--fail-on-threshold judges times")
 }
+
+// The explain scenarios run once per build: both builds run them in the
+// first round, and the later rounds' invocations name the other scenarios
+// (--scenario limited pulls in base, which it is measured against); the
+// report says so, the plan's rows hold round 1's values, and the
+// thresholds are judged on that round. Picking only explain scenarios runs
+// one round.
+func TestBenchABRunsExplainOncePerBuild(t *testing.T) {
+	c := newCLI(t)
+	scen := writeScenarios(t, tinyDrains("")+`
+scenario "plans" {
+  workload = "explain"
+  size { tasks = 5000 }
+  types {
+    count   = 4
+    limited = 1
+    limit   = 10
+  }
+  explain { batch = 20 }
+  threshold "seq_scans" { max = 0 }
+}
+`)
+	cal := filepath.Join(t.TempDir(), "calibration.json")
+	require.NoError(t, os.WriteFile(cal, []byte(`{"format_version": "1.0", "metrics": [
+		{"scenario": "base", "metric": "throughput", "floor": 10},
+		{"scenario": "limited", "metric": "throughput", "floor": 10}]}`), 0o644))
+	out := t.TempDir()
+	r := c.run("bench", "ab", "--base", testBinary(t), "--rounds", "3", "--scenario", "limited,plans",
+		"--out", out, "--calibration", cal, scen)
+	require.Equal(t, 0, r.code, "stdout:\n%s\nstderr:\n%s", r.stdout, r.stderr)
+	require.Contains(t, r.stderr, "once per build (round 1 only; their plans' counts are the same every run): plans")
+	require.Contains(t, r.stdout, "once per build (round 1 only; their plans' counts are the same every run): plans")
+	require.Contains(t, r.stdout, "Verdict: no regression: 5 metrics judged over 3 rounds")
+
+	// Each invocation's command and scenarios.
+	for _, round := range []string{"1-base", "1-candidate", "2-candidate", "2-base", "3-candidate", "3-base"} {
+		b, err := os.ReadFile(filepath.Join(out, "rounds", round, "run.json"))
+		require.NoError(t, err, round)
+		var run struct {
+			Command   []string
+			Scenarios []struct{ Name string }
+		}
+		require.NoError(t, json.Unmarshal(b, &run), round)
+		var names []string
+		for _, s := range run.Scenarios {
+			names = append(names, s.Name)
+		}
+		args := strings.Join(run.Command, " ")
+		if strings.HasPrefix(round, "1-") {
+			require.Equal(t, []string{"base", "limited", "plans"}, names, round)
+			require.Contains(t, args, "--scenario limited --scenario plans", round)
+			continue
+		}
+		require.Equal(t, []string{"base", "limited"}, names, round)
+		require.Contains(t, args, "--scenario base --scenario limited", round)
+		require.NotContains(t, args, "plans", round)
+	}
+
+	var rep struct {
+		OncePerBuild []string `json:"once_per_build"`
+		Rows         []struct {
+			Scenario, Metric string
+			Base, Candidate  []float64
+		} `json:"rows"`
+		Thresholds struct {
+			Scenarios []struct {
+				Name       string
+				Thresholds []struct{ Metric, Status string }
+			}
+		} `json:"candidate_thresholds"`
+	}
+	b, err := os.ReadFile(filepath.Join(out, "ab.json"))
+	require.NoError(t, err)
+	require.NoError(t, json.Unmarshal(b, &rep))
+	require.Equal(t, []string{"plans"}, rep.OncePerBuild)
+	for _, row := range rep.Rows {
+		n := 3
+		if row.Scenario == "plans" {
+			n = 1
+		}
+		require.Len(t, row.Base, n, "%s %s", row.Scenario, row.Metric)
+		require.Len(t, row.Candidate, n, "%s %s", row.Scenario, row.Metric)
+	}
+	judged := map[string]string{}
+	for _, s := range rep.Thresholds.Scenarios {
+		for _, th := range s.Thresholds {
+			judged[s.Name+" "+th.Metric] = th.Status
+		}
+	}
+	require.Equal(t, "MET", judged["plans seq_scans"], "the thresholds of a scenario run once: %v", judged)
+	md, err := os.ReadFile(filepath.Join(out, "ab.md"))
+	require.NoError(t, err)
+	require.Contains(t, string(md), "Run once per build, in round 1 only: `plans`.")
+
+	// Only explain scenarios: one round.
+	out = t.TempDir()
+	r = c.run("bench", "ab", "--base", testBinary(t), "--rounds", "3", "--scenario", "plans", "--out", out, scen)
+	require.Equal(t, 0, r.code, "stdout:\n%s\nstderr:\n%s", r.stdout, r.stderr)
+	require.Contains(t, r.stderr, "every scenario picked runs once per build: 1 round instead of 3")
+	require.Contains(t, r.stdout, "Verdict: no regression: 3 metrics judged over 1 round")
+	require.FileExists(t, filepath.Join(out, "rounds", "1-candidate", "run.json"))
+	require.NoDirExists(t, filepath.Join(out, "rounds", "2-candidate"))
+}

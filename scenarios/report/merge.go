@@ -13,9 +13,11 @@ import (
 // thresholds of scs on it. A per-round metric gets every run's samples,
 // their median and interval; a percentile (pooled in one run) becomes the
 // median of the runs' percentiles, with every sample counted in N; a count
-// such as running_max keeps its largest value. A scenario missing from a
+// such as running_max keeps its largest value. The scenarios named in
+// firstOnly are merged from the first run alone (bench ab runs the explain
+// scenarios in its first round only); any other scenario missing from a
 // run is an error: the runs did not run the same scenarios.
-func MergeRounds(scs []scenariofile.Scenario, runs []*SuiteResult) (*SuiteResult, error) {
+func MergeRounds(scs []scenariofile.Scenario, runs []*SuiteResult, firstOnly map[string]bool) (*SuiteResult, error) {
 	if len(runs) == 0 {
 		return nil, fmt.Errorf("merging rounds: no runs")
 	}
@@ -34,11 +36,15 @@ func MergeRounds(scs []scenariofile.Scenario, runs []*SuiteResult) (*SuiteResult
 	for _, s := range first.Scenarios {
 		merged := s
 		merged.Runs, merged.Metrics = nil, nil
+		from := runs
+		if firstOnly[s.Name] {
+			from = runs[:1]
+		}
 		for _, m := range s.Metrics {
 			var samples []float64
 			n := 0
 			largest := 0.0
-			for i, r := range runs {
+			for i, r := range from {
 				rs := r.Scenario(s.Name)
 				if rs == nil {
 					return nil, fmt.Errorf("merging rounds: run %d has no scenario %q", i+1, s.Name)
