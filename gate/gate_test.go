@@ -337,3 +337,26 @@ func TestCalibrateRoundsWithAScenarioRunOnce(t *testing.T) {
 	rows := Judge([]Row{plan, throughputRow("baseline", noisy(30, 8, 1000, 0.04), noisy(31, 8, 1000, 0.04))}, Options{})
 	require.Equal(t, 8, Calibrate([][]Row{rows, rows}).Rounds)
 }
+
+// What the gate judges, and how.
+func TestGated(t *testing.T) {
+	for _, tc := range []struct {
+		workload             scenariofile.Workload
+		metric               string
+		gated, deterministic bool
+	}{
+		{scenariofile.WorkloadDrain, "throughput", true, false},
+		{scenariofile.WorkloadDrain, GoCPUPerTask, true, false},
+		{scenariofile.WorkloadDrain, ServerInstructions, true, false},
+		{scenariofile.WorkloadDrain, "throughput_ratio", false, false},
+		{scenariofile.WorkloadDrain, "claim_p99", false, false},
+		{scenariofile.WorkloadCounters, "throughput", true, false},
+		{scenariofile.WorkloadCounters, GoCPUPerTask, false, false},
+		{scenariofile.WorkloadExplain, "buffers", true, true},
+		{scenariofile.WorkloadExplain, "claim_time", false, false},
+	} {
+		gated, det := Gated(tc.workload, tc.metric)
+		require.Equal(t, tc.gated, gated, "%s %s", tc.workload, tc.metric)
+		require.Equal(t, tc.deterministic, det, "%s %s", tc.workload, tc.metric)
+	}
+}

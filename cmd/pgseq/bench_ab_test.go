@@ -32,11 +32,13 @@ func TestBenchABOfTheSameBuild(t *testing.T) {
 	cal := filepath.Join(t.TempDir(), "calibration.json")
 	require.NoError(t, os.WriteFile(cal, []byte(`{"format_version": "1.0", "metrics": [
 		{"scenario": "base", "metric": "throughput", "floor": 10},
-		{"scenario": "limited", "metric": "throughput", "floor": 10}]}`), 0o644))
+		{"scenario": "limited", "metric": "throughput", "floor": 10},
+		{"scenario": "base", "metric": "go_cpu_per_task", "floor": 10},
+		{"scenario": "limited", "metric": "go_cpu_per_task", "floor": 10}]}`), 0o644))
 	r := c.run("bench", "ab", "--base", testBinary(t), "--rounds", "3", "--out", out, "--calibration", cal,
 		writeScenarios(t, tinyDrains(`threshold "throughput_ratio" { min = 0.01 }`)))
 	require.Equal(t, 0, r.code, "stdout:\n%s\nstderr:\n%s", r.stdout, r.stderr)
-	require.Contains(t, r.stdout, "Verdict: no regression: 2 metrics judged over 3 rounds")
+	require.Contains(t, r.stdout, "Verdict: no regression: 4 metrics judged over 3 rounds")
 	require.Contains(t, r.stdout, "in the order ABBA BA")
 	require.Regexp(t, `base\s+throughput\s+[0-9,]+ tasks/s\s+[0-9,]+ tasks/s`, r.stdout)
 	require.Contains(t, r.stdout, "Acceptance thresholds on the candidate's rounds:")
@@ -246,14 +248,16 @@ scenario "plans" {
 	cal := filepath.Join(t.TempDir(), "calibration.json")
 	require.NoError(t, os.WriteFile(cal, []byte(`{"format_version": "1.0", "metrics": [
 		{"scenario": "base", "metric": "throughput", "floor": 10},
-		{"scenario": "limited", "metric": "throughput", "floor": 10}]}`), 0o644))
+		{"scenario": "limited", "metric": "throughput", "floor": 10},
+		{"scenario": "base", "metric": "go_cpu_per_task", "floor": 10},
+		{"scenario": "limited", "metric": "go_cpu_per_task", "floor": 10}]}`), 0o644))
 	out := t.TempDir()
 	r := c.run("bench", "ab", "--base", testBinary(t), "--rounds", "3", "--scenario", "limited,plans",
 		"--out", out, "--calibration", cal, scen)
 	require.Equal(t, 0, r.code, "stdout:\n%s\nstderr:\n%s", r.stdout, r.stderr)
 	require.Contains(t, r.stderr, "once per build (round 1 only; their plans' counts are the same every run): plans")
 	require.Contains(t, r.stdout, "once per build (round 1 only; their plans' counts are the same every run): plans")
-	require.Contains(t, r.stdout, "Verdict: no regression: 5 metrics judged over 3 rounds")
+	require.Contains(t, r.stdout, "Verdict: no regression: 7 metrics judged over 3 rounds")
 
 	// Each invocation's command and scenarios.
 	for _, round := range []string{"1-base", "1-candidate", "2-candidate", "2-base", "3-candidate", "3-base"} {
