@@ -22,14 +22,11 @@ import (
 )
 
 // abDefaultRounds is bench ab's rounds when --rounds is not given
-// (results/gate-calibration/ has what 8 rounds detect). On a 2-core
-// machine a round of the drain and explain scenarios at their quick sizes
-// took about 25–31 s a build (a whole run of 16 invocations 460–500 s),
-// about 5.6 s of it the explain scenarios, mostly their seeding: those now
-// run in the first round only (gate.OncePerBuild), the later rounds run the
-// drains alone. By those figures, estimated and not yet measured, the CI
-// gate's run (examples/ci/bench.yml) then takes about 380–420 s: 78 s
-// less, still above its 5-minute target.
+// (results/gate-calibration/ has what 8 rounds detect). The explain
+// scenarios run in the first round only (gate.OncePerBuild); on a shared
+// 2-core machine the shipped quick gate (drain and explain scenarios) then
+// took 521 s, against 661 s when every round ran them
+// (results/gate-calibration/go-cpu/): above the 5-minute target.
 const abDefaultRounds = 8
 
 // abCountedRounds is the rounds of bench ab --instructions when --rounds is
