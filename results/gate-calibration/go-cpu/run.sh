@@ -29,3 +29,12 @@ for i in 1 2 3 4 5; do
   echo "det15-$i rc=$? wall=$(( $(date +%s) - t0 ))s" >> /tmp/gc/summary.txt
 done
 echo "all15 done" >> /tmp/gc/summary.txt
+#!/bin/bash
+cd /work/main
+DB=/tmp/pgseq-benchdb
+for n in 4 5; do
+  t0=$(date +%s)
+  /tmp/pgseq-g --local-dir $DB bench ab --base /tmp/pgseq-g --quick --out /tmp/gc/aa-$n scenarios/drain.hcl scenarios/explain.hcl > /tmp/gc/aa-$n.log 2>&1
+  echo "aa-$n rc=$? wall=$(( $(date +%s) - t0 ))s" >> /tmp/gc/summary.txt
+done
+echo "aa45 done" >> /tmp/gc/summary.txt
