@@ -208,7 +208,9 @@ func Series(rounds []Round) ([]Row, error) {
 	}
 	var rows []Row
 	for _, s := range rounds[0].Candidate.Scenarios {
-		once := deterministicOnly(s)
+		// A counted run judges server_instructions of every scenario: none
+		// ran once.
+		once := OncePerBuild(s.Workload, s.Metric(ServerInstructions) != nil)
 		for _, m := range s.Metrics {
 			gated, det := Gated(s.Workload, m.Name)
 			r := Row{Scenario: s.Name, Metric: m.Name, Unit: m.Unit, HigherIsBetter: m.HigherIsBetter,
@@ -238,22 +240,6 @@ func Series(rounds []Round) ([]Row, error) {
 		}
 	}
 	return rows, nil
-}
-
-// deterministicOnly says whether every gated metric a scenario measured is
-// deterministic (and it measured one): a scenario that may run in one
-// round only. Counted explain scenarios measured ServerInstructions too,
-// which is noisy.
-func deterministicOnly(s report.ScenarioResult) bool {
-	judged := false
-	for _, m := range s.Metrics {
-		gated, det := Gated(s.Workload, m.Name)
-		if gated && !det {
-			return false
-		}
-		judged = judged || gated
-	}
-	return judged
 }
 
 // measuredBySome says whether either build measured the metric in some
