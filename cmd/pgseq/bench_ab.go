@@ -414,7 +414,11 @@ func (a *app) runAB(ctx context.Context, cfg abConfig, opts gate.Options) (*gate
 	for _, sc := range once {
 		firstOnly[sc.Name] = true
 	}
-	if merged, err := report.MergeRounds(cfg.picked, candRuns, firstOnly); err == nil && !cfg.instructions {
+	if !cfg.instructions {
+		merged, err := report.MergeRounds(cfg.picked, candRuns, firstOnly)
+		if err != nil {
+			return nil, fmt.Errorf("judging the candidate's acceptance thresholds: %w", err)
+		}
 		rep.Thresholds = merged
 	}
 	rep.Seconds = time.Since(start).Seconds()

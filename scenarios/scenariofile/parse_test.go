@@ -420,8 +420,8 @@ func TestShippedScenarioFiles(t *testing.T) {
 	require.Equal(t, 0.85, *lo)
 	binding := byName["binding"]
 	require.Equal(t, 20*time.Millisecond, binding.HandlerDelay)
-	require.Equal(t, Size{Tasks: 5000, Rounds: 5, Workers: 4, PoolSize: 4}, binding.Size)
-	require.Equal(t, Size{Tasks: 1000}, binding.Quick)
+	require.Equal(t, Size{Tasks: 5000, Rounds: 5, Warmup: 500, Workers: 4, PoolSize: 4}, binding.Size)
+	require.Equal(t, Size{Tasks: 1000, Warmup: 100}, binding.Quick)
 	lo, _ = bound("binding", "ideal_share")
 	require.Equal(t, 0.90, *lo)
 	_, hi := bound("binding", "running_max")
