@@ -28,7 +28,9 @@ import (
 //
 //	go test ./migrations -run '^$' -bench PairedWithBase -benchtime 1x
 //
-// Variants: baseline (one unlimited type: claim → complete), enabled (100
+// Variants: baseline (one unlimited type: claim → complete), types100
+// (the same over 100 unlimited types: what a batch over many types costs
+// without limits), enabled (100
 // types limited to 10, a backlog: complete_and_take hands each unit on)
 // and many (1,000 types limited to 1,000 that never bind: claim →
 // complete_and_take gives the units back). Only function bodies are
@@ -49,6 +51,7 @@ func BenchmarkPairedWithBase(b *testing.B) {
 		take         bool // complete_and_take (else complete)
 	}{
 		{"baseline", 1, 0, false},
+		{"types100", 100, 0, false},
 		{"enabled", 100, 10, true},
 		{"many", 1000, 1000, true},
 	}

@@ -632,3 +632,52 @@ func TestEnqueueBatchTakesUnitsOfEveryTypeAtOnce(t *testing.T) {
 		   OR s.used > s.capacity`)
 	require.Zero(t, bad, "slot groups whose used is not their holders")
 }
+
+// enqueue_batch writes a batch's tasks without idempotency keys in input
+// order, the order claims take them in (migration 025), so that a claim
+// of a batch over many types reads a few heap pages, not one per task;
+// the keyed ones come first, in bytewise (type, key) order (two batches
+// inserting the same keys in opposite orders would deadlock).
+func TestEnqueueBatchWritesKeylessTasksInInputOrder(t *testing.T) {
+	t.Parallel()
+	r := newRT(t, state(queueCfg("q"), task("a", 0), task("b", 0), task("c", 0), task("d", 2)))
+	types := []string{"c", "b", "a", "c", "b", "a", "b", "c", "a", "b"}
+	keys := []*string{nil, nil, ptr("k2"), nil, nil, ptr("k1"), ptr("k0"), nil, nil, nil}
+	rows, err := r.Pool.Query(bg, r.SQL(`SELECT * FROM {{schema}}.enqueue_batch($1, idempotency_keys => $2)`), types, keys)
+	require.NoError(t, err)
+	ids, err := pgx.CollectRows(rows, pgx.RowTo[int64])
+	require.NoError(t, err)
+	require.Len(t, ids, len(types))
+	for i := 1; i < len(ids); i++ {
+		require.Less(t, ids[i-1], ids[i], "ids are drawn in input order")
+	}
+
+	// The table's physical order (one batch into an empty table: the
+	// order the rows were written in).
+	rows, err = r.Pool.Query(bg, r.SQL(`SELECT id, type || coalesce(':' || idempotency_key, '') FROM {{schema}}.tasks ORDER BY ctid`))
+	require.NoError(t, err)
+	type written struct {
+		ID   int64
+		Name string
+	}
+	got, err := pgx.CollectRows(rows, pgx.RowToStructByPos[written])
+	require.NoError(t, err)
+	want := []written{
+		{ids[5], "a:k1"}, {ids[2], "a:k2"}, {ids[6], "b:k0"}, // keyed: by (type, key)
+		{ids[0], "c"}, {ids[1], "b"}, {ids[3], "c"}, {ids[4], "b"}, {ids[7], "c"}, {ids[8], "a"}, {ids[9], "b"}, // keyless: input order
+	}
+	require.Equal(t, want, got)
+
+	// Without keys, a limited type's units are taken before the insert,
+	// so its tasks are written once, in input order too (the third d
+	// waits in its lane).
+	types = []string{"d", "a", "d", "c", "d", "b"}
+	rows, err = r.Pool.Query(bg, r.SQL(`SELECT * FROM {{schema}}.enqueue_batch($1)`), types)
+	require.NoError(t, err)
+	ids, err = pgx.CollectRows(rows, pgx.RowTo[int64])
+	require.NoError(t, err)
+	var order []int64
+	r.Scalar(&order, `SELECT array_agg(id ORDER BY ctid) FROM {{schema}}.tasks WHERE id = ANY ($1)`, ids)
+	require.Equal(t, ids, order)
+	r.RequireInvariants()
+}

@@ -14,7 +14,7 @@
 -- default owner privileges. Roles that pgseq apply grants access levels to
 -- are not shown: a freshly migrated schema has none.
 --
--- Version 24.
+-- Version 25.
 
 
 -- Schema
@@ -1215,7 +1215,10 @@ BEGIN
         SELECT new_id, queue, type, payload, priority, key, run_at, gate, grp,
                pkey, pkey IS NOT NULL AND run_at <= now() FROM rows
         WHERE rows.earlier_id IS NULL
-        ORDER BY key IS NULL, type COLLATE "C", key COLLATE "C", ord
+        -- Keyed rows first, in bytewise (type, key) order (the deadlock
+        -- rule above); then the keyless ones in input order, the order
+        -- claims take them in.
+        ORDER BY key IS NULL, CASE WHEN key IS NOT NULL THEN type END COLLATE "C", key COLLATE "C", ord
         ON CONFLICT (type, idempotency_key) WHERE idempotency_key IS NOT NULL DO NOTHING
         RETURNING t.id, t.type, t.idempotency_key, t.gate, t.key_wait, t.partition_key
     ), ids AS (
