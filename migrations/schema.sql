@@ -1133,10 +1133,10 @@ BEGIN
     END IF;
     -- Every row of a partitioned type has a key.
     SELECT i.ord, i.type INTO v_ord, v_type
-    FROM unnest(types) WITH ORDINALITY AS i(type, ord)
+    FROM unnest(types, payloads, partition_keys) WITH ORDINALITY AS i(type, payload, given_key, ord)
     JOIN {{schema}}.task_types t ON t.name = i.type
     WHERE t.partition_limit IS NOT NULL
-      AND {{schema}}.partition_key_of(t, payloads[i.ord], partition_keys[i.ord]) IS NULL
+      AND {{schema}}.partition_key_of(t, i.payload, i.given_key) IS NULL
     ORDER BY i.ord LIMIT 1;
     IF FOUND THEN
         RAISE EXCEPTION 'enqueue_batch: task % (type "%") has no partition key: the type is partitioned', v_ord, v_type
@@ -1178,12 +1178,16 @@ BEGIN
     WITH input AS (
         SELECT x.*, nextval('{{schema}}.tasks_id_seq') AS new_id
         FROM (
-            SELECT i.ord, i.type, payloads[i.ord] AS payload, idempotency_keys[i.ord] AS key,
-                   coalesce(priorities[i.ord], t.priority) AS priority,
-                   coalesce(run_ats[i.ord], now()) AS run_at,
+            -- Each array read once, in step (a subscript such as
+            -- payloads[i.ord] walks the array to its element: a batch of
+            -- n tasks with payloads took time in n squared).
+            SELECT i.ord, i.type, i.payload, i.key,
+                   coalesce(i.priority, t.priority) AS priority,
+                   coalesce(i.run_at, now()) AS run_at,
                    t.queue, t.concurrency IS NOT NULL AND t.partition_limit IS NULL AS limited,
-                   {{schema}}.partition_key_of(t, payloads[i.ord], partition_keys[i.ord]) AS pkey
-            FROM unnest(types) WITH ORDINALITY AS i(type, ord)
+                   {{schema}}.partition_key_of(t, i.payload, i.given_key) AS pkey
+            FROM unnest(types, payloads, idempotency_keys, priorities, run_ats, partition_keys)
+                 WITH ORDINALITY AS i(type, payload, key, priority, run_at, given_key, ord)
             JOIN {{schema}}.task_types t ON t.name = i.type
             ORDER BY i.ord
         ) x

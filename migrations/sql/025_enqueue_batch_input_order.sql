@@ -1,7 +1,16 @@
--- pgseq schema, version 25: enqueue_batch writes a batch's tasks without
--- idempotency keys in input order.
+-- pgseq schema, version 25: enqueue_batch reads its arrays once and
+-- writes a batch's tasks without idempotency keys in input order.
 -- {{schema}} is replaced by the quoted schema name.
 --
+-- Reading: enqueue_batch took each task's payload, key, priority, due
+-- time and partition key by subscript (payloads[i]), and PostgreSQL finds
+-- the i-th element of an array of variable-length values by walking it
+-- from the start, so a batch's time grew with the square of its size:
+-- 10,000 tasks with payloads 194 ms, 20,000 601 ms; 10,000 with partition
+-- keys 658 ms, of which 167 ms in the check that every one has a key.
+-- The arrays are now read together, once (a multi-argument unnest).
+--
+-- Writing:
 -- enqueue_batch inserted every row in (type, key, input) order: the keyed
 -- rows need it (two batches inserting the same keys in opposite orders
 -- would deadlock on the unique index), but the keyless ones were sorted by
@@ -67,10 +76,10 @@ BEGIN
     END IF;
     -- Every row of a partitioned type has a key.
     SELECT i.ord, i.type INTO v_ord, v_type
-    FROM unnest(types) WITH ORDINALITY AS i(type, ord)
+    FROM unnest(types, payloads, partition_keys) WITH ORDINALITY AS i(type, payload, given_key, ord)
     JOIN {{schema}}.task_types t ON t.name = i.type
     WHERE t.partition_limit IS NOT NULL
-      AND {{schema}}.partition_key_of(t, payloads[i.ord], partition_keys[i.ord]) IS NULL
+      AND {{schema}}.partition_key_of(t, i.payload, i.given_key) IS NULL
     ORDER BY i.ord LIMIT 1;
     IF FOUND THEN
         RAISE EXCEPTION 'enqueue_batch: task % (type "%") has no partition key: the type is partitioned', v_ord, v_type
@@ -112,12 +121,16 @@ BEGIN
     WITH input AS (
         SELECT x.*, nextval('{{schema}}.tasks_id_seq') AS new_id
         FROM (
-            SELECT i.ord, i.type, payloads[i.ord] AS payload, idempotency_keys[i.ord] AS key,
-                   coalesce(priorities[i.ord], t.priority) AS priority,
-                   coalesce(run_ats[i.ord], now()) AS run_at,
+            -- Each array read once, in step (a subscript such as
+            -- payloads[i.ord] walks the array to its element: a batch of
+            -- n tasks with payloads took time in n squared).
+            SELECT i.ord, i.type, i.payload, i.key,
+                   coalesce(i.priority, t.priority) AS priority,
+                   coalesce(i.run_at, now()) AS run_at,
                    t.queue, t.concurrency IS NOT NULL AND t.partition_limit IS NULL AS limited,
-                   {{schema}}.partition_key_of(t, payloads[i.ord], partition_keys[i.ord]) AS pkey
-            FROM unnest(types) WITH ORDINALITY AS i(type, ord)
+                   {{schema}}.partition_key_of(t, i.payload, i.given_key) AS pkey
+            FROM unnest(types, payloads, idempotency_keys, priorities, run_ats, partition_keys)
+                 WITH ORDINALITY AS i(type, payload, key, priority, run_at, given_key, ord)
             JOIN {{schema}}.task_types t ON t.name = i.type
             ORDER BY i.ord
         ) x
