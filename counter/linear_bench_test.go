@@ -24,7 +24,10 @@ var benchSizes = flag.String("numbers.sizes", "5000,10000,20000,100000",
 //     with an attached counter, numbered by the trigger pgseq apply makes;
 //   - insert_select_increment: the same through a trigger that takes the
 //     scope's advisory lock and calls increment_value (migration 011), the
-//     body an attached counter's trigger needs to be linear too.
+//     body an attached counter's trigger needs to be linear too;
+//   - next_values_scopes: one next_values call for N distinct scopes of a
+//     standalone counter (migration 026: it was quadratic, 5,000 scopes
+//     in 1.9 s).
 //
 // µs/number is the figure to compare across sizes: constant when the cost
 // is linear in N. One round per size is enough:
@@ -66,6 +69,7 @@ func BenchmarkNumbersInOneTransaction(b *testing.B) {
 		{"next_value", `SELECT count({{schema}}.next_value('invoice_number')) FROM generate_series(1, $1)`},
 		{"insert_select", `INSERT INTO {{app}}.tasks (project_id) SELECT 1 FROM generate_series(1, $1)`},
 		{"insert_select_increment", `INSERT INTO {{app}}.items (project_id) SELECT 1 FROM generate_series(1, $1)`},
+		{"next_values_scopes", `SELECT count(*) FROM {{schema}}.next_values('item_index', ARRAY(SELECT i::text FROM generate_series(1, $1) i))`},
 	}
 	for _, c := range cases {
 		for _, n := range sizes {

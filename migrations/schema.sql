@@ -14,7 +14,7 @@
 -- default owner privileges. Roles that pgseq apply grants access levels to
 -- are not shown: a freshly migrated schema has none.
 --
--- Version 25.
+-- Version 26.
 
 
 -- Schema
@@ -1748,28 +1748,41 @@ CREATE OR REPLACE FUNCTION {{schema}}.next_values(name text, scopes text[])
  SET search_path TO 'pg_catalog', 'pg_temp'
 AS $function$
 DECLARE
-    c    {{schema}}.counters := {{schema}}.counter_row(next_values.name);
-    s    text;
-    vals jsonb := '{}';
+    c        {{schema}}.counters := {{schema}}.counter_row(next_values.name);
+    s        text;
+    v_scopes text[] := '{}';
+    v_firsts bigint[] := '{}';
+    v_first  bigint;
+    v_again  boolean;
 BEGIN
     IF c.table_name IS NOT NULL THEN
         RAISE EXCEPTION 'counter "%" is attached to %: its values are assigned when rows are inserted', c.name, c.table_name
             USING ERRCODE = 'PS022';
     END IF;
-    -- Ascending lock-key order (the advisory key, then the text for keys
-    -- that collide), so any two calls take their locks in the same order.
-    FOR s IN SELECT d.u FROM (SELECT DISTINCT u FROM unnest(scopes) AS u) d
-             ORDER BY hashtext(coalesce(d.u, '')), d.u LOOP
+    -- 1. Each scope's lock and first number, in ascending lock-key order
+    -- (the advisory key, then the text for keys that collide), so any two
+    -- calls take their locks in the same order.
+    -- A NULL scope is the empty one, as in next_value and take_value.
+    FOR s IN SELECT d.u FROM (SELECT DISTINCT coalesce(u, '') AS u FROM unnest(scopes) AS u) d
+             ORDER BY hashtext(d.u), d.u LOOP
         PERFORM {{schema}}.check_scope(c, s);
-        vals := vals || jsonb_build_object(s, {{schema}}.take_value(c, s));
+        v_scopes := v_scopes || s;
+        v_firsts := v_firsts || {{schema}}.take_value(c, s);
     END LOOP;
-    -- A scope named twice gets two numbers, in order.
-    FOR s IN SELECT u FROM unnest(scopes) WITH ORDINALITY AS x(u, o) ORDER BY o LOOP
-        IF vals ? s THEN
-            RETURN NEXT (vals ->> s)::bigint;
-            vals := vals - s;
-        ELSE
+    -- 2. In input order: a scope's first occurrence returns the number
+    -- step 1 took; a scope named again takes another (its lock is held),
+    -- so its numbers rise in input order. (The query reads only the two
+    -- lists: the numbers taken in the loop do not change what it returns.)
+    FOR s, v_first, v_again IN
+        SELECT f.u, f.v, row_number() OVER (PARTITION BY f.u ORDER BY x.o) > 1
+        FROM unnest(scopes) WITH ORDINALITY AS x(u, o)
+        JOIN unnest(v_scopes, v_firsts) AS f(u, v) ON f.u = coalesce(x.u, '')
+        ORDER BY x.o
+    LOOP
+        IF v_again THEN
             RETURN NEXT {{schema}}.take_value(c, s);
+        ELSE
+            RETURN NEXT v_first;
         END IF;
     END LOOP;
 END;
