@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/pgseq/pgseq/catalog"
 )
 
 var enqueueSizes = flag.String("enqueue.sizes", "1000,10000,20000",
@@ -19,6 +21,9 @@ var enqueueSizes = flag.String("enqueue.sizes", "1000,10000,20000",
 //
 //   - payloads: one unlimited type, a small JSON payload each;
 //   - idempotency: the same with an idempotency key each;
+//   - idempotency_limited: the same over 100 types limited to 1,000 each
+//     (the units are taken after the insert; a statement per type read
+//     every waiting task of the call before migration 025);
 //   - partition_keys: a partitioned type (at most 1,000 running per key),
 //     a key each, N distinct keys.
 //
@@ -38,7 +43,13 @@ func BenchmarkEnqueueBatchSizes(b *testing.B) {
 		}
 		sizes = append(sizes, n)
 	}
-	r := newRT(b, state(queueCfg("q"), task("plain", 0), partitioned("keyed", 0, 1000, "")))
+	types := []catalog.TaskType{task("plain", 0), partitioned("keyed", 0, 1000, "")}
+	limited := make([]string, 100)
+	for i := range limited {
+		limited[i] = fmt.Sprintf("limited.%03d", i)
+		types = append(types, task(limited[i], 1000))
+	}
+	r := newRT(b, state(queueCfg("q"), types...))
 	cases := []struct {
 		name string
 		sql  string
@@ -49,6 +60,13 @@ func BenchmarkEnqueueBatchSizes(b *testing.B) {
 		}},
 		{"idempotency", `SELECT count(*) FROM {{schema}}.enqueue_batch($1, $2, idempotency_keys => $3)`, func(n int) []any {
 			return []any{repeat("plain", n), payloads(n), numbered("order-", n)}
+		}},
+		{"idempotency_limited", `SELECT count(*) FROM {{schema}}.enqueue_batch($1, $2, idempotency_keys => $3)`, func(n int) []any {
+			names := make([]string, n)
+			for i := range names {
+				names[i] = limited[i%len(limited)]
+			}
+			return []any{names, payloads(n), numbered("order-", n)}
 		}},
 		{"partition_keys", `SELECT count(*) FROM {{schema}}.enqueue_batch($1, $2, partition_keys => $3)`, func(n int) []any {
 			return []any{repeat("keyed", n), payloads(n), numbered("tenant-", n)}

@@ -573,8 +573,23 @@ func TestRetriesBackoffAndDeadLetter(t *testing.T) {
 // order, else waiting in its lane; a draining type's tasks all wait;
 // unlimited tasks are open without a unit; and every group's used counts
 // exactly the tasks holding its units.
+//
+// With an idempotency key in the batch the units are taken after the
+// insert (the call never waits for a key while holding a unit), for every
+// type at once too (migration 025), with the same outcome.
 func TestEnqueueBatchTakesUnitsOfEveryTypeAtOnce(t *testing.T) {
 	t.Parallel()
+	t.Run("without keys", func(t *testing.T) {
+		t.Parallel()
+		testEnqueueBatchTakesUnits(t, false)
+	})
+	t.Run("with idempotency keys", func(t *testing.T) {
+		t.Parallel()
+		testEnqueueBatchTakesUnits(t, true)
+	})
+}
+
+func testEnqueueBatchTakesUnits(t *testing.T, keyed bool) {
 	r := newRT(t, state(queueCfg("q"), task("a", 3), task("b", 60), task("c", 0), task("d", 2)))
 	r.Exec(`UPDATE {{schema}}.task_types SET draining = true WHERE name = 'd'`)
 	var types []string
@@ -584,7 +599,16 @@ func TestEnqueueBatchTakesUnitsOfEveryTypeAtOnce(t *testing.T) {
 	for i := 0; i < 40; i++ {
 		types = append(types, "b")
 	}
-	rows, err := r.Pool.Query(bg, r.SQL(`SELECT * FROM {{schema}}.enqueue_batch($1)`), types)
+	var keys []*string
+	if keyed {
+		keys = make([]*string, len(types))
+		for i := range keys {
+			if i%3 != 1 { // some tasks keyed, some not
+				keys[i] = ptr(fmt.Sprintf("key-%d", i))
+			}
+		}
+	}
+	rows, err := r.Pool.Query(bg, r.SQL(`SELECT * FROM {{schema}}.enqueue_batch($1, idempotency_keys => $2)`), types, keys)
 	require.NoError(t, err)
 	ids, err := pgx.CollectRows(rows, pgx.RowTo[int64])
 	require.NoError(t, err)

@@ -8,7 +8,12 @@
 -- from the start, so a batch's time grew with the square of its size:
 -- 10,000 tasks with payloads 194 ms, 20,000 601 ms; 10,000 with partition
 -- keys 658 ms, of which 167 ms in the check that every one has a key.
--- The arrays are now read together, once (a multi-argument unnest).
+-- The arrays are now read together, once (a multi-argument unnest). And
+-- the units of tasks that wait until after the insert (the call inserted
+-- an idempotency key) are taken for every type at once, as version 24
+-- does before the insert, instead of a statement per type that read all
+-- the call's waiting tasks: 10,000 keyed tasks over 1,000 limited types
+-- took 7.1 s.
 --
 -- Writing:
 -- enqueue_batch inserted every row in (type, key, input) order: the keyed
@@ -35,11 +40,9 @@ DECLARE
     v_unknown text;
     v_ids     bigint[];
     v_type    text;
-    v_want    integer;
     v_wait    bigint[];
     u_types   text[] := '{}';
     u_groups  integer[] := '{}';
-    v_got     integer[];
     v_keyed   boolean;
     v_ord     bigint;
     k_types   text[];
@@ -182,20 +185,23 @@ BEGIN
 
     -- 5. New tasks that wait (keyed ones; every due one of a limited type
     -- when the call inserted a key) take units now that they are inserted,
-    -- per type in claim order.
+    -- every type's at once (take_units_of), the k-th waiting task of a
+    -- type in claim order with the k-th unit of that type. (One statement
+    -- for all types: a statement per type read every waiting task of the
+    -- call again, 6.8 s for 10,000 keyed tasks over 1,000 types.)
     IF v_wait IS NOT NULL THEN
-        FOR v_type, v_want IN
-            SELECT t.type, count(*)::integer FROM {{schema}}.tasks t
-            WHERE t.id = ANY (v_wait) GROUP BY t.type ORDER BY t.type
-        LOOP
-            v_got := {{schema}}.take_units(v_type, v_want);
-            UPDATE {{schema}}.tasks t
-            SET gate = 'open', slot_group = u.grp
-            FROM (SELECT w.id, row_number() OVER (ORDER BY w.priority DESC, w.run_at, w.id) AS k
-                  FROM {{schema}}.tasks w WHERE w.id = ANY (v_wait) AND w.type = v_type) w
-            JOIN unnest(v_got) WITH ORDINALITY AS u(grp, k) ON u.k = w.k
-            WHERE t.id = w.id;
-        END LOOP;
+        SELECT coalesce(x.unit_types, '{}'), coalesce(x.unit_groups, '{}') INTO u_types, u_groups
+        FROM {{schema}}.take_units_of(ARRAY(
+                 SELECT t.type FROM {{schema}}.tasks t WHERE t.id = ANY (v_wait))) AS x;
+        UPDATE {{schema}}.tasks t
+        SET gate = 'open', slot_group = u.grp
+        FROM (SELECT w.id, w.type,
+                     row_number() OVER (PARTITION BY w.type ORDER BY w.priority DESC, w.run_at, w.id) AS k
+              FROM {{schema}}.tasks w WHERE w.id = ANY (v_wait)) w
+        JOIN (SELECT u.type, u.grp, row_number() OVER (PARTITION BY u.type ORDER BY u.ord) AS k
+              FROM unnest(u_types, u_groups) WITH ORDINALITY AS u(type, grp, ord)) u
+          ON u.type = w.type AND u.k = w.k
+        WHERE t.id = w.id;
     END IF;
 
     -- 6. Due partitioned tasks: their keys admit them, or they wait in
