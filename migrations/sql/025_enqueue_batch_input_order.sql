@@ -3,12 +3,16 @@
 -- {{schema}} is replaced by the quoted schema name.
 --
 -- Reading: enqueue_batch took each task's payload, key, priority, due
--- time and partition key by subscript (payloads[i]), and PostgreSQL finds
--- the i-th element of an array of variable-length values by walking it
--- from the start, so a batch's time grew with the square of its size:
--- 10,000 tasks with payloads 194 ms, 20,000 601 ms; 10,000 with partition
--- keys 658 ms, of which 167 ms in the check that every one has a key.
--- The arrays are now read together, once (a multi-argument unnest). And
+-- time and partition key by subscript (payloads[i]). Arrays the caller
+-- builds in its statement (ARRAY(SELECT …), array_agg: a SQL client
+-- enqueuing from a table) reach the function flat, and PostgreSQL finds
+-- the i-th element of a flat array of variable-length values by walking
+-- it from the start, so such a batch took time in the square of its
+-- size: 10,000 tasks with payloads 194 ms, 20,000 601 ms; 10,000 with
+-- partition keys 658 ms, of which 167 ms in the check that every one has
+-- a key. (Arrays bound as parameters, as the Go client sends them, were
+-- read in constant time.) The arrays are now read together, once (a
+-- multi-argument unnest), however they come. And
 -- the units of tasks that wait until after the insert (the call inserted
 -- an idempotency key) are taken for every type at once, as version 24
 -- does before the insert, instead of a statement per type that read all

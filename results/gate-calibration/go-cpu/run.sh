@@ -38,3 +38,9 @@ for n in 4 5; do
   echo "aa-$n rc=$? wall=$(( $(date +%s) - t0 ))s" >> /tmp/gc/summary.txt
 done
 echo "aa45 done" >> /tmp/gc/summary.txt
+# 2026-11-29: five more A/A runs of the quick gate (another AMD EPYC machine)
+for n in 6 7 8 9 10; do
+  t0=$(date +%s)
+  /tmp/pgseq-g --local-dir $DB bench ab --base /tmp/pgseq-g --quick --out /tmp/gc/aa-$n scenarios/drain.hcl scenarios/explain.hcl > /tmp/gc/aa-$n.log 2>&1
+  echo "aa-$n rc=$? wall=$(( $(date +%s) - t0 ))s start=$(date -d @$t0 +%H:%M:%S)" >> /tmp/gc/summary.txt
+done
