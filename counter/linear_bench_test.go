@@ -3,12 +3,10 @@ package counter_test
 import (
 	"flag"
 	"fmt"
-	"strconv"
-	"strings"
 	"testing"
-	"time"
 
 	"github.com/pgseq/pgseq/catalog"
+	"github.com/pgseq/pgseq/internal/pgseqtest"
 )
 
 var benchSizes = flag.String("numbers.sizes", "5000,10000,20000,100000",
@@ -36,14 +34,7 @@ var benchSizes = flag.String("numbers.sizes", "5000,10000,20000,100000",
 //	go test ./counter -run '^$' -bench NumbersInOneTransaction -benchtime 1x
 //	go test ./counter -run '^$' -bench 'NumbersInOneTransaction/next_value' -benchtime 1x -args -numbers.sizes 5000,20000
 func BenchmarkNumbersInOneTransaction(b *testing.B) {
-	var sizes []int
-	for _, s := range strings.Split(*benchSizes, ",") {
-		n, err := strconv.Atoi(strings.TrimSpace(s))
-		if err != nil || n < 1 {
-			b.Fatalf("-numbers.sizes: %q is not a positive number", s)
-		}
-		sizes = append(sizes, n)
-	}
+	sizes := pgseqtest.Sizes(b, "numbers.sizes", *benchSizes)
 	e := newEnv(b)
 	app := e.app
 	e.Exec(`CREATE TABLE {{app}}.tasks (id bigserial PRIMARY KEY, project_id bigint NOT NULL, index bigint)`)
@@ -88,22 +79,7 @@ func BenchmarkNumbersInOneTransaction(b *testing.B) {
 				continue
 			}
 			b.Run(fmt.Sprintf("%s/n=%d", c.name, n), func(b *testing.B) {
-				var took time.Duration
-				for range b.N {
-					tx, err := e.Pool.Begin(bg)
-					if err != nil {
-						b.Fatal(err)
-					}
-					start := time.Now()
-					if _, err := tx.Exec(bg, e.SQL(c.sql), n); err != nil {
-						b.Fatal(err)
-					}
-					took += time.Since(start)
-					if err := tx.Rollback(bg); err != nil {
-						b.Fatal(err)
-					}
-				}
-				b.ReportMetric(float64(took.Microseconds())/float64(b.N*n), "µs/number")
+				e.BenchRolledBack(b, c.sql, n, "number", n)
 			})
 		}
 	}

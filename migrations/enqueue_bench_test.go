@@ -4,12 +4,12 @@ import (
 	"encoding/json"
 	"flag"
 	"fmt"
+	"slices"
 	"strconv"
-	"strings"
 	"testing"
-	"time"
 
 	"github.com/pgseq/pgseq/catalog"
+	"github.com/pgseq/pgseq/internal/pgseqtest"
 )
 
 var enqueueSizes = flag.String("enqueue.sizes", "1000,10000,20000",
@@ -38,14 +38,7 @@ var enqueueSizes = flag.String("enqueue.sizes", "1000,10000,20000",
 //	go test ./migrations -run '^$' -bench EnqueueBatchSizes -benchtime 1x
 //	go test ./migrations -run '^$' -bench EnqueueBatchSizes -benchtime 1x -args -enqueue.sizes 5000,50000
 func BenchmarkEnqueueBatchSizes(b *testing.B) {
-	var sizes []int
-	for _, s := range strings.Split(*enqueueSizes, ",") {
-		n, err := strconv.Atoi(strings.TrimSpace(s))
-		if err != nil || n < 1 {
-			b.Fatalf("-enqueue.sizes: %q is not a positive number", s)
-		}
-		sizes = append(sizes, n)
-	}
+	sizes := pgseqtest.Sizes(b, "enqueue.sizes", *enqueueSizes)
 	types := []catalog.TaskType{task("plain", 0), partitioned("keyed", 0, 1000, "")}
 	limited := make([]string, 100)
 	for i := range limited {
@@ -59,7 +52,7 @@ func BenchmarkEnqueueBatchSizes(b *testing.B) {
 		args func(n int) []any
 	}{
 		{"payloads", `SELECT count(*) FROM {{schema}}.enqueue_batch($1, $2)`, func(n int) []any {
-			return []any{repeat("plain", n), payloads(n)}
+			return []any{slices.Repeat([]string{"plain"}, n), payloads(n)}
 		}},
 		{"payloads_built_in_sql", `SELECT count(*) FROM {{schema}}.enqueue_batch(
 			ARRAY(SELECT 'plain' FROM generate_series(1, $1)),
@@ -68,7 +61,7 @@ func BenchmarkEnqueueBatchSizes(b *testing.B) {
 			return []any{n}
 		}},
 		{"idempotency", `SELECT count(*) FROM {{schema}}.enqueue_batch($1, $2, idempotency_keys => $3)`, func(n int) []any {
-			return []any{repeat("plain", n), payloads(n), numbered("order-", n)}
+			return []any{slices.Repeat([]string{"plain"}, n), payloads(n), numbered("order-", n)}
 		}},
 		{"idempotency_limited", `SELECT count(*) FROM {{schema}}.enqueue_batch($1, $2, idempotency_keys => $3)`, func(n int) []any {
 			names := make([]string, n)
@@ -78,40 +71,17 @@ func BenchmarkEnqueueBatchSizes(b *testing.B) {
 			return []any{names, payloads(n), numbered("order-", n)}
 		}},
 		{"partition_keys", `SELECT count(*) FROM {{schema}}.enqueue_batch($1, $2, partition_keys => $3)`, func(n int) []any {
-			return []any{repeat("keyed", n), payloads(n), numbered("tenant-", n)}
+			return []any{slices.Repeat([]string{"keyed"}, n), payloads(n), numbered("tenant-", n)}
 		}},
 	}
 	for _, c := range cases {
 		for _, n := range sizes {
 			args := c.args(n)
 			b.Run(fmt.Sprintf("%s/n=%d", c.name, n), func(b *testing.B) {
-				var took time.Duration
-				for range b.N {
-					tx, err := r.Pool.Begin(bg)
-					if err != nil {
-						b.Fatal(err)
-					}
-					start := time.Now()
-					if _, err := tx.Exec(bg, r.SQL(c.sql), args...); err != nil {
-						b.Fatal(err)
-					}
-					took += time.Since(start)
-					if err := tx.Rollback(bg); err != nil {
-						b.Fatal(err)
-					}
-				}
-				b.ReportMetric(float64(took.Microseconds())/float64(b.N*n), "µs/task")
+				r.BenchRolledBack(b, c.sql, n, "task", args...)
 			})
 		}
 	}
-}
-
-func repeat(s string, n int) []string {
-	out := make([]string, n)
-	for i := range out {
-		out[i] = s
-	}
-	return out
 }
 
 func numbered(prefix string, n int) []string {

@@ -25,8 +25,9 @@ import (
 // (results/gate-calibration/ has what 8 rounds detect). The explain
 // scenarios run in the first round only (gate.OncePerBuild); on a shared
 // 2-core machine the shipped quick gate (drain and explain scenarios) then
-// took 521 s, against 661 s when every round ran them
-// (results/gate-calibration/go-cpu/): above the 5-minute target.
+// took 521 s, against 661 s when every round ran them, and 299–323 s on a
+// faster one (results/gate-calibration/go-cpu/): at or above the 5-minute
+// target.
 const abDefaultRounds = 8
 
 // abCountedRounds is the rounds of bench ab --instructions when --rounds is
