@@ -101,3 +101,41 @@ func payloads(n int) []json.RawMessage {
 	}
 	return out
 }
+
+// BenchmarkEnqueueBatchBesideTypes times one enqueue_batch call of 10,000
+// tasks (rolled back) in a schema with 1 or 1,000 other task types
+// declared, each limited to 1,000, right after the apply (no statistics on
+// task_types, as users enqueue): the tasks of one unlimited type, and
+// the same number spread over 100 of the limited types and over every one
+// of them (the suite's many scenario seeds so). Before migration
+// 027 the call compared every row with every declared type.
+//
+//	go test ./migrations -run '^$' -bench EnqueueBatchBesideTypes -benchtime 1x
+func BenchmarkEnqueueBatchBesideTypes(b *testing.B) {
+	const n = 10_000
+	for _, declared := range []int{100, 1000} {
+		types := []catalog.TaskType{task("plain", 0)}
+		others := make([]string, declared)
+		for i := range others {
+			others[i] = fmt.Sprintf("other.%04d", i)
+			types = append(types, task(others[i], 1000))
+		}
+		r := newRT(b, state(queueCfg("q"), types...))
+		spread, all := make([]string, n), make([]string, n)
+		for i := range spread {
+			spread[i], all[i] = others[i%100], others[i%declared]
+		}
+		for _, c := range []struct {
+			name  string
+			types []string
+		}{
+			{"unlimited", slices.Repeat([]string{"plain"}, n)},
+			{"limited_100_types", spread},
+			{"limited_every_type", all},
+		} {
+			b.Run(fmt.Sprintf("declared=%d/%s", declared, c.name), func(b *testing.B) {
+				r.BenchRolledBack(b, `SELECT count(*) FROM {{schema}}.enqueue_batch($1)`, n, "task", c.types)
+			})
+		}
+	}
+}

@@ -1,7 +1,9 @@
 package migrations_test
 
 import (
+	"fmt"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -11,6 +13,8 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/stretchr/testify/require"
+
+	"github.com/pgseq/pgseq/catalog"
 )
 
 // claimPlans runs one claim on a connection with auto_explain reporting the
@@ -240,4 +244,61 @@ func TestClaimPlanSkipsSaturatedLimitedType(t *testing.T) {
 	requireBounded(t, plans, 100)
 	r.RequireInvariants()
 	t.Logf("claim of 100 with the oldest %d pending blocked: %s\n%s", manyPending, took, all)
+}
+
+// rowsLoopsRE reads a plan node's actual rows and loops.
+var rowsLoopsRE = regexp.MustCompile(`actual time=[0-9.]+\.\.[0-9.]+ rows=(\d+) loops=(\d+)`)
+
+// largestNode returns the plan line whose node produced the most rows over
+// all its loops, and that number.
+func largestNode(plans []string) (line string, rows int) {
+	for _, p := range plans {
+		for _, l := range strings.Split(p, "\n") {
+			if m := rowsLoopsRE.FindStringSubmatch(l); m != nil {
+				n, _ := strconv.Atoi(m[1])
+				loops, _ := strconv.Atoi(m[2])
+				if n*loops > rows {
+					line, rows = strings.TrimSpace(l), n*loops
+				}
+			}
+		}
+	}
+	return line, rows
+}
+
+// enqueue_batch's work is linear in its batch, however many task types are
+// declared: right after an apply (task_types without statistics), the
+// planner joined every row of the batch with every declared type, to find
+// the rows of limited types (migration 027; before it, 2,000 tasks beside
+// 1,000 declared types made a node of 2,000,000 rows, and a call of 10,000
+// took 426 ms instead of 100 ms whether its types were limited or not).
+func TestEnqueueBatchWorkIsLinearBesideManyTypes(t *testing.T) {
+	t.Parallel()
+	types := []catalog.TaskType{task("plain", 0)}
+	limited := make([]string, 1000)
+	for i := range limited {
+		limited[i] = fmt.Sprintf("limited.%04d", i)
+		// Limits of 2 (a slot group a unit): the units' lookups read two
+		// slot rows a type.
+		types = append(types, task(limited[i], 2))
+	}
+	r := newRT(t, state(queueCfg("q"), types...))
+
+	const n = 2000
+	batches := map[string][]string{
+		"one unlimited type":  slices.Repeat([]string{"plain"}, n),
+		"1,000 limited types": make([]string, n),
+	}
+	for i := range n {
+		batches["1,000 limited types"][i] = limited[i%len(limited)]
+	}
+	for name, batch := range batches {
+		t.Run(name, func(t *testing.T) {
+			plans, rows, _ := r.plansOf(t, `SELECT count(*) FROM {{schema}}.enqueue_batch($1)`, batch)
+			require.Equal(t, [][]any{{int64(n)}}, rows)
+			line, most := largestNode(plans)
+			require.LessOrEqual(t, most, 2*n, "a node made %d rows for %d tasks: %s\n%s", most, n, line, strings.Join(plans, "\n"))
+			t.Logf("largest node, %d rows over its loops: %s", most, line)
+		})
+	}
 }

@@ -14,7 +14,7 @@
 -- default owner privileges. Roles that pgseq apply grants access levels to
 -- are not shown: a freshly migrated schema has none.
 --
--- Version 26.
+-- Version 27.
 
 
 -- Schema
@@ -1121,9 +1121,13 @@ BEGIN
 
     -- 1. The types' locks, then the types.
     PERFORM {{schema}}.lock_types(types);
-    SELECT u.type INTO v_unknown
-    FROM unnest(types) AS u(type)
-    WHERE NOT EXISTS (SELECT 1 FROM {{schema}}.task_types t WHERE t.name = u.type)
+    -- (Each distinct type looked up once; the first unknown in input
+    -- order is the one named.)
+    SELECT d.type INTO v_unknown
+    FROM (SELECT u.type, min(u.ord) AS first
+          FROM unnest(types) WITH ORDINALITY AS u(type, ord) GROUP BY u.type) d
+    WHERE NOT EXISTS (SELECT 1 FROM {{schema}}.task_types t WHERE t.name = d.type)
+    ORDER BY d.first
     LIMIT 1;
     IF FOUND THEN
         RAISE EXCEPTION 'unknown task type "%"', v_unknown
@@ -1158,13 +1162,20 @@ BEGIN
     -- unit it took: a completion finishing the key's task may be waiting
     -- for that unit's slot row.
     -- All types' units in one statement (take_units_of), not one call per
-    -- type.
+    -- type. The rows are counted per type before the types are looked up,
+    -- so the lookup is one per type of the batch, whatever plan the join
+    -- gets (joined row by row, the planner's nested loop over an
+    -- unanalyzed task_types compared every row with every declared type).
     IF NOT v_keyed THEN
         SELECT coalesce(x.unit_types, '{}'), coalesce(x.unit_groups, '{}') INTO u_types, u_groups
         FROM {{schema}}.take_units_of(ARRAY(
-                 SELECT u.type FROM unnest(types, run_ats, idempotency_keys) AS u(type, at, key)
-                 JOIN {{schema}}.task_types t ON t.name = u.type AND t.concurrency IS NOT NULL AND t.partition_limit IS NULL
-                 WHERE coalesce(u.at, now()) <= now() AND u.key IS NULL)) AS x;
+                 SELECT w.type
+                 FROM (SELECT u.type, count(*) AS n
+                       FROM unnest(types, run_ats, idempotency_keys) AS u(type, at, key)
+                       WHERE coalesce(u.at, now()) <= now() AND u.key IS NULL
+                       GROUP BY u.type) w
+                 JOIN {{schema}}.task_types t ON t.name = w.type AND t.concurrency IS NOT NULL AND t.partition_limit IS NULL,
+                 generate_series(1, w.n))) AS x;
     END IF;
 
     -- 4. Insert, the k-th keyless due task of a type with the k-th unit of
@@ -2523,12 +2534,11 @@ CREATE OR REPLACE FUNCTION {{schema}}.take_units_of(types text[], OUT unit_types
 AS $function$
 BEGIN
     WITH wanted AS (
-        -- Each limited type named, with the units it wants; draining
-        -- types want none.
-        SELECT u.t, count(*)::integer AS n
-        FROM unnest(types) AS u(t)
-        WHERE NOT EXISTS (SELECT 1 FROM {{schema}}.task_types tt WHERE tt.name = u.t AND tt.draining)
-        GROUP BY u.t
+        -- Each limited type named, with the units it wants (counted
+        -- first: the lookup is one per type); draining types want none.
+        SELECT c.t, c.n
+        FROM (SELECT u.t, count(*)::integer AS n FROM unnest(types) AS u(t) GROUP BY u.t) c
+        WHERE NOT EXISTS (SELECT 1 FROM {{schema}}.task_types tt WHERE tt.name = c.t AND tt.draining)
     ), free AS (
         -- Per type, enough groups with a free unit for the units wanted
         -- (one index descent per type), locked.
