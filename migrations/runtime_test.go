@@ -705,3 +705,44 @@ func TestEnqueueBatchWritesKeylessTasksInInputOrder(t *testing.T) {
 	require.Equal(t, ids, order)
 	r.RequireInvariants()
 }
+
+// enqueue_batch looks each distinct type of a batch up once (migration
+// 027) and refuses a batch naming a type that is not declared, naming the
+// first one in input order, or a task of a partitioned type without a
+// key; nothing of a refused batch is written. A batch of unlimited types
+// takes no unit; one of limited types takes its units.
+func TestEnqueueBatchLooksUpItsTypes(t *testing.T) {
+	t.Parallel()
+	r := newRT(t, state(queueCfg("q"), task("free", 0), task("limited", 2), partitioned("keyed", 0, 1, "")))
+	for _, tt := range []struct {
+		name    string
+		types   []*string
+		keys    []*string
+		code    string
+		message string
+	}{
+		{"the first unknown type in input order", []*string{ptr("free"), ptr("nope2"), ptr("limited"), ptr("nope1"), ptr("nope2")}, nil,
+			"PS001", `unknown task type "nope2"`},
+		{"a NULL type", []*string{ptr("free"), nil}, nil, "PS001", `unknown task type "<NULL>"`},
+		{"a partitioned type's task without a key", []*string{ptr("free"), ptr("keyed"), ptr("keyed")}, []*string{nil, ptr("acme"), nil},
+			"PS032", `task 3 (type "keyed") has no partition key`},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := r.Pool.Exec(bg, r.SQL(`SELECT count(*) FROM {{schema}}.enqueue_batch($1, partition_keys => $2)`), tt.types, tt.keys)
+			requireCode(t, err, tt.code)
+			require.ErrorContains(t, err, tt.message)
+			var n int
+			r.Scalar(&n, `SELECT count(*) FROM {{schema}}.tasks`)
+			require.Zero(t, n, "a refused batch writes nothing")
+		})
+	}
+
+	r.Exec(`SELECT count(*) FROM {{schema}}.enqueue_batch(ARRAY['free', 'free', 'keyed'], partition_keys => ARRAY[NULL, NULL, 'acme'])`)
+	var used int
+	r.Scalar(&used, `SELECT coalesce(sum(used), 0) FROM {{schema}}.concurrency_slots`)
+	require.Zero(t, used, "a batch without limited types takes no unit")
+	r.Exec(`SELECT count(*) FROM {{schema}}.enqueue_batch(ARRAY['free', 'limited', 'limited', 'limited'])`)
+	r.Scalar(&used, `SELECT coalesce(sum(used), 0) FROM {{schema}}.concurrency_slots WHERE task_type = 'limited'`)
+	require.Equal(t, 2, used, "the limited type's units are taken, the third task waits")
+	r.RequireInvariants()
+}

@@ -1097,6 +1097,9 @@ DECLARE
     u_groups  integer[] := '{}';
     v_keyed   boolean;
     v_ord     bigint;
+    v_missing boolean;
+    v_parts   boolean;
+    v_limits  boolean;
     k_types   text[];
     k_keys    text[];
 BEGIN
@@ -1121,29 +1124,39 @@ BEGIN
 
     -- 1. The types' locks, then the types.
     PERFORM {{schema}}.lock_types(types);
-    -- (Each distinct type looked up once; the first unknown in input
-    -- order is the one named.)
-    SELECT d.type INTO v_unknown
-    FROM (SELECT u.type, min(u.ord) AS first
-          FROM unnest(types) WITH ORDINALITY AS u(type, ord) GROUP BY u.type) d
-    WHERE NOT EXISTS (SELECT 1 FROM {{schema}}.task_types t WHERE t.name = d.type)
-    ORDER BY d.first
-    LIMIT 1;
-    IF FOUND THEN
+    -- Each distinct type of the batch is looked up once (a subquery per
+    -- type: one index probe, whatever the statistics): which is unknown
+    -- (the first in input order is named), and whether any is partitioned
+    -- or limited, so that the steps for those run only when needed.
+    SELECT (array_agg(d.type ORDER BY d.first) FILTER (WHERE d.kind IS NULL))[1],
+           coalesce(bool_or(d.kind IS NULL), false),
+           coalesce(bool_or(d.kind = 'partitioned'), false),
+           coalesce(bool_or(d.kind = 'limited'), false)
+      INTO v_unknown, v_missing, v_parts, v_limits
+    FROM (SELECT g.type, g.first,
+                 (SELECT CASE WHEN t.partition_limit IS NOT NULL THEN 'partitioned'
+                              WHEN t.concurrency IS NOT NULL THEN 'limited'
+                              ELSE 'unlimited' END
+                  FROM {{schema}}.task_types t WHERE t.name = g.type) AS kind
+          FROM (SELECT u.type, min(u.ord) AS first
+                FROM unnest(types) WITH ORDINALITY AS u(type, ord) GROUP BY u.type) g) d;
+    IF v_missing THEN
         RAISE EXCEPTION 'unknown task type "%"', v_unknown
             USING ERRCODE = 'PS001', HINT = 'Declare it in a task block and run pgseq apply.';
     END IF;
     -- Every row of a partitioned type has a key.
-    SELECT i.ord, i.type INTO v_ord, v_type
-    FROM unnest(types, payloads, partition_keys) WITH ORDINALITY AS i(type, payload, given_key, ord)
-    JOIN {{schema}}.task_types t ON t.name = i.type
-    WHERE t.partition_limit IS NOT NULL
-      AND {{schema}}.partition_key_of(t, i.payload, i.given_key) IS NULL
-    ORDER BY i.ord LIMIT 1;
-    IF FOUND THEN
-        RAISE EXCEPTION 'enqueue_batch: task % (type "%") has no partition key: the type is partitioned', v_ord, v_type
-            USING ERRCODE = 'PS032',
-                  HINT = 'Pass partition_keys, or payloads with the top-level field the type''s partition block names.';
+    IF v_parts THEN
+        SELECT i.ord, i.type INTO v_ord, v_type
+        FROM unnest(types, payloads, partition_keys) WITH ORDINALITY AS i(type, payload, given_key, ord)
+        JOIN {{schema}}.task_types t ON t.name = i.type
+        WHERE t.partition_limit IS NOT NULL
+          AND {{schema}}.partition_key_of(t, i.payload, i.given_key) IS NULL
+        ORDER BY i.ord LIMIT 1;
+        IF FOUND THEN
+            RAISE EXCEPTION 'enqueue_batch: task % (type "%") has no partition key: the type is partitioned', v_ord, v_type
+                USING ERRCODE = 'PS032',
+                      HINT = 'Pass partition_keys, or payloads with the top-level field the type''s partition block names.';
+        END IF;
     END IF;
 
     -- 2. A key already used by a task this call sees is not inserted again
@@ -1166,7 +1179,7 @@ BEGIN
     -- so the lookup is one per type of the batch, whatever plan the join
     -- gets (joined row by row, the planner's nested loop over an
     -- unanalyzed task_types compared every row with every declared type).
-    IF NOT v_keyed THEN
+    IF v_limits AND NOT v_keyed THEN
         SELECT coalesce(x.unit_types, '{}'), coalesce(x.unit_groups, '{}') INTO u_types, u_groups
         FROM {{schema}}.take_units_of(ARRAY(
                  SELECT w.type
