@@ -27,6 +27,10 @@ func throughputRow(scenario string, base, cand []float64) Row {
 		Gated: true, Base: base, Candidate: cand}
 }
 
+func goCPURow(base, cand []float64) Row {
+	return Row{Scenario: "high", Metric: GoCPUPerTask, Unit: scenariofile.UnitSeconds, Gated: true, Base: base, Candidate: cand}
+}
+
 func TestJudge(t *testing.T) {
 	t.Parallel()
 	for _, tc := range []struct {
@@ -55,6 +59,10 @@ func TestJudge(t *testing.T) {
 		{"a plan's buffers 2% up",
 			Row{Scenario: "explain", Metric: "buffers", Unit: scenariofile.UnitBuffers, Gated: true, Deterministic: true,
 				Base: []float64{1000, 1000, 1000}, Candidate: []float64{1020, 1020, 1020}}, NoChange},
+		{"the Go side's CPU 35% up, significant but within its 40% floor",
+			goCPURow(noisy(11, 8, 5e-6, 0.02), noisy(12, 8, 6.75e-6, 0.02)), NoChange},
+		{"the Go side's CPU 60% up",
+			goCPURow(noisy(13, 8, 5e-6, 0.02), noisy(14, 8, 8e-6, 0.02)), Regression},
 		{"a sequential scan where there was none",
 			Row{Scenario: "explain", Metric: "seq_scans", Unit: scenariofile.UnitCount, Gated: true, Deterministic: true,
 				Base: []float64{0, 0, 0}, Candidate: []float64{1, 1, 1}}, Regression},

@@ -171,7 +171,8 @@ func (r *Report) WriteMarkdown(w io.Writer) error {
 	if r.Calibration != "" {
 		fmt.Fprintf(&b, " (from `%s`).\n\n", r.Calibration)
 	} else {
-		fmt.Fprintf(&b, " (defaults: ±%s, plans ±%s; run `pgseq bench calibrate` for this machine's).\n\n", percent(DefaultFloor), percent(DeterministicFloor))
+		fmt.Fprintf(&b, " (defaults: ±%s, plans ±%s, %s ±%s; run `pgseq bench calibrate` for this machine's).\n\n",
+			percent(DefaultFloor), percent(DeterministicFloor), GoCPUPerTask, percent(GoCPUFloor))
 	}
 	fmt.Fprintf(&b, "Machine: %d CPUs (%s), %s. Load at each invocation: %s.\n\n", r.Environment.NumCPU, r.Environment.CPUModel,
 		firstWords(r.Environment.Postgres, 2), loadsText(r.Loads))
