@@ -121,7 +121,8 @@ const GoCPUPerTask = "go_cpu_per_task"
 // correction: one false alarm in 16 runs at the 5% default floor, none at
 // this one. A worker 3 µs a task slower (9% slower on the drain baseline)
 // reads +55% to +86%, still flagged in 10 of 10 runs; one 1.5 µs slower
-// (+26% to +39%) no longer is (results/gate-calibration/go-cpu/).
+// (7% slower, +26% to +39% here) no longer is by this metric
+// (results/gate-calibration/go-cpu/).
 const GoCPUFloor = 0.40
 
 // InstructionsFloor is the noise floor of ServerInstructions without
