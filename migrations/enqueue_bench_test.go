@@ -64,11 +64,7 @@ func BenchmarkEnqueueBatchSizes(b *testing.B) {
 			return []any{slices.Repeat([]string{"plain"}, n), payloads(n), numbered("order-", n)}
 		}},
 		{"idempotency_limited", `SELECT count(*) FROM {{schema}}.enqueue_batch($1, $2, idempotency_keys => $3)`, func(n int) []any {
-			names := make([]string, n)
-			for i := range names {
-				names[i] = limited[i%len(limited)]
-			}
-			return []any{names, payloads(n), numbered("order-", n)}
+			return []any{inTurn(limited, n), payloads(n), numbered("order-", n)}
 		}},
 		{"partition_keys", `SELECT count(*) FROM {{schema}}.enqueue_batch($1, $2, partition_keys => $3)`, func(n int) []any {
 			return []any{slices.Repeat([]string{"keyed"}, n), payloads(n), numbered("tenant-", n)}
@@ -82,6 +78,15 @@ func BenchmarkEnqueueBatchSizes(b *testing.B) {
 			})
 		}
 	}
+}
+
+// inTurn returns n names, taking names in turn.
+func inTurn(names []string, n int) []string {
+	out := make([]string, n)
+	for i := range out {
+		out[i] = names[i%len(names)]
+	}
+	return out
 }
 
 func numbered(prefix string, n int) []string {
@@ -103,7 +108,7 @@ func payloads(n int) []json.RawMessage {
 }
 
 // BenchmarkEnqueueBatchBesideTypes times one enqueue_batch call of 10,000
-// tasks (rolled back) in a schema with 1 or 1,000 other task types
+// tasks (rolled back) in a schema with 100 or 1,000 other task types
 // declared, each limited to 1,000, right after the apply (no statistics on
 // task_types, as users enqueue): the tasks of one unlimited type, and
 // the same number spread over 100 of the limited types and over every one
@@ -121,17 +126,13 @@ func BenchmarkEnqueueBatchBesideTypes(b *testing.B) {
 			types = append(types, task(others[i], 1000))
 		}
 		r := newRT(b, state(queueCfg("q"), types...))
-		spread, all := make([]string, n), make([]string, n)
-		for i := range spread {
-			spread[i], all[i] = others[i%100], others[i%declared]
-		}
 		for _, c := range []struct {
 			name  string
 			types []string
 		}{
 			{"unlimited", slices.Repeat([]string{"plain"}, n)},
-			{"limited_100_types", spread},
-			{"limited_every_type", all},
+			{"limited_100_types", inTurn(others[:100], n)},
+			{"limited_every_type", inTurn(others, n)},
 		} {
 			b.Run(fmt.Sprintf("declared=%d/%s", declared, c.name), func(b *testing.B) {
 				r.BenchRolledBack(b, `SELECT count(*) FROM {{schema}}.enqueue_batch($1)`, n, "task", c.types)

@@ -91,7 +91,8 @@ func (r *rt) seed(taskType, gate string, n int, age string) {
 }
 
 var (
-	actualRowsRE = regexp.MustCompile(`actual time=[0-9.]+\.\.[0-9.]+ rows=(\d+)`)
+	// actualRowsRE reads a plan node's actual rows and loops.
+	actualRowsRE = regexp.MustCompile(`actual time=[0-9.]+\.\.[0-9.]+ rows=(\d+) loops=(\d+)`)
 	removedRE    = regexp.MustCompile(`Rows Removed by Filter: (\d+)`)
 )
 
@@ -246,15 +247,12 @@ func TestClaimPlanSkipsSaturatedLimitedType(t *testing.T) {
 	t.Logf("claim of 100 with the oldest %d pending blocked: %s\n%s", manyPending, took, all)
 }
 
-// rowsLoopsRE reads a plan node's actual rows and loops.
-var rowsLoopsRE = regexp.MustCompile(`actual time=[0-9.]+\.\.[0-9.]+ rows=(\d+) loops=(\d+)`)
-
 // largestNode returns the plan line whose node produced the most rows over
 // all its loops, and that number.
 func largestNode(plans []string) (line string, rows int) {
 	for _, p := range plans {
 		for _, l := range strings.Split(p, "\n") {
-			if m := rowsLoopsRE.FindStringSubmatch(l); m != nil {
+			if m := actualRowsRE.FindStringSubmatch(l); m != nil {
 				n, _ := strconv.Atoi(m[1])
 				loops, _ := strconv.Atoi(m[2])
 				if n*loops > rows {
@@ -287,10 +285,7 @@ func TestEnqueueBatchWorkIsLinearBesideManyTypes(t *testing.T) {
 	const n = 2000
 	batches := map[string][]string{
 		"one unlimited type":  slices.Repeat([]string{"plain"}, n),
-		"1,000 limited types": make([]string, n),
-	}
-	for i := range n {
-		batches["1,000 limited types"][i] = limited[i%len(limited)]
+		"1,000 limited types": inTurn(limited, n),
 	}
 	for name, batch := range batches {
 		t.Run(name, func(t *testing.T) {

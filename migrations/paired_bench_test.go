@@ -32,11 +32,11 @@ import (
 // (the same over 100 unlimited types: what a batch over many types costs
 // without limits), enabled (100 types limited to 10, a backlog:
 // complete_and_take hands each unit on) and many (1,000 types limited to
-// 1,000 that never bind: claim → complete_and_take gives the units back). Only function bodies are
-// swapped: a migration that changes tables or indexes is measured with
-// pgseq bench drain and two builds instead. Both schemas are drained once
-// before the rounds that count: a schema's first drain runs 10-20% slower
-// than its later ones.
+// 1,000 that never bind: claim → complete_and_take gives the units back).
+// Only function bodies are swapped: a migration that changes tables or
+// indexes is measured with pgseq bench drain and two builds instead. Both
+// schemas are drained once before the rounds that count: a schema's first
+// drain runs 10-20% slower than its later ones.
 func BenchmarkPairedWithBase(b *testing.B) {
 	base := migrations.Latest() - 1
 	if s := os.Getenv("PGSEQ_PAIRED_BASE"); s != "" {

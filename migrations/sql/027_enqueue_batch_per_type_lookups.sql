@@ -5,7 +5,7 @@
 -- Before it inserts, enqueue_batch takes the units of the due keyless
 -- tasks of limited types, and found those tasks by joining every row of
 -- the batch with task_types. Right after an apply, task_types has no
--- statistics, and the planner's default guesses (1% of rows with a
+-- statistics, and the planner's default guesses (0.5% of rows with a
 -- partition_limit IS NULL, a dozen rows in the batch) made that join a
 -- nested loop over the whole table: every row compared with every
 -- declared type. With 1,000 limited types declared, one call of 10,000
