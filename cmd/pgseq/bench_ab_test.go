@@ -45,6 +45,11 @@ func TestBenchABOfTheSameBuild(t *testing.T) {
 	for _, f := range []string{"ab.json", "ab.md", "rounds/1-base/run.json", "rounds/1-candidate/run.json", "rounds/3-candidate/log.txt"} {
 		require.FileExists(t, filepath.Join(out, f))
 	}
+	// A round's invocation draws no charts: bench ab reads its run.json only.
+	require.NoDirExists(t, filepath.Join(out, "rounds", "1-candidate", "charts"))
+	logText, err := os.ReadFile(filepath.Join(out, "rounds", "1-candidate", "log.txt"))
+	require.NoError(t, err)
+	require.NotContains(t, string(logText), "charts/")
 	var rep struct {
 		Order []string `json:"order"`
 		Rows  []struct {

@@ -263,11 +263,15 @@ func pickScenarios(all []scenariofile.Scenario, names []string) ([]scenariofile.
 	return out, nil
 }
 
-// writeSuite writes the result's files to dir.
+// writeSuite writes the result's files to dir, and its charts unless
+// bench ab, which reads only run.json, asked for none (noChartsEnv).
 func writeSuite(dir string, res *report.SuiteResult) error {
-	drawn, err := charts.Write(filepath.Join(dir, "charts"), res)
-	if err != nil {
-		return fmt.Errorf("drawing the charts: %w", err)
+	var drawn []string
+	if os.Getenv(noChartsEnv) != "1" {
+		var err error
+		if drawn, err = charts.Write(filepath.Join(dir, "charts"), res); err != nil {
+			return fmt.Errorf("drawing the charts: %w", err)
+		}
 	}
 	for i, c := range drawn {
 		drawn[i] = filepath.ToSlash(filepath.Join("charts", c))
