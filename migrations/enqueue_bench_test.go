@@ -30,7 +30,11 @@ var enqueueSizes = flag.String("enqueue.sizes", "1000,10000,20000",
 //     (the units are taken after the insert; a statement per type read
 //     every waiting task of the call before migration 025);
 //   - partition_keys: a partitioned type (at most 1,000 running per key),
-//     a key each, N distinct keys.
+//     a key each, N distinct keys;
+//   - partition_one_key: the same type, every task of one key (the first
+//     1,000 admitted, the others in the key's lane): per task, N keys
+//     should cost what one does (before migration 028, a key new to the
+//     runtime cost its task 3.5 times as much).
 //
 // µs/task is the figure to compare across sizes: constant when the call
 // is linear in N. One round per size is enough:
@@ -68,6 +72,9 @@ func BenchmarkEnqueueBatchSizes(b *testing.B) {
 		}},
 		{"partition_keys", `SELECT count(*) FROM {{schema}}.enqueue_batch($1, $2, partition_keys => $3)`, func(n int) []any {
 			return []any{slices.Repeat([]string{"keyed"}, n), payloads(n), numbered("tenant-", n)}
+		}},
+		{"partition_one_key", `SELECT count(*) FROM {{schema}}.enqueue_batch($1, $2, partition_keys => $3)`, func(n int) []any {
+			return []any{slices.Repeat([]string{"keyed"}, n), payloads(n), slices.Repeat([]string{"tenant"}, n)}
 		}},
 	}
 	for _, c := range cases {

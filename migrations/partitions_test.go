@@ -25,14 +25,17 @@ func partitioned(name string, limit, perKey int, by string) catalog.TaskType {
 	return t
 }
 
-// enqueueKeys adds one task per key, in the order given.
-func (r *rt) enqueueKeys(taskType string, keys ...string) {
+// enqueueKeys adds one task per key, in the order given, and returns
+// their ids.
+func (r *rt) enqueueKeys(taskType string, keys ...string) []int64 {
 	r.T.Helper()
 	types := make([]string, len(keys))
 	for i := range types {
 		types[i] = taskType
 	}
-	r.Exec(`SELECT count(*) FROM {{schema}}.enqueue_batch($1, partition_keys => $2)`, types, keys)
+	var ids []int64
+	r.Scalar(&ids, `SELECT array_agg(id) FROM {{schema}}.enqueue_batch($1, partition_keys => $2) AS id`, types, keys)
+	return ids
 }
 
 // checkKeyAccounting requires, for every key: used = the tasks holding one
@@ -159,12 +162,23 @@ func TestPartitionKeyFromThePayload(t *testing.T) {
 	require.Equal(t, 3, n)
 }
 
-// 100 keys each enqueue 20 tasks, one key after the other; type limit 10,
-// per-key limit 5. After 10% of the tasks, at least 90 of the 100 keys
-// have started one (FIFO would have served two).
+// 100 keys each enqueue 20 tasks, one key after the other; per-key limit 5,
+// with a type limit of 10 (the keys' tasks admitted by admit_keys) and
+// without (admitted in the enqueue's insert, migration 028). After 10% of
+// the tasks, at least 90 of the 100 keys have started one (FIFO would have
+// served two).
 func TestKeysTakeTurns(t *testing.T) {
 	t.Parallel()
-	r := newRT(t, state(queueCfg("q"), partitioned("render", 10, 5, "")))
+	for _, typeLimit := range []int{10, 0} {
+		t.Run(fmt.Sprintf("type_limit_%d", typeLimit), func(t *testing.T) {
+			t.Parallel()
+			keysTakeTurns(t, typeLimit)
+		})
+	}
+}
+
+func keysTakeTurns(t *testing.T, typeLimit int) {
+	r := newRT(t, state(queueCfg("q"), partitioned("render", typeLimit, 5, "")))
 	r.register("w1")
 	var keys []string
 	for k := range 100 {
@@ -198,7 +212,7 @@ func TestKeysTakeTurns(t *testing.T) {
 
 	// A key enqueued last starts within one round of the keys with work:
 	// before it start at most one task per key (100), and the tasks that
-	// already held their type's units (10).
+	// already held their type's units (10, with the type limit).
 	r.enqueueKeys("render", "late")
 	before := 0
 	for {
@@ -241,6 +255,32 @@ func TestPartitionStormStaysWithinLimits(t *testing.T) {
 	stop := make(chan struct{})
 	var wg sync.WaitGroup
 	errs := make(chan error, 16)
+	// An enqueuer beside the claimers: keys whose rows completions delete
+	// are created again, by single enqueues and batches admitting them in
+	// their inserts (migration 028) and by batches that go through
+	// admit_keys (a type limit, an idempotency key).
+	enqueued := make(chan struct{})
+	go func() {
+		defer close(enqueued)
+		for i := range 120 {
+			k1, k2 := fmt.Sprintf("k%d", i%13), fmt.Sprintf("k%d", (i+5)%13)
+			var err error
+			switch i % 4 {
+			case 0:
+				_, err = r.Pool.Exec(bg, r.SQL(`SELECT {{schema}}.enqueue('mail', partition_key => $1)`), k1)
+			case 1:
+				_, err = r.Pool.Exec(bg, r.SQL(`SELECT count(*) FROM {{schema}}.enqueue_batch(ARRAY['mail', 'mail'], partition_keys => ARRAY[$1, $2])`), k1, k2)
+			case 2:
+				_, err = r.Pool.Exec(bg, r.SQL(`SELECT count(*) FROM {{schema}}.enqueue_batch(ARRAY['mail', 'render'], partition_keys => ARRAY[$1, $2])`), k1, k2)
+			case 3:
+				_, err = r.Pool.Exec(bg, r.SQL(`SELECT count(*) FROM {{schema}}.enqueue_batch(ARRAY['mail', 'mail'], idempotency_keys => ARRAY[$3, NULL], partition_keys => ARRAY[$1, $2])`), k1, k2, fmt.Sprintf("i%d", i))
+			}
+			if err != nil {
+				errs <- fmt.Errorf("enqueue %d: %w", i, err)
+				return
+			}
+		}
+	}()
 	for w := range 4 {
 		worker := workerName(w)
 		r.register(worker)
@@ -280,6 +320,7 @@ func TestPartitionStormStaysWithinLimits(t *testing.T) {
 		}()
 	}
 	samples := 0
+sampling:
 	for {
 		var over []string
 		rows, err := r.Pool.Query(bg, r.SQL(`
@@ -301,8 +342,12 @@ func TestPartitionStormStaysWithinLimits(t *testing.T) {
 		samples++
 		var left int
 		r.Scalar(&left, `SELECT count(*) FROM {{schema}}.tasks WHERE status NOT IN ('completed', 'failed', 'dead_letter')`)
-		if left == 0 {
-			break
+		select {
+		case <-enqueued:
+			if left == 0 {
+				break sampling
+			}
+		default:
 		}
 		select {
 		case err := <-errs:
@@ -427,4 +472,241 @@ func TestRecoveryGivesKeyUnitsBackOnce(t *testing.T) {
 	var rowsLeft int
 	r.Scalar(&rowsLeft, `SELECT count(*) FROM {{schema}}.partition_slots`)
 	require.Zero(t, rowsLeft)
+}
+
+// A batch's keys that have no row yet admit their first tasks in the
+// batch's own insert (migration 028): each task and key row is written
+// once, the tasks admitted are each key's first in claim order up to its
+// limit, with start tags that make keys take turns, as admit_keys would
+// have given them; a key whose row exists goes through admit_keys.
+func TestEnqueueBatchAdmitsNewKeysInItsInsert(t *testing.T) {
+	t.Parallel()
+	r := newRT(t, state(queueCfg("q"), partitioned("render", 0, 2, "")))
+	r.register("w")
+
+	s := r.session()
+	s.Exec(`BEGIN`)
+	var ids []int64
+	s.Scalar(&ids, `SELECT array_agg(id) FROM {{schema}}.enqueue_batch(
+		ARRAY['render', 'render', 'render', 'render', 'render', 'render'],
+		priorities => ARRAY[0, 0, 5, 0, 0, 0],
+		partition_keys => ARRAY['a', 'a', 'a', 'b', 'c', 'c']) AS id`)
+	var rewritten int64
+	s.Scalar(&rewritten, `SELECT coalesce(sum(n_tup_upd + n_tup_del), 0) FROM pg_stat_xact_user_tables
+		WHERE schemaname = $1 AND relname IN ('tasks', 'partition_slots')`, r.Schema)
+	require.Zero(t, rewritten, "rows of tasks or partition_slots written twice by one enqueue of new keys")
+	s.Exec(`COMMIT`)
+	require.Len(t, ids, 6)
+
+	// Per task: admitted (open, holding a unit of its key) or waiting in
+	// its key's lane, and its start tag against the call's clock.
+	type row struct {
+		Key       string
+		Gate      string
+		KeyUnit   bool
+		KeyWait   bool
+		TagMicros int64
+	}
+	rows, err := r.Pool.Query(bg, r.SQL(`
+		SELECT partition_key, gate::text, key_unit, key_wait,
+		       CASE WHEN key_unit THEN (extract(epoch FROM run_at - min(run_at) FILTER (WHERE key_unit) OVER ()) * 1e6)::bigint ELSE -1 END
+		FROM {{schema}}.tasks WHERE id = ANY ($1) ORDER BY id`), ids)
+	require.NoError(t, err)
+	got, err := pgx.CollectRows(rows, pgx.RowToStructByPos[row])
+	require.NoError(t, err)
+	require.Equal(t, []row{
+		{"a", "open", true, false, 1},       // a's second in claim order
+		{"a", "scheduled", false, true, -1}, // beyond a's limit: in its lane
+		{"a", "open", true, false, 0},       // priority 5: a's first
+		{"b", "open", true, false, 0},
+		{"c", "open", true, false, 0},
+		{"c", "open", true, false, 1}, // n = limit: no backlog
+	}, got)
+	type slot struct {
+		Key        string
+		Used       int
+		HasBacklog bool
+	}
+	rows, err = r.Pool.Query(bg, r.SQL(`SELECT partition_key, used, last_at IS NOT NULL FROM {{schema}}.partition_slots ORDER BY 1`))
+	require.NoError(t, err)
+	slots, err := pgx.CollectRows(rows, pgx.RowToStructByPos[slot])
+	require.NoError(t, err)
+	require.Equal(t, []slot{{"a", 2, true}, {"b", 1, false}, {"c", 2, false}}, slots)
+	var lastA, tagA2 string
+	r.Scalar(&lastA, `SELECT last_at::text FROM {{schema}}.partition_slots WHERE partition_key = 'a'`)
+	r.Scalar(&tagA2, `SELECT run_at::text FROM {{schema}}.tasks WHERE id = $1`, ids[0])
+	require.Equal(t, tagA2, lastA, "a's row keeps the start tag of its last admitted task")
+	r.checkKeyAccounting()
+	r.RequireInvariants()
+
+	// Keys take turns in the claim order: a's priority task, then the first
+	// round (b, c), then the second (a, c).
+	claimed, err := claim(bg, r.Pool, r.Schema, "q", "w", 5)
+	require.NoError(t, err)
+	require.Equal(t, []int64{ids[2], ids[3], ids[4], ids[0], ids[5]}, claimed)
+
+	// A call naming a key with a row (a, at its limit) admits all its keys
+	// through admit_keys, which locks them in key order: a's task waits in
+	// its lane, and d, new, is admitted there (its task written twice).
+	s.Exec(`BEGIN`)
+	var more []int64
+	s.Scalar(&more, `SELECT array_agg(id) FROM {{schema}}.enqueue_batch(ARRAY['render', 'render'], partition_keys => ARRAY['a', 'd']) AS id`)
+	s.Scalar(&rewritten, `SELECT coalesce(sum(n_tup_upd), 0) FROM pg_stat_xact_user_tables
+		WHERE schemaname = $1 AND relname = 'tasks'`, r.Schema)
+	require.Positive(t, rewritten, "d was admitted in the insert beside a key with a row")
+	s.Exec(`COMMIT`)
+	var gates []string
+	r.Scalar(&gates, `SELECT array_agg(gate::text || '/' || key_wait::text ORDER BY id) FROM {{schema}}.tasks WHERE id = ANY ($1)`, more)
+	require.Equal(t, []string{"scheduled/true", "open/false"}, gates)
+	r.checkKeyAccounting()
+
+	// Everything drains, each key within its limit.
+	for {
+		ids, err := claim(bg, r.Pool, r.Schema, "q", "w", 10)
+		require.NoError(t, err)
+		if len(ids) == 0 {
+			break
+		}
+		for k, n := range r.runningPerKey("render") {
+			require.LessOrEqual(t, n, 2, "key %s", k)
+		}
+		r.Exec(`SELECT {{schema}}.complete($1, 'w')`, append(ids, claimed...))
+		claimed = nil
+	}
+	var left int
+	r.Scalar(&left, `SELECT count(*) FROM {{schema}}.tasks WHERE status <> 'completed'`)
+	require.Zero(t, left)
+	r.checkKeyAccounting()
+	r.RequireInvariants()
+}
+
+// A single enqueue of a new key admits its task in its insert as the batch
+// does (migration 028): the task open and holding the key's unit, the row
+// created with it, nothing written twice; the key's next enqueue goes
+// through admit_keys.
+func TestEnqueueAdmitsANewKeyInItsInsert(t *testing.T) {
+	t.Parallel()
+	r := newRT(t, state(queueCfg("q"), partitioned("render", 0, 2, "")))
+	s := r.session()
+	s.Exec(`BEGIN`)
+	var first int64
+	s.Scalar(&first, `SELECT {{schema}}.enqueue('render', partition_key => 'k')`)
+	var rewritten int64
+	s.Scalar(&rewritten, `SELECT coalesce(sum(n_tup_upd + n_tup_del), 0) FROM pg_stat_xact_user_tables
+		WHERE schemaname = $1 AND relname IN ('tasks', 'partition_slots')`, r.Schema)
+	require.Zero(t, rewritten, "rows of tasks or partition_slots written twice by one enqueue of a new key")
+	s.Exec(`COMMIT`)
+
+	second := make([]int64, 2)
+	for i := range second {
+		r.Scalar(&second[i], `SELECT {{schema}}.enqueue('render', partition_key => 'k')`)
+	}
+	var states []string
+	r.Scalar(&states, `SELECT array_agg(gate::text || '/' || key_unit::text || '/' || key_wait::text ORDER BY id)
+		FROM {{schema}}.tasks WHERE id = ANY ($1)`, append([]int64{first}, second...))
+	require.Equal(t, []string{"open/true/false", "open/true/false", "scheduled/false/true"}, states)
+	var used int
+	r.Scalar(&used, `SELECT used FROM {{schema}}.partition_slots WHERE partition_key = 'k'`)
+	require.Equal(t, 2, used)
+	r.checkKeyAccounting()
+	r.RequireInvariants()
+}
+
+// An enqueue of a key whose row another transaction is creating, or
+// deleting, waits for it (forced: the other transaction held open), then
+// counts the key's units from the row as it is after that commit: never
+// two rows' worth of admissions for one key. For enqueue_batch (two tasks
+// of the key) and enqueue (one), limit 2.
+func TestEnqueueOfAKeyRowInFlight(t *testing.T) {
+	t.Parallel()
+	holds := []struct {
+		name string
+		// hold runs in the other transaction, left open; it admits one
+		// task of the key, or (deleting) leaves the key with none.
+		hold     func(r *rt, s *session)
+		deleting bool
+	}{
+		{"created by a single enqueue", func(r *rt, s *session) {
+			s.Exec(`SELECT {{schema}}.enqueue('render', partition_key => 'k')`)
+		}, false},
+		{"created by another batch", func(r *rt, s *session) {
+			s.Exec(`SELECT count(*) FROM {{schema}}.enqueue_batch(ARRAY['render'], partition_keys => ARRAY['k'])`)
+		}, false},
+		{"deleted by the completion of its last task", func(r *rt, s *session) {
+			r.enqueueKeys("render", "k")
+			ids, err := claim(bg, r.Pool, r.Schema, "q", "w", 1)
+			require.NoError(r.T, err)
+			require.Len(r.T, ids, 1)
+			s.Exec(`SELECT {{schema}}.complete($1, 'w')`, ids)
+			var rows int
+			s.Scalar(&rows, `SELECT count(*) FROM {{schema}}.partition_slots`)
+			require.Zero(r.T, rows, "the completion deletes the idle key's row")
+		}, true},
+	}
+	callers := []struct {
+		name  string
+		sql   string
+		tasks int
+	}{
+		{"enqueue_batch", `SELECT count(*) FROM {{schema}}.enqueue_batch(ARRAY['render', 'render'], partition_keys => ARRAY['k', 'k'])`, 2},
+		{"enqueue", `SELECT {{schema}}.enqueue('render', partition_key => 'k')`, 1},
+	}
+	for _, h := range holds {
+		for _, c := range callers {
+			t.Run(h.name+"/"+c.name, func(t *testing.T) {
+				t.Parallel()
+				r := newRT(t, state(queueCfg("q"), partitioned("render", 0, 2, "")))
+				r.register("w")
+				other := r.session()
+				other.Exec(`BEGIN`)
+				h.hold(r, other)
+
+				caller := r.session()
+				done := caller.async(c.sql)
+				pgseqtest.WaitBlockedBy(t, r.Pool, other.pid)
+				other.Exec(`COMMIT`)
+				require.NoError(t, wait(t, done))
+
+				want := min(2, c.tasks+1) // the other's task holds a unit
+				if h.deleting {
+					want = c.tasks
+				}
+				var used int
+				r.Scalar(&used, `SELECT used FROM {{schema}}.partition_slots WHERE partition_key = 'k'`)
+				require.Equal(t, want, used)
+				r.checkKeyAccounting()
+				r.RequireInvariants()
+			})
+		}
+	}
+}
+
+// A batch naming a key with a row and a new one never holds the new key's
+// row while it waits for the older key's (forced: another transaction
+// holds the older row locked, as an enqueue admitting both keys in key
+// order would, then asks for the new key's row). Holding it would lock key
+// rows out of their order and deadlock; migration 028's batch creates the
+// rows of all its keys or of none.
+func TestEnqueueBatchHoldsNoNewKeyWhileWaitingForAnOldOne(t *testing.T) {
+	t.Parallel()
+	r := newRT(t, state(queueCfg("q"), partitioned("render", 0, 2, "")))
+	r.enqueueKeys("render", "a")
+
+	holder := r.session()
+	holder.Exec(`BEGIN`)
+	holder.Exec(`SELECT 1 FROM {{schema}}.partition_slots WHERE task_type = 'render' AND partition_key = 'a' FOR UPDATE`)
+
+	batch := r.session()
+	done := batch.async(`SELECT count(*) FROM {{schema}}.enqueue_batch(ARRAY['render', 'render'], partition_keys => ARRAY['a', 'b'])`)
+	pgseqtest.WaitBlockedBy(t, r.Pool, holder.pid)
+	// The next key in order: free, so the holder goes on.
+	holder.Exec(`INSERT INTO {{schema}}.partition_slots (task_type, partition_key) VALUES ('render', 'b') ON CONFLICT DO NOTHING`)
+	holder.Exec(`ROLLBACK`)
+	require.NoError(t, wait(t, done))
+
+	var used []int
+	r.Scalar(&used, `SELECT array_agg(used ORDER BY partition_key) FROM {{schema}}.partition_slots`)
+	require.Equal(t, []int{2, 1}, used)
+	r.checkKeyAccounting()
+	r.RequireInvariants()
 }

@@ -14,7 +14,7 @@
 -- default owner privileges. Roles that pgseq apply grants access levels to
 -- are not shown: a freshly migrated schema has none.
 --
--- Version 27.
+-- Version 28.
 
 
 -- Schema
@@ -1004,6 +1004,7 @@ DECLARE
     v_unit  integer;
     v_gate  {{schema}}.task_gate := 'open';
     v_kwait boolean := false;
+    v_kunit boolean := false;
     v_id    bigint;
 BEGIN
     -- 1. The type's lock (lock_types' key, shared), then the type.
@@ -1038,17 +1039,36 @@ BEGIN
     END IF;
 
     -- 3. Without a key the insert never waits: the unit first, and the task
-    -- is inserted holding it.
+    -- is inserted holding it. (A type's unit here; a partition key's in 3b.)
     IF v_gate = 'waiting' AND v_key IS NULL THEN
         v_unit := ({{schema}}.take_units(v_type, 1))[1];
         IF v_unit IS NOT NULL THEN
             v_gate := 'open';
         END IF;
     END IF;
+    -- 3b. A due task of a partition key new to the runtime (no row: nothing
+    -- of its own runs or waits, admit_keys deletes a row only then), of a
+    -- type without a type limit: the key's row is created holding the
+    -- task's unit, and the task is inserted admitted (open, starting at its
+    -- type's lane clock, as admit_keys would admit it): each written once.
+    -- A key whose row exists, or that another transaction is creating (the
+    -- insert waits for it), admits the task after the insert (step 5).
+    IF v_kwait AND v_key IS NULL AND tt.concurrency IS NULL THEN
+        INSERT INTO {{schema}}.partition_slots AS s (task_type, partition_key, used)
+        VALUES (v_type, v_pkey, 1)
+        ON CONFLICT (task_type, partition_key) DO NOTHING;
+        IF FOUND THEN
+            v_at := {{schema}}.lane_clock(v_type);
+            v_gate := 'open';
+            v_kwait := false;
+            v_kunit := true;
+        END IF;
+    END IF;
+
     LOOP
         INSERT INTO {{schema}}.tasks AS t (queue, type, payload, priority, idempotency_key, run_at, gate, slot_group,
-                                           partition_key, key_wait)
-        VALUES (tt.queue, v_type, enqueue.payload, v_prio, v_key, v_at, v_gate, v_unit, v_pkey, v_kwait)
+                                           partition_key, key_wait, key_unit)
+        VALUES (tt.queue, v_type, enqueue.payload, v_prio, v_key, v_at, v_gate, v_unit, v_pkey, v_kwait, v_kunit)
         ON CONFLICT (type, idempotency_key) WHERE idempotency_key IS NOT NULL DO NOTHING
         RETURNING t.id INTO v_id;
         EXIT WHEN v_id IS NOT NULL OR v_key IS NULL;
@@ -1099,9 +1119,15 @@ DECLARE
     v_ord     bigint;
     v_missing boolean;
     v_parts   boolean;
+    v_lparts  boolean;
     v_limits  boolean;
+    v_old_keys bigint;
     k_types   text[];
     k_keys    text[];
+    f_types   text[];
+    f_keys    text[];
+    f_used    integer[];
+    f_clock   timestamp with time zone[];
 BEGIN
     -- 0. The arrays: one row per index 1..n.
     IF (array_ndims(types) > 1 OR array_lower(types, 1) <> 1)
@@ -1130,11 +1156,13 @@ BEGIN
     -- or limited, so that the steps for those run only when needed.
     SELECT (array_agg(d.type ORDER BY d.first) FILTER (WHERE d.kind IS NULL))[1],
            coalesce(bool_or(d.kind IS NULL), false),
-           coalesce(bool_or(d.kind = 'partitioned'), false),
+           coalesce(bool_or(d.kind IN ('partitioned', 'partitioned and limited')), false),
+           coalesce(bool_or(d.kind = 'partitioned and limited'), false),
            coalesce(bool_or(d.kind = 'limited'), false)
-      INTO v_unknown, v_missing, v_parts, v_limits
+      INTO v_unknown, v_missing, v_parts, v_lparts, v_limits
     FROM (SELECT g.type, g.first,
-                 (SELECT CASE WHEN t.partition_limit IS NOT NULL THEN 'partitioned'
+                 (SELECT CASE WHEN t.partition_limit IS NOT NULL AND t.concurrency IS NOT NULL THEN 'partitioned and limited'
+                              WHEN t.partition_limit IS NOT NULL THEN 'partitioned'
                               WHEN t.concurrency IS NOT NULL THEN 'limited'
                               ELSE 'unlimited' END
                   FROM {{schema}}.task_types t WHERE t.name = g.type) AS kind
@@ -1191,12 +1219,71 @@ BEGIN
                  generate_series(1, w.n))) AS x;
     END IF;
 
+    -- 3b. Keys new to the runtime admit in the insert below. A key without
+    -- a row has no task running on its units and none waiting (admit_keys
+    -- deletes a row only then), so it admits its first due tasks in claim
+    -- order, up to its limit, starting at its type's lane clock, as
+    -- admit_keys would: its row is created here with their count (and, when
+    -- more wait, the last one's start tag), and they are inserted admitted.
+    -- All or nothing: the rows are created in one statement in bytewise
+    -- (type, key) order, the order key rows are locked in, waiting only
+    -- for transactions creating or deleting the same keys; when any key of
+    -- the call has a row already (or gets one meanwhile), the block rolls
+    -- its rows back and every key goes through admit_keys (step 6), which
+    -- locks them all in that order. (Keeping the new rows while admit_keys
+    -- waits for an older one would take key rows out of order.) Only for
+    -- calls whose partitioned types have no type limit (the admitted tasks
+    -- of the others take units of their type in claim order, in
+    -- admit_keys) and that carry no idempotency key (the insert never
+    -- waits, and no task goes to admit_keys past the keys counted here).
+    IF v_parts AND NOT v_lparts AND (idempotency_keys IS NULL OR cardinality(array_remove(idempotency_keys, NULL)) = 0) THEN
+        BEGIN
+            WITH due AS (
+                -- The call's due tasks of partitioned types, counted per key.
+                SELECT d.type, d.pkey, d.lim, count(*)::integer AS n
+                FROM (SELECT i.type, t.partition_limit AS lim,
+                             {{schema}}.partition_key_of(t, i.payload, i.given_key) AS pkey
+                      FROM unnest(types, payloads, run_ats, partition_keys) AS i(type, payload, run_at, given_key)
+                      JOIN {{schema}}.task_types t ON t.name = i.type
+                      WHERE t.partition_limit IS NOT NULL AND coalesce(i.run_at, now()) <= now()) d
+                GROUP BY d.type, d.pkey, d.lim
+            ), clock AS MATERIALIZED (
+                -- Each type's lane clock, read once.
+                SELECT c.type, {{schema}}.lane_clock(c.type) AS v
+                FROM (SELECT DISTINCT d.type FROM due d) c
+            ), created AS (
+                INSERT INTO {{schema}}.partition_slots AS s (task_type, partition_key, used, last_at)
+                SELECT d.type, d.pkey, least(d.n, d.lim),
+                       CASE WHEN d.n > d.lim THEN c.v + (d.lim - 1) * interval '1 microsecond' END
+                FROM due d JOIN clock c ON c.type = d.type
+                ORDER BY d.type COLLATE "C", d.pkey COLLATE "C"
+                ON CONFLICT (task_type, partition_key) DO NOTHING
+                RETURNING s.task_type, s.partition_key, s.used
+            )
+            SELECT array_agg(x.task_type), array_agg(x.partition_key), array_agg(x.used), array_agg(c.v),
+                   (SELECT count(*) FROM due) - count(*)
+              INTO f_types, f_keys, f_used, f_clock, v_old_keys
+            FROM created x JOIN clock c ON c.type = x.task_type;
+            IF v_old_keys > 0 THEN
+                -- Internal: rolls the block's rows back.
+                RAISE EXCEPTION 'enqueue_batch: % keys have rows', v_old_keys USING ERRCODE = 'PS033';
+            END IF;
+        EXCEPTION WHEN SQLSTATE 'PS033' THEN
+            f_types := NULL;
+            f_keys := NULL;
+            f_used := NULL;
+            f_clock := NULL;
+        END;
+    END IF;
+
     -- 4. Insert, the k-th keyless due task of a type with the k-th unit of
     -- that type. Ids are drawn up front, in input order, so each input row
     -- knows its own and claim order among equal due times follows the
     -- input; rows that hit an idempotency conflict leave their id unused.
-    -- A partitioned row is inserted waiting for its key (scheduled; key_wait
-    -- when due).
+    -- A partitioned row is inserted admitted when its key is new (step 3b)
+    -- and its turn within the key comes within the key's limit (open, its
+    -- start tag as run_at: the clock, then 1 µs apart), else waiting for its
+    -- key (scheduled; key_wait when due).
     WITH input AS (
         SELECT x.*, nextval('{{schema}}.tasks_id_seq') AS new_id
         FROM (
@@ -1217,7 +1304,11 @@ BEGIN
         SELECT i.*, CASE WHEN i.limited AND i.run_at <= now() AND i.key IS NULL
                          THEN row_number() OVER (PARTITION BY i.type, i.limited AND i.run_at <= now() AND i.key IS NULL
                                                  ORDER BY i.ord)
-                    END AS k
+                    END AS k,
+               CASE WHEN i.pkey IS NOT NULL AND i.run_at <= now() AND i.key IS NULL
+                    THEN row_number() OVER (PARTITION BY i.type, i.pkey, i.pkey IS NOT NULL AND i.run_at <= now() AND i.key IS NULL
+                                            ORDER BY i.priority DESC, i.run_at, i.ord)
+               END AS turn
         FROM input i
     ), units AS (
         SELECT u.type, u.grp, row_number() OVER (PARTITION BY u.type ORDER BY u.ord) AS k
@@ -1227,19 +1318,27 @@ BEGIN
         -- statement sees it (looked up once: it is not inserted again,
         -- and it is the row's id).
         SELECT r.*, u.grp, e.id AS earlier_id,
-               CASE WHEN r.pkey IS NOT NULL THEN 'scheduled'
+               -- Counted in a new key's row: admitted, or in its lane
+               -- behind those (the row is at its limit then).
+               f.k IS NOT NULL AND r.turn IS NOT NULL AS new_key,
+               coalesce(r.turn <= f.used, false) AS admitted,
+               CASE WHEN r.turn <= f.used THEN f.clock + (r.turn - 1) * interval '1 microsecond'
+                    ELSE r.run_at END AS start_at,
+               CASE WHEN r.turn <= f.used THEN 'open'
+                    WHEN r.pkey IS NOT NULL THEN 'scheduled'
                     WHEN NOT r.limited OR u.grp IS NOT NULL THEN 'open'
                     WHEN r.run_at <= now() THEN 'waiting'
                     ELSE 'scheduled' END::{{schema}}.task_gate AS gate
         FROM ranked r
         LEFT JOIN units u ON u.type = r.type AND u.k = r.k
+        LEFT JOIN unnest(f_types, f_keys, f_used, f_clock) AS f(t, k, used, clock) ON f.t = r.type AND f.k = r.pkey
         LEFT JOIN {{schema}}.tasks e ON r.key IS NOT NULL AND e.type = r.type AND e.idempotency_key = r.key
     ), inserted AS (
         INSERT INTO {{schema}}.tasks AS t (id, queue, type, payload, priority, idempotency_key, run_at, gate, slot_group,
-                                           partition_key, key_wait)
+                                           partition_key, key_wait, key_unit)
         OVERRIDING SYSTEM VALUE
-        SELECT new_id, queue, type, payload, priority, key, run_at, gate, grp,
-               pkey, pkey IS NOT NULL AND run_at <= now() FROM rows
+        SELECT new_id, queue, type, payload, priority, key, start_at, gate, grp,
+               pkey, pkey IS NOT NULL AND run_at <= now() AND NOT admitted, admitted FROM rows
         WHERE rows.earlier_id IS NULL
         -- Keyed rows first, in bytewise (type, key) order (the deadlock
         -- rule above); then the keyless ones in input order, the order
@@ -1250,8 +1349,8 @@ BEGIN
     ), ids AS (
         SELECT array_agg(coalesce(mine.id, same_batch.id, rows.earlier_id) ORDER BY rows.ord) AS ids,
                array_agg(mine.id) FILTER (WHERE mine.gate = 'waiting' AND (v_keyed OR rows.key IS NOT NULL)) AS waiting,
-               array_agg(mine.type) FILTER (WHERE mine.key_wait) AS k_types,
-               array_agg(mine.partition_key) FILTER (WHERE mine.key_wait) AS k_keys
+               array_agg(mine.type) FILTER (WHERE mine.key_wait AND NOT rows.new_key) AS k_types,
+               array_agg(mine.partition_key) FILTER (WHERE mine.key_wait AND NOT rows.new_key) AS k_keys
         FROM rows
         LEFT JOIN inserted mine ON mine.id = rows.new_id
         LEFT JOIN inserted same_batch ON rows.key IS NOT NULL
@@ -1280,8 +1379,9 @@ BEGIN
         WHERE t.id = w.id;
     END IF;
 
-    -- 6. Due partitioned tasks: their keys admit them, or they wait in
-    -- their keys' lanes.
+    -- 6. Due partitioned tasks of keys step 3b did not create: their keys
+    -- admit them, or they wait in their keys' lanes. (A new key's tasks
+    -- beyond its limit wait in its lane: its row is at its limit.)
     IF k_types IS NOT NULL THEN
         PERFORM {{schema}}.admit_keys(k_types, k_keys);
     END IF;

@@ -1,0 +1,440 @@
+-- pgseq schema, version 28: a partition key new to the runtime admits
+-- its first tasks in the enqueue's own insert.
+-- {{schema}} is replaced by the quoted schema name.
+--
+-- enqueue and enqueue_batch inserted every due task of a partitioned type
+-- waiting for its key; admit_keys then created or locked each key's row,
+-- read each key's lane, admitted its first tasks (a second write of each
+-- task) and wrote the row again with its count and start tag. A batch of
+-- 10,000 tasks over 10,000 keys took 43-55 µs a task against 10-16 µs
+-- without keys, so the suite's keys-scale scenario (100,000 keys) spent
+-- longer seeding than draining: an enqueue cost more the more of its keys
+-- were new. A key without a row has nothing of its own running or waiting
+-- (admit_keys deletes a key's row only when it is idle), so what it admits
+-- is known before the insert: its first due tasks in claim order, up to
+-- its limit, starting at its type's lane clock. The row is now created
+-- with that count (and tag), and those tasks are inserted admitted: each
+-- row and task written once. enqueue_batch does it for all of a call's
+-- keys or none: when any of them has a row already (or another
+-- transaction creates one meanwhile: the insert waits for it), the rows it
+-- created are rolled back and every key is admitted by admit_keys after
+-- the insert, as before, which locks them all in key order. (Holding a
+-- new row while admit_keys waits for an older key's row would lock key
+-- rows out of order, and deadlock with an enqueue that locked the older
+-- one and waits for the new.) admit_keys also still admits the keys of
+-- types that have a type limit too (their admitted tasks take units of
+-- the type in claim order), and those of calls with idempotency keys (an
+-- insert may wait for another transaction's key, and must not hold key
+-- rows while it does).
+
+-- (CREATE OR REPLACE resets what is not restated: SECURITY DEFINER and
+-- the settings of migrations 006 and 008 are restated.)
+CREATE OR REPLACE FUNCTION {{schema}}.enqueue_batch(types text[], payloads jsonb[] DEFAULT NULL::jsonb[], idempotency_keys text[] DEFAULT NULL::text[], priorities integer[] DEFAULT NULL::integer[], run_ats timestamp with time zone[] DEFAULT NULL::timestamp with time zone[], partition_keys text[] DEFAULT NULL::text[])
+ RETURNS SETOF bigint
+ LANGUAGE plpgsql
+ SECURITY DEFINER
+ SET jit TO 'off'
+ SET search_path TO 'pg_catalog', 'pg_temp'
+AS $function$
+#variable_conflict use_column
+DECLARE
+    n         integer := coalesce(cardinality(types), 0);
+    v_unknown text;
+    v_ids     bigint[];
+    v_type    text;
+    v_wait    bigint[];
+    u_types   text[] := '{}';
+    u_groups  integer[] := '{}';
+    v_keyed   boolean;
+    v_ord     bigint;
+    v_missing boolean;
+    v_parts   boolean;
+    v_lparts  boolean;
+    v_limits  boolean;
+    v_old_keys bigint;
+    k_types   text[];
+    k_keys    text[];
+    f_types   text[];
+    f_keys    text[];
+    f_used    integer[];
+    f_clock   timestamp with time zone[];
+BEGIN
+    -- 0. The arrays: one row per index 1..n.
+    IF (array_ndims(types) > 1 OR array_lower(types, 1) <> 1)
+       OR (array_ndims(payloads) > 1 OR array_lower(payloads, 1) <> 1)
+       OR (array_ndims(idempotency_keys) > 1 OR array_lower(idempotency_keys, 1) <> 1)
+       OR (array_ndims(priorities) > 1 OR array_lower(priorities, 1) <> 1)
+       OR (array_ndims(run_ats) > 1 OR array_lower(run_ats, 1) <> 1)
+       OR (array_ndims(partition_keys) > 1 OR array_lower(partition_keys, 1) <> 1) THEN
+        RAISE EXCEPTION 'enqueue_batch: every array must be one-dimensional and start at index 1'
+            USING ERRCODE = '22023', HINT = 'Pass plain arrays such as ARRAY[''a'', ''b''].';
+    END IF;
+    IF (payloads IS NOT NULL AND cardinality(payloads) <> n)
+       OR (idempotency_keys IS NOT NULL AND cardinality(idempotency_keys) <> n)
+       OR (priorities IS NOT NULL AND cardinality(priorities) <> n)
+       OR (run_ats IS NOT NULL AND cardinality(run_ats) <> n)
+       OR (partition_keys IS NOT NULL AND cardinality(partition_keys) <> n) THEN
+        RAISE EXCEPTION 'enqueue_batch: every array must have as many elements as types (%)', n
+            USING ERRCODE = '22023';
+    END IF;
+
+    -- 1. The types' locks, then the types.
+    PERFORM {{schema}}.lock_types(types);
+    -- Each distinct type of the batch is looked up once (a subquery per
+    -- type: one index probe, whatever the statistics): which is unknown
+    -- (the first in input order is named), and whether any is partitioned
+    -- or limited, so that the steps for those run only when needed.
+    SELECT (array_agg(d.type ORDER BY d.first) FILTER (WHERE d.kind IS NULL))[1],
+           coalesce(bool_or(d.kind IS NULL), false),
+           coalesce(bool_or(d.kind IN ('partitioned', 'partitioned and limited')), false),
+           coalesce(bool_or(d.kind = 'partitioned and limited'), false),
+           coalesce(bool_or(d.kind = 'limited'), false)
+      INTO v_unknown, v_missing, v_parts, v_lparts, v_limits
+    FROM (SELECT g.type, g.first,
+                 (SELECT CASE WHEN t.partition_limit IS NOT NULL AND t.concurrency IS NOT NULL THEN 'partitioned and limited'
+                              WHEN t.partition_limit IS NOT NULL THEN 'partitioned'
+                              WHEN t.concurrency IS NOT NULL THEN 'limited'
+                              ELSE 'unlimited' END
+                  FROM {{schema}}.task_types t WHERE t.name = g.type) AS kind
+          FROM (SELECT u.type, min(u.ord) AS first
+                FROM unnest(types) WITH ORDINALITY AS u(type, ord) GROUP BY u.type) g) d;
+    IF v_missing THEN
+        RAISE EXCEPTION 'unknown task type "%"', v_unknown
+            USING ERRCODE = 'PS001', HINT = 'Declare it in a task block and run pgseq apply.';
+    END IF;
+    -- Every row of a partitioned type has a key.
+    IF v_parts THEN
+        SELECT i.ord, i.type INTO v_ord, v_type
+        FROM unnest(types, payloads, partition_keys) WITH ORDINALITY AS i(type, payload, given_key, ord)
+        JOIN {{schema}}.task_types t ON t.name = i.type
+        WHERE t.partition_limit IS NOT NULL
+          AND {{schema}}.partition_key_of(t, i.payload, i.given_key) IS NULL
+        ORDER BY i.ord LIMIT 1;
+        IF FOUND THEN
+            RAISE EXCEPTION 'enqueue_batch: task % (type "%") has no partition key: the type is partitioned', v_ord, v_type
+                USING ERRCODE = 'PS032',
+                      HINT = 'Pass partition_keys, or payloads with the top-level field the type''s partition block names.';
+        END IF;
+    END IF;
+
+    -- 2. A key already used by a task this call sees is not inserted again
+    -- (the task is returned): its insert would wait for whoever is
+    -- finishing that task. Does the call insert any key?
+    SELECT idempotency_keys IS NOT NULL AND EXISTS (
+        SELECT 1 FROM unnest(types, idempotency_keys) AS u(type, key)
+        WHERE u.key IS NOT NULL
+          AND NOT EXISTS (SELECT 1 FROM {{schema}}.tasks e WHERE e.type = u.type AND e.idempotency_key = u.key))
+      INTO v_keyed;
+
+    -- 3. Without a key to insert, the insert never waits: units for the due
+    -- rows of limited (unpartitioned) types first, per type, and each row
+    -- is inserted with its unit. With one, every unit is taken after the
+    -- insert (step 5), so the call never waits for a key while holding a
+    -- unit it took: a completion finishing the key's task may be waiting
+    -- for that unit's slot row.
+    -- All types' units in one statement (take_units_of), not one call per
+    -- type. The rows are counted per type before the types are looked up,
+    -- so the lookup is one per type of the batch, whatever plan the join
+    -- gets (joined row by row, the planner's nested loop over an
+    -- unanalyzed task_types compared every row with every declared type).
+    IF v_limits AND NOT v_keyed THEN
+        SELECT coalesce(x.unit_types, '{}'), coalesce(x.unit_groups, '{}') INTO u_types, u_groups
+        FROM {{schema}}.take_units_of(ARRAY(
+                 SELECT w.type
+                 FROM (SELECT u.type, count(*) AS n
+                       FROM unnest(types, run_ats, idempotency_keys) AS u(type, at, key)
+                       WHERE coalesce(u.at, now()) <= now() AND u.key IS NULL
+                       GROUP BY u.type) w
+                 JOIN {{schema}}.task_types t ON t.name = w.type AND t.concurrency IS NOT NULL AND t.partition_limit IS NULL,
+                 generate_series(1, w.n))) AS x;
+    END IF;
+
+    -- 3b. Keys new to the runtime admit in the insert below. A key without
+    -- a row has no task running on its units and none waiting (admit_keys
+    -- deletes a row only then), so it admits its first due tasks in claim
+    -- order, up to its limit, starting at its type's lane clock, as
+    -- admit_keys would: its row is created here with their count (and, when
+    -- more wait, the last one's start tag), and they are inserted admitted.
+    -- All or nothing: the rows are created in one statement in bytewise
+    -- (type, key) order, the order key rows are locked in, waiting only
+    -- for transactions creating or deleting the same keys; when any key of
+    -- the call has a row already (or gets one meanwhile), the block rolls
+    -- its rows back and every key goes through admit_keys (step 6), which
+    -- locks them all in that order. (Keeping the new rows while admit_keys
+    -- waits for an older one would take key rows out of order.) Only for
+    -- calls whose partitioned types have no type limit (the admitted tasks
+    -- of the others take units of their type in claim order, in
+    -- admit_keys) and that carry no idempotency key (the insert never
+    -- waits, and no task goes to admit_keys past the keys counted here).
+    IF v_parts AND NOT v_lparts AND (idempotency_keys IS NULL OR cardinality(array_remove(idempotency_keys, NULL)) = 0) THEN
+        BEGIN
+            WITH due AS (
+                -- The call's due tasks of partitioned types, counted per key.
+                SELECT d.type, d.pkey, d.lim, count(*)::integer AS n
+                FROM (SELECT i.type, t.partition_limit AS lim,
+                             {{schema}}.partition_key_of(t, i.payload, i.given_key) AS pkey
+                      FROM unnest(types, payloads, run_ats, partition_keys) AS i(type, payload, run_at, given_key)
+                      JOIN {{schema}}.task_types t ON t.name = i.type
+                      WHERE t.partition_limit IS NOT NULL AND coalesce(i.run_at, now()) <= now()) d
+                GROUP BY d.type, d.pkey, d.lim
+            ), clock AS MATERIALIZED (
+                -- Each type's lane clock, read once.
+                SELECT c.type, {{schema}}.lane_clock(c.type) AS v
+                FROM (SELECT DISTINCT d.type FROM due d) c
+            ), created AS (
+                INSERT INTO {{schema}}.partition_slots AS s (task_type, partition_key, used, last_at)
+                SELECT d.type, d.pkey, least(d.n, d.lim),
+                       CASE WHEN d.n > d.lim THEN c.v + (d.lim - 1) * interval '1 microsecond' END
+                FROM due d JOIN clock c ON c.type = d.type
+                ORDER BY d.type COLLATE "C", d.pkey COLLATE "C"
+                ON CONFLICT (task_type, partition_key) DO NOTHING
+                RETURNING s.task_type, s.partition_key, s.used
+            )
+            SELECT array_agg(x.task_type), array_agg(x.partition_key), array_agg(x.used), array_agg(c.v),
+                   (SELECT count(*) FROM due) - count(*)
+              INTO f_types, f_keys, f_used, f_clock, v_old_keys
+            FROM created x JOIN clock c ON c.type = x.task_type;
+            IF v_old_keys > 0 THEN
+                -- Internal: rolls the block's rows back.
+                RAISE EXCEPTION 'enqueue_batch: % keys have rows', v_old_keys USING ERRCODE = 'PS033';
+            END IF;
+        EXCEPTION WHEN SQLSTATE 'PS033' THEN
+            f_types := NULL;
+            f_keys := NULL;
+            f_used := NULL;
+            f_clock := NULL;
+        END;
+    END IF;
+
+    -- 4. Insert, the k-th keyless due task of a type with the k-th unit of
+    -- that type. Ids are drawn up front, in input order, so each input row
+    -- knows its own and claim order among equal due times follows the
+    -- input; rows that hit an idempotency conflict leave their id unused.
+    -- A partitioned row is inserted admitted when its key is new (step 3b)
+    -- and its turn within the key comes within the key's limit (open, its
+    -- start tag as run_at: the clock, then 1 µs apart), else waiting for its
+    -- key (scheduled; key_wait when due).
+    WITH input AS (
+        SELECT x.*, nextval('{{schema}}.tasks_id_seq') AS new_id
+        FROM (
+            -- Each array read once, in step (a subscript such as
+            -- payloads[i.ord] walks the array to its element: a batch of
+            -- n tasks with payloads took time in n squared).
+            SELECT i.ord, i.type, i.payload, i.key,
+                   coalesce(i.priority, t.priority) AS priority,
+                   coalesce(i.run_at, now()) AS run_at,
+                   t.queue, t.concurrency IS NOT NULL AND t.partition_limit IS NULL AS limited,
+                   {{schema}}.partition_key_of(t, i.payload, i.given_key) AS pkey
+            FROM unnest(types, payloads, idempotency_keys, priorities, run_ats, partition_keys)
+                 WITH ORDINALITY AS i(type, payload, key, priority, run_at, given_key, ord)
+            JOIN {{schema}}.task_types t ON t.name = i.type
+            ORDER BY i.ord
+        ) x
+    ), ranked AS (
+        SELECT i.*, CASE WHEN i.limited AND i.run_at <= now() AND i.key IS NULL
+                         THEN row_number() OVER (PARTITION BY i.type, i.limited AND i.run_at <= now() AND i.key IS NULL
+                                                 ORDER BY i.ord)
+                    END AS k,
+               CASE WHEN i.pkey IS NOT NULL AND i.run_at <= now() AND i.key IS NULL
+                    THEN row_number() OVER (PARTITION BY i.type, i.pkey, i.pkey IS NOT NULL AND i.run_at <= now() AND i.key IS NULL
+                                            ORDER BY i.priority DESC, i.run_at, i.ord)
+               END AS turn
+        FROM input i
+    ), units AS (
+        SELECT u.type, u.grp, row_number() OVER (PARTITION BY u.type ORDER BY u.ord) AS k
+        FROM unnest(u_types, u_groups) WITH ORDINALITY AS u(type, grp, ord)
+    ), rows AS (
+        -- earlier_id: the task that already uses the row's key, as this
+        -- statement sees it (looked up once: it is not inserted again,
+        -- and it is the row's id).
+        SELECT r.*, u.grp, e.id AS earlier_id,
+               -- Counted in a new key's row: admitted, or in its lane
+               -- behind those (the row is at its limit then).
+               f.k IS NOT NULL AND r.turn IS NOT NULL AS new_key,
+               coalesce(r.turn <= f.used, false) AS admitted,
+               CASE WHEN r.turn <= f.used THEN f.clock + (r.turn - 1) * interval '1 microsecond'
+                    ELSE r.run_at END AS start_at,
+               CASE WHEN r.turn <= f.used THEN 'open'
+                    WHEN r.pkey IS NOT NULL THEN 'scheduled'
+                    WHEN NOT r.limited OR u.grp IS NOT NULL THEN 'open'
+                    WHEN r.run_at <= now() THEN 'waiting'
+                    ELSE 'scheduled' END::{{schema}}.task_gate AS gate
+        FROM ranked r
+        LEFT JOIN units u ON u.type = r.type AND u.k = r.k
+        LEFT JOIN unnest(f_types, f_keys, f_used, f_clock) AS f(t, k, used, clock) ON f.t = r.type AND f.k = r.pkey
+        LEFT JOIN {{schema}}.tasks e ON r.key IS NOT NULL AND e.type = r.type AND e.idempotency_key = r.key
+    ), inserted AS (
+        INSERT INTO {{schema}}.tasks AS t (id, queue, type, payload, priority, idempotency_key, run_at, gate, slot_group,
+                                           partition_key, key_wait, key_unit)
+        OVERRIDING SYSTEM VALUE
+        SELECT new_id, queue, type, payload, priority, key, start_at, gate, grp,
+               pkey, pkey IS NOT NULL AND run_at <= now() AND NOT admitted, admitted FROM rows
+        WHERE rows.earlier_id IS NULL
+        -- Keyed rows first, in bytewise (type, key) order (the deadlock
+        -- rule above); then the keyless ones in input order, the order
+        -- claims take them in.
+        ORDER BY key IS NULL, CASE WHEN key IS NOT NULL THEN type END COLLATE "C", key COLLATE "C", ord
+        ON CONFLICT (type, idempotency_key) WHERE idempotency_key IS NOT NULL DO NOTHING
+        RETURNING t.id, t.type, t.idempotency_key, t.gate, t.key_wait, t.partition_key
+    ), ids AS (
+        SELECT array_agg(coalesce(mine.id, same_batch.id, rows.earlier_id) ORDER BY rows.ord) AS ids,
+               array_agg(mine.id) FILTER (WHERE mine.gate = 'waiting' AND (v_keyed OR rows.key IS NOT NULL)) AS waiting,
+               array_agg(mine.type) FILTER (WHERE mine.key_wait AND NOT rows.new_key) AS k_types,
+               array_agg(mine.partition_key) FILTER (WHERE mine.key_wait AND NOT rows.new_key) AS k_keys
+        FROM rows
+        LEFT JOIN inserted mine ON mine.id = rows.new_id
+        LEFT JOIN inserted same_batch ON rows.key IS NOT NULL
+             AND same_batch.type = rows.type AND same_batch.idempotency_key = rows.key
+    )
+    SELECT ids.ids, ids.waiting, ids.k_types, ids.k_keys INTO v_ids, v_wait, k_types, k_keys FROM ids;
+
+    -- 5. New tasks that wait (keyed ones; every due one of a limited type
+    -- when the call inserted a key) take units now that they are inserted,
+    -- every type's at once (take_units_of), the k-th waiting task of a
+    -- type in claim order with the k-th unit of that type. (One statement
+    -- for all types: a statement per type read every waiting task of the
+    -- call again, 6.8 s for 10,000 keyed tasks over 1,000 types.)
+    IF v_wait IS NOT NULL THEN
+        SELECT coalesce(x.unit_types, '{}'), coalesce(x.unit_groups, '{}') INTO u_types, u_groups
+        FROM {{schema}}.take_units_of(ARRAY(
+                 SELECT t.type FROM {{schema}}.tasks t WHERE t.id = ANY (v_wait))) AS x;
+        UPDATE {{schema}}.tasks t
+        SET gate = 'open', slot_group = u.grp
+        FROM (SELECT w.id, w.type,
+                     row_number() OVER (PARTITION BY w.type ORDER BY w.priority DESC, w.run_at, w.id) AS k
+              FROM {{schema}}.tasks w WHERE w.id = ANY (v_wait)) w
+        JOIN (SELECT u.type, u.grp, row_number() OVER (PARTITION BY u.type ORDER BY u.ord) AS k
+              FROM unnest(u_types, u_groups) WITH ORDINALITY AS u(type, grp, ord)) u
+          ON u.type = w.type AND u.k = w.k
+        WHERE t.id = w.id;
+    END IF;
+
+    -- 6. Due partitioned tasks of keys step 3b did not create: their keys
+    -- admit them, or they wait in their keys' lanes. (A new key's tasks
+    -- beyond its limit wait in its lane: its row is at its limit.)
+    IF k_types IS NOT NULL THEN
+        PERFORM {{schema}}.admit_keys(k_types, k_keys);
+    END IF;
+
+    -- A key taken by a transaction that committed while this statement ran
+    -- is not in its snapshot: look those up again.
+    IF array_position(v_ids, NULL) IS NOT NULL THEN
+        SELECT array_agg(coalesce(u.id, e.id) ORDER BY u.ord) INTO v_ids
+        FROM unnest(v_ids, types, idempotency_keys) WITH ORDINALITY AS u(id, type, key, ord)
+        LEFT JOIN {{schema}}.tasks e ON u.id IS NULL AND e.type = u.type AND e.idempotency_key = u.key;
+    END IF;
+    RETURN QUERY SELECT unnest(v_ids);
+END;
+$function$;
+
+CREATE OR REPLACE FUNCTION {{schema}}.enqueue(type text, payload jsonb DEFAULT NULL::jsonb, idempotency_key text DEFAULT NULL::text, priority integer DEFAULT NULL::integer, run_at timestamp with time zone DEFAULT NULL::timestamp with time zone, partition_key text DEFAULT NULL::text)
+ RETURNS bigint
+ LANGUAGE plpgsql
+ SECURITY DEFINER
+ SET jit TO 'off'
+ SET search_path TO 'pg_catalog', 'pg_temp'
+AS $function$
+#variable_conflict use_column
+DECLARE
+    v_type  text := enqueue.type;
+    v_key   text := enqueue.idempotency_key;
+    v_at    timestamptz := coalesce(enqueue.run_at, now());
+    tt      {{schema}}.task_types;
+    v_pkey  text;
+    v_prio  integer;
+    v_unit  integer;
+    v_gate  {{schema}}.task_gate := 'open';
+    v_kwait boolean := false;
+    v_kunit boolean := false;
+    v_id    bigint;
+BEGIN
+    -- 1. The type's lock (lock_types' key, shared), then the type.
+    PERFORM pg_advisory_xact_lock_shared(1885827953, {{schema}}.type_lock_key(v_type));
+    SELECT * INTO tt FROM {{schema}}.task_types t WHERE t.name = v_type;
+    IF NOT FOUND THEN
+        RAISE EXCEPTION 'unknown task type "%"', v_type
+            USING ERRCODE = 'PS001', HINT = 'Declare it in a task block and run pgseq apply.';
+    END IF;
+    v_prio := coalesce(enqueue.priority, tt.priority);
+    IF tt.partition_limit IS NOT NULL THEN
+        -- A partitioned task waits for its key first (after the insert).
+        v_pkey := {{schema}}.partition_key_of(tt, enqueue.payload, enqueue.partition_key);
+        IF v_pkey IS NULL THEN
+            RAISE EXCEPTION 'task type "%" is partitioned: enqueue needs a partition key', v_type
+                USING ERRCODE = 'PS032',
+                      HINT = CASE WHEN tt.partition_by IS NULL THEN 'Pass partition_key.'
+                                  ELSE format('Pass partition_key, or a payload with a non-null top-level field "%s".', tt.partition_by) END;
+        END IF;
+        v_gate := 'scheduled';
+        v_kwait := v_at <= now();
+    ELSIF tt.concurrency IS NOT NULL THEN
+        v_gate := CASE WHEN v_at > now() THEN 'scheduled' ELSE 'waiting' END;
+    END IF;
+
+    -- 2. A key already used: its task.
+    IF v_key IS NOT NULL THEN
+        SELECT t.id INTO v_id FROM {{schema}}.tasks t WHERE t.type = v_type AND t.idempotency_key = v_key;
+        IF v_id IS NOT NULL THEN
+            RETURN v_id;
+        END IF;
+    END IF;
+
+    -- 3. Without a key the insert never waits: the unit first, and the task
+    -- is inserted holding it. (A type's unit here; a partition key's in 3b.)
+    IF v_gate = 'waiting' AND v_key IS NULL THEN
+        v_unit := ({{schema}}.take_units(v_type, 1))[1];
+        IF v_unit IS NOT NULL THEN
+            v_gate := 'open';
+        END IF;
+    END IF;
+    -- 3b. A due task of a partition key new to the runtime (no row: nothing
+    -- of its own runs or waits, admit_keys deletes a row only then), of a
+    -- type without a type limit: the key's row is created holding the
+    -- task's unit, and the task is inserted admitted (open, starting at its
+    -- type's lane clock, as admit_keys would admit it): each written once.
+    -- A key whose row exists, or that another transaction is creating (the
+    -- insert waits for it), admits the task after the insert (step 5).
+    IF v_kwait AND v_key IS NULL AND tt.concurrency IS NULL THEN
+        INSERT INTO {{schema}}.partition_slots AS s (task_type, partition_key, used)
+        VALUES (v_type, v_pkey, 1)
+        ON CONFLICT (task_type, partition_key) DO NOTHING;
+        IF FOUND THEN
+            v_at := {{schema}}.lane_clock(v_type);
+            v_gate := 'open';
+            v_kwait := false;
+            v_kunit := true;
+        END IF;
+    END IF;
+
+    LOOP
+        INSERT INTO {{schema}}.tasks AS t (queue, type, payload, priority, idempotency_key, run_at, gate, slot_group,
+                                           partition_key, key_wait, key_unit)
+        VALUES (tt.queue, v_type, enqueue.payload, v_prio, v_key, v_at, v_gate, v_unit, v_pkey, v_kwait, v_kunit)
+        ON CONFLICT (type, idempotency_key) WHERE idempotency_key IS NOT NULL DO NOTHING
+        RETURNING t.id INTO v_id;
+        EXIT WHEN v_id IS NOT NULL OR v_key IS NULL;
+        -- The key was taken by a transaction that committed since step 2:
+        -- return its task (the ON CONFLICT above waited for it).
+        SELECT t.id INTO v_id FROM {{schema}}.tasks t WHERE t.type = v_type AND t.idempotency_key = v_key;
+        IF v_id IS NOT NULL THEN
+            RETURN v_id;
+        END IF;
+        -- The holder was deleted between the two statements: try again.
+    END LOOP;
+
+    -- 4. A new keyed task that waits takes a unit now that it is inserted.
+    IF v_gate = 'waiting' AND v_key IS NOT NULL THEN
+        v_unit := ({{schema}}.take_units(v_type, 1))[1];
+        IF v_unit IS NOT NULL THEN
+            UPDATE {{schema}}.tasks t SET gate = 'open', slot_group = v_unit WHERE t.id = v_id;
+        END IF;
+    END IF;
+    -- 5. A due partitioned task: its key admits it, or it waits in the
+    -- key's lane (the key's row is taken after the insert: never held
+    -- while the insert waits for an idempotency key).
+    IF v_kwait THEN
+        PERFORM {{schema}}.admit_keys(ARRAY[v_type], ARRAY[v_pkey]);
+    END IF;
+    RETURN v_id;
+END;
+$function$;
