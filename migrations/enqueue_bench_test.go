@@ -33,8 +33,11 @@ var enqueueSizes = flag.String("enqueue.sizes", "1000,10000,20000",
 //     a key each, N distinct keys;
 //   - partition_one_key: the same type, every task of one key (the first
 //     1,000 admitted, the others in the key's lane): per task, N keys
-//     should cost what one does (before migration 028, a key new to the
-//     runtime cost its task 3.5 times as much).
+//     should cost what one does, but for each new key's row (before
+//     migration 028, a key new to the runtime cost its task 3 to 3.5 times
+//     as much);
+//   - partition_keys_limited: N distinct keys of a type limited to 1,000
+//     as well (1,000 tasks take its units, the others wait in its lane).
 //
 // µs/task is the figure to compare across sizes: constant when the call
 // is linear in N. One round per size is enough:
@@ -43,7 +46,7 @@ var enqueueSizes = flag.String("enqueue.sizes", "1000,10000,20000",
 //	go test ./migrations -run '^$' -bench EnqueueBatchSizes -benchtime 1x -args -enqueue.sizes 5000,50000
 func BenchmarkEnqueueBatchSizes(b *testing.B) {
 	sizes := pgseqtest.Sizes(b, "enqueue.sizes", *enqueueSizes)
-	types := []catalog.TaskType{task("plain", 0), partitioned("keyed", 0, 1000, "")}
+	types := []catalog.TaskType{task("plain", 0), partitioned("keyed", 0, 1000, ""), partitioned("keyed_limited", 1000, 1000, "")}
 	limited := make([]string, 100)
 	for i := range limited {
 		limited[i] = fmt.Sprintf("limited.%03d", i)
@@ -75,6 +78,9 @@ func BenchmarkEnqueueBatchSizes(b *testing.B) {
 		}},
 		{"partition_one_key", `SELECT count(*) FROM {{schema}}.enqueue_batch($1, $2, partition_keys => $3)`, func(n int) []any {
 			return []any{slices.Repeat([]string{"keyed"}, n), payloads(n), slices.Repeat([]string{"tenant"}, n)}
+		}},
+		{"partition_keys_limited", `SELECT count(*) FROM {{schema}}.enqueue_batch($1, $2, partition_keys => $3)`, func(n int) []any {
+			return []any{slices.Repeat([]string{"keyed_limited"}, n), payloads(n), numbered("tenant-", n)}
 		}},
 	}
 	for _, c := range cases {

@@ -297,3 +297,33 @@ func TestEnqueueBatchWorkIsLinearBesideManyTypes(t *testing.T) {
 		})
 	}
 }
+
+// enqueue_batch's path for new keys (migration 028) does work linear in
+// its batch in every call of a session: seven calls of 2,000 tasks of new
+// keys of a type limited per key and as a whole (the admitted tasks take
+// the type's units in the insert), six of them rolled back, every plan of
+// every call read. (The function is planned for each call's arrays,
+// plan_cache_mode = force_custom_plan: without it, a generic plan after
+// the fifth call of BenchmarkEnqueueBatchSizes once took minutes for
+// 20,000 tasks. This test does not bring PL/pgSQL to switch plans: it
+// switches only when its cost estimates favour the generic plan.)
+func TestEnqueueBatchOfNewKeysStaysLinearAfterFiveCalls(t *testing.T) {
+	t.Parallel()
+	r := newRT(t, state(queueCfg("q"), partitioned("render", 1000, 2, "")))
+	const n, calls = 2000, 7
+	batch := func(call int) string {
+		return fmt.Sprintf(`SELECT count(*) FROM {{schema}}.enqueue_batch(array_fill('render'::text, ARRAY[%d]),
+			partition_keys => ARRAY(SELECT 'call%d-' || i FROM generate_series(1, %d) i))`, n, call, n)
+	}
+	var earlier []string
+	for call := 1; call < calls; call++ {
+		// Rolled back, as a benchmark's rounds are: the table's statistics
+		// then say it is empty, and only the batch's own rows are in it.
+		earlier = append(earlier, "BEGIN", r.SQL(batch(call)), "ROLLBACK")
+	}
+	plans, rows, _ := r.plansWith(t, earlier, batch(calls))
+	require.Equal(t, [][]any{{int64(n)}}, rows)
+	line, most := largestNode(plans)
+	require.LessOrEqual(t, most, 2*n, "a node made %d rows for %d tasks: %s", most, n, line)
+	t.Logf("largest node over %d calls, %d rows over its loops: %s", calls, most, line)
+}

@@ -545,15 +545,16 @@ func TestEnqueueBatchAdmitsNewKeysInItsInsert(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, []int64{ids[2], ids[3], ids[4], ids[0], ids[5]}, claimed)
 
-	// A call naming a key with a row (a, at its limit) admits all its keys
-	// through admit_keys, which locks them in key order: a's task waits in
-	// its lane, and d, new, is admitted there (its task written twice).
+	// A call naming a key with a row (a, at its limit) and a new one (d):
+	// a's row is locked in key order and a's task waits in its lane
+	// (admit_keys); d is admitted in the insert, starting in the round
+	// being served. No task is written twice.
 	s.Exec(`BEGIN`)
 	var more []int64
 	s.Scalar(&more, `SELECT array_agg(id) FROM {{schema}}.enqueue_batch(ARRAY['render', 'render'], partition_keys => ARRAY['a', 'd']) AS id`)
 	s.Scalar(&rewritten, `SELECT coalesce(sum(n_tup_upd), 0) FROM pg_stat_xact_user_tables
 		WHERE schemaname = $1 AND relname = 'tasks'`, r.Schema)
-	require.Positive(t, rewritten, "d was admitted in the insert beside a key with a row")
+	require.Zero(t, rewritten, "tasks written twice by an enqueue of a new key beside an old one")
 	s.Exec(`COMMIT`)
 	var gates []string
 	r.Scalar(&gates, `SELECT array_agg(gate::text || '/' || key_wait::text ORDER BY id) FROM {{schema}}.tasks WHERE id = ANY ($1)`, more)
@@ -581,12 +582,31 @@ func TestEnqueueBatchAdmitsNewKeysInItsInsert(t *testing.T) {
 }
 
 // A single enqueue of a new key admits its task in its insert as the batch
-// does (migration 028): the task open and holding the key's unit, the row
-// created with it, nothing written twice; the key's next enqueue goes
-// through admit_keys.
+// does (migration 028): the task open (with a unit of its type, when the
+// type has a limit too) and holding the key's unit, the row created with
+// it, nothing written twice; the key's next enqueue goes through
+// admit_keys.
 func TestEnqueueAdmitsANewKeyInItsInsert(t *testing.T) {
 	t.Parallel()
-	r := newRT(t, state(queueCfg("q"), partitioned("render", 0, 2, "")))
+	cases := []struct {
+		typeLimit int
+		want      []string // gate/key_unit/key_wait of the three tasks
+	}{
+		{0, []string{"open/true/false", "open/true/false", "scheduled/false/true"}},
+		// The type's one unit goes to the first: the second, admitted by
+		// its key, waits in the type's lane.
+		{1, []string{"open/true/false", "waiting/true/false", "scheduled/false/true"}},
+	}
+	for _, c := range cases {
+		t.Run(fmt.Sprintf("type_limit_%d", c.typeLimit), func(t *testing.T) {
+			t.Parallel()
+			enqueueAdmitsANewKey(t, c.typeLimit, c.want)
+		})
+	}
+}
+
+func enqueueAdmitsANewKey(t *testing.T, typeLimit int, want []string) {
+	r := newRT(t, state(queueCfg("q"), partitioned("render", typeLimit, 2, "")))
 	s := r.session()
 	s.Exec(`BEGIN`)
 	var first int64
@@ -604,7 +624,7 @@ func TestEnqueueAdmitsANewKeyInItsInsert(t *testing.T) {
 	var states []string
 	r.Scalar(&states, `SELECT array_agg(gate::text || '/' || key_unit::text || '/' || key_wait::text ORDER BY id)
 		FROM {{schema}}.tasks WHERE id = ANY ($1)`, append([]int64{first}, second...))
-	require.Equal(t, []string{"open/true/false", "open/true/false", "scheduled/false/true"}, states)
+	require.Equal(t, want, states)
 	var used int
 	r.Scalar(&used, `SELECT used FROM {{schema}}.partition_slots WHERE partition_key = 'k'`)
 	require.Equal(t, 2, used)
@@ -685,8 +705,10 @@ func TestEnqueueOfAKeyRowInFlight(t *testing.T) {
 // row while it waits for the older key's (forced: another transaction
 // holds the older row locked, as an enqueue admitting both keys in key
 // order would, then asks for the new key's row). Holding it would lock key
-// rows out of their order and deadlock; migration 028's batch creates the
-// rows of all its keys or of none.
+// rows out of their order and deadlock (a version of migration 028 that
+// created the new rows first and left the old ones to admit_keys did:
+// 40P01); the batch takes all its keys' rows in key order in one
+// statement.
 func TestEnqueueBatchHoldsNoNewKeyWhileWaitingForAnOldOne(t *testing.T) {
 	t.Parallel()
 	r := newRT(t, state(queueCfg("q"), partitioned("render", 0, 2, "")))
@@ -707,6 +729,61 @@ func TestEnqueueBatchHoldsNoNewKeyWhileWaitingForAnOldOne(t *testing.T) {
 	var used []int
 	r.Scalar(&used, `SELECT array_agg(used ORDER BY partition_key) FROM {{schema}}.partition_slots`)
 	require.Equal(t, []int{2, 1}, used)
+	r.checkKeyAccounting()
+	r.RequireInvariants()
+}
+
+// New keys of a type with a type limit too: their admitted tasks take the
+// type's free units in claim order in the insert, and those left without
+// one wait in the type's lane, as admit_keys leaves them (migration 028).
+func TestEnqueueBatchAdmitsNewKeysOfALimitedType(t *testing.T) {
+	t.Parallel()
+	r := newRT(t, state(queueCfg("q"), partitioned("render", 3, 2, "")))
+	r.register("w")
+	s := r.session()
+	s.Exec(`BEGIN`)
+	var ids []int64
+	s.Scalar(&ids, `SELECT array_agg(id) FROM {{schema}}.enqueue_batch(
+		ARRAY['render', 'render', 'render', 'render', 'render'],
+		partition_keys => ARRAY['a', 'a', 'b', 'c', 'a']) AS id`)
+	var rewritten int64
+	s.Scalar(&rewritten, `SELECT coalesce(sum(n_tup_upd + n_tup_del), 0) FROM pg_stat_xact_user_tables
+		WHERE schemaname = $1 AND relname IN ('tasks', 'partition_slots')`, r.Schema)
+	require.Zero(t, rewritten, "rows of tasks or partition_slots written twice by one enqueue of new keys")
+	s.Exec(`COMMIT`)
+
+	// Claim order: a's first, b, c (the first round), then a's second.
+	// Three units: the first three open, a's second in the type's lane,
+	// a's third in its key's lane.
+	var states []string
+	r.Scalar(&states, `SELECT array_agg(gate::text || '/' || (slot_group IS NOT NULL)::text || '/' || key_unit::text || '/' || key_wait::text ORDER BY id)
+		FROM {{schema}}.tasks WHERE id = ANY ($1)`, ids)
+	require.Equal(t, []string{
+		"open/true/true/false",        // a, turn 1
+		"waiting/false/true/false",    // a, turn 2: no unit of the type left
+		"open/true/true/false",        // b
+		"open/true/true/false",        // c
+		"scheduled/false/false/true"}, // a, turn 3: beyond a's limit
+		states)
+	r.checkKeyAccounting()
+	r.RequireInvariants()
+
+	// Everything drains within both limits.
+	for {
+		got, err := claim(bg, r.Pool, r.Schema, "q", "w", 10)
+		require.NoError(t, err)
+		if len(got) == 0 {
+			break
+		}
+		require.LessOrEqual(t, r.running("render"), 3)
+		for k, n := range r.runningPerKey("render") {
+			require.LessOrEqual(t, n, 2, "key %s", k)
+		}
+		r.Exec(`SELECT {{schema}}.complete($1, 'w')`, got)
+	}
+	var left int
+	r.Scalar(&left, `SELECT count(*) FROM {{schema}}.tasks WHERE status <> 'completed'`)
+	require.Zero(t, left)
 	r.checkKeyAccounting()
 	r.RequireInvariants()
 }

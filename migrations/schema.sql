@@ -1047,21 +1047,29 @@ BEGIN
         END IF;
     END IF;
     -- 3b. A due task of a partition key new to the runtime (no row: nothing
-    -- of its own runs or waits, admit_keys deletes a row only then), of a
-    -- type without a type limit: the key's row is created holding the
-    -- task's unit, and the task is inserted admitted (open, starting at its
-    -- type's lane clock, as admit_keys would admit it): each written once.
-    -- A key whose row exists, or that another transaction is creating (the
-    -- insert waits for it), admits the task after the insert (step 5).
-    IF v_kwait AND v_key IS NULL AND tt.concurrency IS NULL THEN
+    -- of its own runs or waits, admit_keys deletes a row only then): the
+    -- key's row is created holding the task's unit, and the task is
+    -- inserted admitted, starting at its type's lane clock, as admit_keys
+    -- would admit it: open, or, when its type has a limit too and no unit
+    -- of it is free (SKIP LOCKED: never waiting while holding the key's
+    -- row), waiting in the type's lane. Each is written once. A key whose
+    -- row exists, or that another transaction is creating (the insert
+    -- waits for it), admits the task after the insert (step 5).
+    IF v_kwait AND v_key IS NULL THEN
         INSERT INTO {{schema}}.partition_slots AS s (task_type, partition_key, used)
         VALUES (v_type, v_pkey, 1)
         ON CONFLICT (task_type, partition_key) DO NOTHING;
         IF FOUND THEN
             v_at := {{schema}}.lane_clock(v_type);
-            v_gate := 'open';
             v_kwait := false;
             v_kunit := true;
+            v_gate := 'open';
+            IF tt.concurrency IS NOT NULL THEN
+                v_unit := ({{schema}}.take_units(v_type, 1))[1];
+                IF v_unit IS NULL THEN
+                    v_gate := 'waiting';
+                END IF;
+            END IF;
         END IF;
     END IF;
 
@@ -1105,6 +1113,7 @@ CREATE OR REPLACE FUNCTION {{schema}}.enqueue_batch(types text[], payloads jsonb
  SECURITY DEFINER
  SET jit TO 'off'
  SET search_path TO 'pg_catalog', 'pg_temp'
+ SET plan_cache_mode TO 'auto'
 AS $function$
 #variable_conflict use_column
 DECLARE
@@ -1121,14 +1130,27 @@ DECLARE
     v_parts   boolean;
     v_lparts  boolean;
     v_limits  boolean;
-    v_old_keys bigint;
     k_types   text[];
     k_keys    text[];
-    f_types   text[];
-    f_keys    text[];
-    f_used    integer[];
-    f_clock   timestamp with time zone[];
+    a_ords    bigint[];
+    a_types   text[];
+    a_starts  timestamp with time zone[];
+    a_limited boolean[];
+    a_prios   integer[];
+    v_new_keys jsonb;
+    a_flag    smallint[];
+    a_start   timestamp with time zone[];
+    a_grp     integer[];
+    p_types   text[];
+    p_groups  integer[];
+    v_next    integer;
+    r         record;
 BEGIN
+    -- A large call is planned for its arrays (see the migration's header).
+    IF n > 1000 THEN
+        PERFORM set_config('plan_cache_mode', 'force_custom_plan', true);
+    END IF;
+
     -- 0. The arrays: one row per index 1..n.
     IF (array_ndims(types) > 1 OR array_lower(types, 1) <> 1)
        OR (array_ndims(payloads) > 1 OR array_lower(payloads, 1) <> 1)
@@ -1156,13 +1178,11 @@ BEGIN
     -- or limited, so that the steps for those run only when needed.
     SELECT (array_agg(d.type ORDER BY d.first) FILTER (WHERE d.kind IS NULL))[1],
            coalesce(bool_or(d.kind IS NULL), false),
-           coalesce(bool_or(d.kind IN ('partitioned', 'partitioned and limited')), false),
-           coalesce(bool_or(d.kind = 'partitioned and limited'), false),
+           coalesce(bool_or(d.kind = 'partitioned'), false),
            coalesce(bool_or(d.kind = 'limited'), false)
-      INTO v_unknown, v_missing, v_parts, v_lparts, v_limits
+      INTO v_unknown, v_missing, v_parts, v_limits
     FROM (SELECT g.type, g.first,
-                 (SELECT CASE WHEN t.partition_limit IS NOT NULL AND t.concurrency IS NOT NULL THEN 'partitioned and limited'
-                              WHEN t.partition_limit IS NOT NULL THEN 'partitioned'
+                 (SELECT CASE WHEN t.partition_limit IS NOT NULL THEN 'partitioned'
                               WHEN t.concurrency IS NOT NULL THEN 'limited'
                               ELSE 'unlimited' END
                   FROM {{schema}}.task_types t WHERE t.name = g.type) AS kind
@@ -1172,8 +1192,14 @@ BEGIN
         RAISE EXCEPTION 'unknown task type "%"', v_unknown
             USING ERRCODE = 'PS001', HINT = 'Declare it in a task block and run pgseq apply.';
     END IF;
-    -- Every row of a partitioned type has a key.
+    -- Every row of a partitioned type has a key. (Whether any of those
+    -- types has a type limit too is asked only here: asked in the lookup
+    -- above, it cost every call about 30 µs.)
     IF v_parts THEN
+        SELECT coalesce(bool_or((SELECT t.concurrency IS NOT NULL AND t.partition_limit IS NOT NULL
+                                 FROM {{schema}}.task_types t WHERE t.name = g.type)), false)
+          INTO v_lparts
+        FROM (SELECT DISTINCT u.type FROM unnest(types) AS u(type)) g;
         SELECT i.ord, i.type INTO v_ord, v_type
         FROM unnest(types, payloads, partition_keys) WITH ORDINALITY AS i(type, payload, given_key, ord)
         JOIN {{schema}}.task_types t ON t.name = i.type
@@ -1225,55 +1251,106 @@ BEGIN
     -- order, up to its limit, starting at its type's lane clock, as
     -- admit_keys would: its row is created here with their count (and, when
     -- more wait, the last one's start tag), and they are inserted admitted.
-    -- All or nothing: the rows are created in one statement in bytewise
-    -- (type, key) order, the order key rows are locked in, waiting only
-    -- for transactions creating or deleting the same keys; when any key of
-    -- the call has a row already (or gets one meanwhile), the block rolls
-    -- its rows back and every key goes through admit_keys (step 6), which
-    -- locks them all in that order. (Keeping the new rows while admit_keys
-    -- waits for an older one would take key rows out of order.) Only for
-    -- calls whose partitioned types have no type limit (the admitted tasks
-    -- of the others take units of their type in claim order, in
-    -- admit_keys) and that carry no idempotency key (the insert never
-    -- waits, and no task goes to admit_keys past the keys counted here).
-    IF v_parts AND NOT v_lparts AND (idempotency_keys IS NULL OR cardinality(array_remove(idempotency_keys, NULL)) = 0) THEN
-        BEGIN
-            WITH due AS (
-                -- The call's due tasks of partitioned types, counted per key.
-                SELECT d.type, d.pkey, d.lim, count(*)::integer AS n
-                FROM (SELECT i.type, t.partition_limit AS lim,
-                             {{schema}}.partition_key_of(t, i.payload, i.given_key) AS pkey
-                      FROM unnest(types, payloads, run_ats, partition_keys) AS i(type, payload, run_at, given_key)
-                      JOIN {{schema}}.task_types t ON t.name = i.type
-                      WHERE t.partition_limit IS NOT NULL AND coalesce(i.run_at, now()) <= now()) d
-                GROUP BY d.type, d.pkey, d.lim
-            ), clock AS MATERIALIZED (
-                -- Each type's lane clock, read once.
-                SELECT c.type, {{schema}}.lane_clock(c.type) AS v
-                FROM (SELECT DISTINCT d.type FROM due d) c
-            ), created AS (
-                INSERT INTO {{schema}}.partition_slots AS s (task_type, partition_key, used, last_at)
-                SELECT d.type, d.pkey, least(d.n, d.lim),
-                       CASE WHEN d.n > d.lim THEN c.v + (d.lim - 1) * interval '1 microsecond' END
-                FROM due d JOIN clock c ON c.type = d.type
-                ORDER BY d.type COLLATE "C", d.pkey COLLATE "C"
-                ON CONFLICT (task_type, partition_key) DO NOTHING
-                RETURNING s.task_type, s.partition_key, s.used
-            )
-            SELECT array_agg(x.task_type), array_agg(x.partition_key), array_agg(x.used), array_agg(c.v),
-                   (SELECT count(*) FROM due) - count(*)
-              INTO f_types, f_keys, f_used, f_clock, v_old_keys
-            FROM created x JOIN clock c ON c.type = x.task_type;
-            IF v_old_keys > 0 THEN
-                -- Internal: rolls the block's rows back.
-                RAISE EXCEPTION 'enqueue_batch: % keys have rows', v_old_keys USING ERRCODE = 'PS033';
+    -- One statement takes the rows of all the call's keys in bytewise
+    -- (type, key) order, the order key rows are locked in: a new key's row
+    -- is created, an existing one locked without a write (ON CONFLICT ...
+    -- WHERE false locks the row it does not update), and a key another
+    -- transaction is creating or deleting is waited for. Step 6 admits for
+    -- the existing keys (admit_keys), whose rows the call already holds, so
+    -- it never takes a key row out of order: holding a new key's row while
+    -- waiting for an older key's would deadlock with an enqueue holding the
+    -- older and waiting for the newer. Only for calls without idempotency
+    -- keys (the insert never waits while the rows are held).
+    IF v_parts AND (idempotency_keys IS NULL OR cardinality(array_remove(idempotency_keys, NULL)) = 0) THEN
+        WITH keyed AS MATERIALIZED (
+            -- The call's due tasks of partitioned types.
+            SELECT i.ord, i.type, t.partition_limit AS lim, t.concurrency IS NOT NULL AS limited,
+                   {{schema}}.partition_key_of(t, i.payload, i.given_key) AS pkey,
+                   coalesce(i.priority, t.priority) AS priority, coalesce(i.run_at, now()) AS run_at
+            FROM unnest(types, payloads, run_ats, partition_keys, priorities)
+                 WITH ORDINALITY AS i(type, payload, run_at, given_key, priority, ord)
+            JOIN {{schema}}.task_types t ON t.name = i.type
+            WHERE t.partition_limit IS NOT NULL AND coalesce(i.run_at, now()) <= now()
+        ), due AS (
+            SELECT k.type, k.pkey, k.lim, count(*)::integer AS n FROM keyed k GROUP BY k.type, k.pkey, k.lim
+        ), clock AS MATERIALIZED (
+            -- Each type's lane clock, read once.
+            SELECT c.type, {{schema}}.lane_clock(c.type) AS v
+            FROM (SELECT DISTINCT d.type FROM due d) c
+        ), created AS (
+            INSERT INTO {{schema}}.partition_slots AS s (task_type, partition_key, used, last_at)
+            SELECT d.type, d.pkey, least(d.n, d.lim),
+                   CASE WHEN d.n > d.lim THEN c.v + (d.lim - 1) * interval '1 microsecond' END
+            FROM due d JOIN clock c ON c.type = d.type
+            ORDER BY d.type COLLATE "C", d.pkey COLLATE "C"
+            ON CONFLICT (task_type, partition_key) DO UPDATE SET used = s.used WHERE false
+            RETURNING s.task_type, s.partition_key, s.used
+        ), turns AS (
+            -- A new key's tasks in claim order: those within its limit
+            -- are admitted, at the clock and then 1 µs apart.
+            -- (Only the new keys' tasks are ranked.)
+            SELECT k.ord, k.type, k.limited, k.priority, k.turn <= k.used AS admit,
+                   cl.v + (least(k.turn, k.used) - 1) * interval '1 microsecond' AS start_at
+            FROM (SELECT k.*, c.used,
+                         row_number() OVER (PARTITION BY k.type, k.pkey ORDER BY k.priority DESC, k.run_at, k.ord) AS turn
+                  FROM keyed k JOIN created c ON c.task_type = k.type AND c.partition_key = k.pkey) k
+            JOIN clock cl ON cl.type = k.type
+        )
+        -- The admitted tasks, and the new keys (looked up by the insert as
+        -- keys of a jsonb object: their tasks beyond their limits wait in
+        -- their lanes, and admit_keys need not see them).
+        SELECT array_agg(t.ord), array_agg(t.type), array_agg(t.start_at), array_agg(t.limited),
+               array_agg(t.priority),
+               (SELECT jsonb_object_agg(c.task_type || E'\x1f' || c.partition_key, true) FROM created c)
+          INTO a_ords, a_types, a_starts, a_limited, a_prios, v_new_keys
+        FROM turns t
+        WHERE t.admit;
+    END IF;
+    IF a_ords IS NOT NULL THEN
+        -- The admitted tasks of types with a type limit as well take units
+        -- of their type (SKIP LOCKED: never waiting while holding key
+        -- rows), the k-th of a type in claim order the k-th unit; those
+        -- left without one wait in the type's lane, as admit_keys leaves
+        -- them.
+        IF v_lparts AND true = ANY (a_limited) THEN
+            SELECT x.unit_types, x.unit_groups INTO p_types, p_groups
+            FROM {{schema}}.take_units_of(ARRAY(
+                     SELECT a.t FROM unnest(a_types, a_limited) AS a(t, limited) WHERE a.limited)) AS x;
+        END IF;
+        -- Per task of the call, by position, for the insert (arrays of
+        -- fixed-width values without NULLs, written and read by subscript
+        -- in constant time; filled in a loop, not joined: no plan can make
+        -- it compare every pair): a_flag 0 not admitted here, 2 admitted
+        -- and open, 3 admitted and waiting in its type's lane; a_start its
+        -- start tag; a_grp its unit of the type (0: none). The units come
+        -- sorted by type (take_units_of), and the admitted tasks of limited
+        -- types are walked in the same order, type by type in claim order,
+        -- so each takes the next unit of its type.
+        a_flag := array_fill(0::smallint, ARRAY[n]);
+        a_start := array_fill('-infinity'::timestamptz, ARRAY[n]);
+        a_grp := array_fill(0, ARRAY[n]);
+        v_next := 1;
+        FOR r IN
+            SELECT a.ord, a.type, a.start_at, a.limited
+            FROM unnest(a_ords, a_types, a_starts, a_limited, a_prios) AS a(ord, type, start_at, limited, priority)
+            ORDER BY a.limited, a.type, a.priority DESC, a.start_at, a.ord
+        LOOP
+            a_start[r.ord] := r.start_at;
+            IF NOT r.limited THEN
+                a_flag[r.ord] := 2;
+            ELSE
+                WHILE v_next <= coalesce(cardinality(p_types), 0) AND p_types[v_next] < r.type LOOP
+                    v_next := v_next + 1;
+                END LOOP;
+                IF v_next <= coalesce(cardinality(p_types), 0) AND p_types[v_next] = r.type THEN
+                    a_flag[r.ord] := 2;
+                    a_grp[r.ord] := p_groups[v_next];
+                    v_next := v_next + 1;
+                ELSE
+                    a_flag[r.ord] := 3;
+                END IF;
             END IF;
-        EXCEPTION WHEN SQLSTATE 'PS033' THEN
-            f_types := NULL;
-            f_keys := NULL;
-            f_used := NULL;
-            f_clock := NULL;
-        END;
+        END LOOP;
     END IF;
 
     -- 4. Insert, the k-th keyless due task of a type with the k-th unit of
@@ -1281,9 +1358,10 @@ BEGIN
     -- knows its own and claim order among equal due times follows the
     -- input; rows that hit an idempotency conflict leave their id unused.
     -- A partitioned row is inserted admitted when its key is new (step 3b)
-    -- and its turn within the key comes within the key's limit (open, its
-    -- start tag as run_at: the clock, then 1 µs apart), else waiting for its
-    -- key (scheduled; key_wait when due).
+    -- and its turn within the key comes within the key's limit (its start
+    -- tag as run_at: the clock, then 1 µs apart; open, or, with a type limit
+    -- and no unit of the type left, waiting in the type's lane), else
+    -- waiting for its key (scheduled; key_wait when due).
     WITH input AS (
         SELECT x.*, nextval('{{schema}}.tasks_id_seq') AS new_id
         FROM (
@@ -1305,10 +1383,8 @@ BEGIN
                          THEN row_number() OVER (PARTITION BY i.type, i.limited AND i.run_at <= now() AND i.key IS NULL
                                                  ORDER BY i.ord)
                     END AS k,
-               CASE WHEN i.pkey IS NOT NULL AND i.run_at <= now() AND i.key IS NULL
-                    THEN row_number() OVER (PARTITION BY i.type, i.pkey, i.pkey IS NOT NULL AND i.run_at <= now() AND i.key IS NULL
-                                            ORDER BY i.priority DESC, i.run_at, i.ord)
-               END AS turn
+               -- Step 3b's answer for the task, by position.
+               coalesce(a_flag[i.ord], 0) AS flag
         FROM input i
     ), units AS (
         SELECT u.type, u.grp, row_number() OVER (PARTITION BY u.type ORDER BY u.ord) AS k
@@ -1317,21 +1393,20 @@ BEGIN
         -- earlier_id: the task that already uses the row's key, as this
         -- statement sees it (looked up once: it is not inserted again,
         -- and it is the row's id).
-        SELECT r.*, u.grp, e.id AS earlier_id,
+        SELECT r.*, coalesce(u.grp, nullif(a_grp[r.ord], 0)) AS grp, e.id AS earlier_id,
+               r.flag >= 2 AS admitted,
                -- Counted in a new key's row: admitted, or in its lane
                -- behind those (the row is at its limit then).
-               f.k IS NOT NULL AND r.turn IS NOT NULL AS new_key,
-               coalesce(r.turn <= f.used, false) AS admitted,
-               CASE WHEN r.turn <= f.used THEN f.clock + (r.turn - 1) * interval '1 microsecond'
-                    ELSE r.run_at END AS start_at,
-               CASE WHEN r.turn <= f.used THEN 'open'
+               r.flag >= 2 OR coalesce(r.pkey IS NOT NULL AND v_new_keys ? (r.type || E'\x1f' || r.pkey), false) AS new_key,
+               CASE WHEN r.flag >= 2 THEN a_start[r.ord] ELSE r.run_at END AS start_at,
+               CASE WHEN r.flag = 2 THEN 'open'
+                    WHEN r.flag = 3 THEN 'waiting'
                     WHEN r.pkey IS NOT NULL THEN 'scheduled'
                     WHEN NOT r.limited OR u.grp IS NOT NULL THEN 'open'
                     WHEN r.run_at <= now() THEN 'waiting'
                     ELSE 'scheduled' END::{{schema}}.task_gate AS gate
         FROM ranked r
         LEFT JOIN units u ON u.type = r.type AND u.k = r.k
-        LEFT JOIN unnest(f_types, f_keys, f_used, f_clock) AS f(t, k, used, clock) ON f.t = r.type AND f.k = r.pkey
         LEFT JOIN {{schema}}.tasks e ON r.key IS NOT NULL AND e.type = r.type AND e.idempotency_key = r.key
     ), inserted AS (
         INSERT INTO {{schema}}.tasks AS t (id, queue, type, payload, priority, idempotency_key, run_at, gate, slot_group,
