@@ -332,7 +332,7 @@ END;
 $function$;
 -- privileges: owner
 
-CREATE OR REPLACE FUNCTION {{schema}}.admit_keys(types text[], keys text[], freed boolean DEFAULT false)
+CREATE OR REPLACE FUNCTION {{schema}}.admit_keys(types text[], keys text[], freed boolean DEFAULT false, locked boolean DEFAULT false)
  RETURNS integer
  LANGUAGE plpgsql
  SET enable_hashjoin TO 'off'
@@ -398,6 +398,23 @@ BEGIN
                 USING ERRCODE = 'PS030',
                       HINT = 'This is a pgseq bug (invariant I3): please report it with the output of pgseq status.';
         END IF;
+    ELSIF locked THEN
+        -- The caller created or locked every key's row already, in key
+        -- order (enqueue_batch, step 3b): read, not written again.
+        WITH given AS (
+            SELECT DISTINCT u.t, u.k FROM unnest(types, keys) AS u(t, k) WHERE u.k IS NOT NULL
+        ), held AS (
+            SELECT s.task_type, s.partition_key, s.used, s.last_at
+            FROM given g JOIN {{schema}}.partition_slots s ON s.task_type = g.t AND s.partition_key = g.k
+        )
+        SELECT array_agg(l.task_type ORDER BY l.task_type COLLATE "C", l.partition_key COLLATE "C"),
+               array_agg(l.partition_key ORDER BY l.task_type COLLATE "C", l.partition_key COLLATE "C"),
+               array_agg(l.used ORDER BY l.task_type COLLATE "C", l.partition_key COLLATE "C"),
+               array_agg(greatest(coalesce(tt.partition_limit, 0) - l.used, 0)
+                         ORDER BY l.task_type COLLATE "C", l.partition_key COLLATE "C"),
+               array_agg(l.last_at ORDER BY l.task_type COLLATE "C", l.partition_key COLLATE "C")
+          INTO k_types, k_keys, k_used, k_free, k_last
+        FROM held l LEFT JOIN {{schema}}.task_types tt ON tt.name = l.task_type;
     ELSE
         -- On enqueue and admission of due tasks the row may not exist yet:
         -- an upsert locks an existing row and creates a missing one in one
@@ -1138,6 +1155,7 @@ DECLARE
     a_limited boolean[];
     a_prios   integer[];
     v_new_keys jsonb;
+    v_took_keys boolean := false;
     a_flag    smallint[];
     a_start   timestamp with time zone[];
     a_grp     integer[];
@@ -1305,6 +1323,7 @@ BEGIN
           INTO a_ords, a_types, a_starts, a_limited, a_prios, v_new_keys
         FROM turns t
         WHERE t.admit;
+        v_took_keys := true;
     END IF;
     IF a_ords IS NOT NULL THEN
         -- The admitted tasks of types with a type limit as well take units
@@ -1455,10 +1474,11 @@ BEGIN
     END IF;
 
     -- 6. Due partitioned tasks of keys step 3b did not create: their keys
-    -- admit them, or they wait in their keys' lanes. (A new key's tasks
-    -- beyond its limit wait in its lane: its row is at its limit.)
+    -- admit them, or they wait in their keys' lanes (rows step 3b holds
+    -- are read, not taken again). (A new key's tasks beyond its limit wait
+    -- in its lane: its row is at its limit.)
     IF k_types IS NOT NULL THEN
-        PERFORM {{schema}}.admit_keys(k_types, k_keys);
+        PERFORM {{schema}}.admit_keys(k_types, k_keys, locked => v_took_keys);
     END IF;
 
     -- A key taken by a transaction that committed while this statement ran
