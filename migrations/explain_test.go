@@ -327,3 +327,65 @@ func TestEnqueueBatchOfNewKeysStaysLinearAfterFiveCalls(t *testing.T) {
 	require.LessOrEqual(t, most, 2*n, "a node made %d rows for %d tasks: %s", most, n, line)
 	t.Logf("largest node over %d calls, %d rows over its loops: %s", calls, most, line)
 }
+
+// Claims, hand-offs and key admissions read only the tasks they update
+// when the statistics say the tasks table is empty (ANALYZE after a load
+// was rolled back: pages, no rows), however many tasks are due meanwhile
+// (migrations 028 and 029; before, each update read every task once per
+// task it updated: a claim of 200 beside 20,000 due tasks, 4,000,000 rows
+// compared, 470-585 ms instead of 3-5 ms).
+func TestUpdatesReadOnlyTheirTasksWhenStatisticsSayEmpty(t *testing.T) {
+	t.Parallel()
+	const due, batch = 5000, 100
+	cases := []struct {
+		name  string
+		types []catalog.TaskType
+		// seed enqueues the due tasks; run is the call whose plans are read.
+		seed, run string
+	}{
+		{"claim", []catalog.TaskType{task("plain", 0)},
+			fmt.Sprintf(`SELECT count(*) FROM {{schema}}.enqueue_batch(array_fill('plain'::text, ARRAY[%d]))`, due),
+			fmt.Sprintf(`SELECT count(*) FROM {{schema}}.claim('q', 'w', %d)`, batch)},
+		{"claim with max_limited", []catalog.TaskType{task("plain", 0)},
+			fmt.Sprintf(`SELECT count(*) FROM {{schema}}.enqueue_batch(array_fill('plain'::text, ARRAY[%d]))`, due),
+			fmt.Sprintf(`SELECT count(*) FROM {{schema}}.claim('q', 'w', %d, 10)`, batch)},
+		// One type limited to the batch: the claim takes every unit, and
+		// its completion hands them to the next tasks of the type's lane.
+		{"hand-off", []catalog.TaskType{task("bound", batch)},
+			fmt.Sprintf(`SELECT count(*) FROM {{schema}}.enqueue_batch(array_fill('bound'::text, ARRAY[%d]))`, due),
+			`SELECT count(*) FROM {{schema}}.complete_and_take(ARRAY(SELECT id FROM {{schema}}.tasks WHERE status = 'running'), 'w')`},
+		// Keys of limit 1 with a task each running and one waiting: the
+		// completion admits the waiting ones.
+		{"key admission", []catalog.TaskType{partitioned("render", 0, 1, "")},
+			fmt.Sprintf(`SELECT count(*) FROM {{schema}}.enqueue_batch(array_fill('render'::text, ARRAY[%d]),
+				partition_keys => ARRAY(SELECT 'k' || (i %% %d) FROM generate_series(1, %d) i))`, due, batch, due),
+			`SELECT {{schema}}.complete(ARRAY(SELECT id FROM {{schema}}.tasks WHERE status = 'running'), 'w')`},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
+			r := newRT(t, state(queueCfg("q"), c.types...))
+			r.register("w")
+			// Pages and no rows: a load rolled back, then ANALYZE.
+			s := r.session()
+			s.Exec(`BEGIN`)
+			s.Exec(c.seed)
+			s.Exec(`ROLLBACK`)
+			r.Exec(`ANALYZE {{schema}}.tasks`)
+			var pages, tuples float64
+			r.Scalar(&pages, `SELECT relpages FROM pg_class WHERE oid = $1::regclass`, r.Schema+".tasks")
+			r.Scalar(&tuples, `SELECT reltuples FROM pg_class WHERE oid = $1::regclass`, r.Schema+".tasks")
+			require.Positive(t, pages)
+			require.Zero(t, tuples)
+			r.Exec(c.seed)
+			if c.name == "hand-off" || c.name == "key admission" {
+				_, err := claim(bg, r.Pool, r.Schema, "q", "w", batch)
+				require.NoError(t, err)
+			}
+			plans, _, _ := r.plansOf(t, c.run)
+			line, most := largestNode(plans)
+			require.LessOrEqual(t, most, 4*due, "a node made %d rows beside %d due tasks: %s", most, due, line)
+			t.Logf("largest node, %d rows over its loops: %s", most, line)
+		})
+	}
+}

@@ -14,7 +14,7 @@
 -- default owner privileges. Roles that pgseq apply grants access levels to
 -- are not shown: a freshly migrated schema has none.
 --
--- Version 28.
+-- Version 29.
 
 
 -- Schema
@@ -486,6 +486,10 @@ BEGIN
             gate = CASE WHEN tt.concurrency IS NOT NULL THEN 'waiting' ELSE 'open' END::{{schema}}.task_gate
         FROM found f LEFT JOIN clock c ON c.t = f.t, {{schema}}.task_types tt
         WHERE f.turn <= f.free AND t.id = f.id AND tt.name = t.type
+          -- Bounds the tasks read to those locked above whatever the plan
+          -- (one made while the statistics said the table was empty read
+          -- every task once per admitted task: migration 029).
+          AND t.id = ANY (ARRAY(SELECT x.id FROM found x WHERE x.turn <= x.free))
         RETURNING t.id, t.type, t.partition_key, t.run_at, tt.concurrency IS NOT NULL AS limited
     ), counted AS MATERIALIZED (
         -- Per key (type and key joined by a unit separator): tasks admitted
@@ -792,11 +796,17 @@ BEGIN
             LIMIT n
             FOR UPDATE SKIP LOCKED
         )
-        UPDATE {{schema}}.tasks t
-        SET status = 'running', worker_id = claim_open.worker_id, attempts = t.attempts + 1,
-            claimed_at = now(), started_at = now(), updated_at = now()
-        FROM picked WHERE t.id = picked.id
-        RETURNING t.*;
+        -- (The update finds the picked tasks by primary key: joined to
+        -- them, a plan made while the statistics said the table was empty
+        -- read every task once per picked task.)
+        , claimed AS (
+            UPDATE {{schema}}.tasks t
+            SET status = 'running', worker_id = claim_open.worker_id, attempts = t.attempts + 1,
+                claimed_at = now(), started_at = now(), updated_at = now()
+            WHERE t.id = ANY (ARRAY(SELECT p.id FROM picked p))
+            RETURNING t.*
+        )
+        SELECT c.* FROM claimed c ORDER BY c.priority DESC, c.run_at, c.id;
         RETURN;
     END IF;
     -- The same with at most max_limited unit holders among them: candidates
@@ -816,11 +826,14 @@ BEGIN
         ) c
         WHERE c.slot_group IS NULL OR c.holders <= max_limited
     )
-    UPDATE {{schema}}.tasks t
-    SET status = 'running', worker_id = claim_open.worker_id, attempts = t.attempts + 1,
-        claimed_at = now(), started_at = now(), updated_at = now()
-    FROM picked WHERE t.id = picked.id
-    RETURNING t.*;
+    , claimed AS (
+        UPDATE {{schema}}.tasks t
+        SET status = 'running', worker_id = claim_open.worker_id, attempts = t.attempts + 1,
+            claimed_at = now(), started_at = now(), updated_at = now()
+        WHERE t.id = ANY (ARRAY(SELECT p.id FROM picked p))
+        RETURNING t.*
+    )
+    SELECT c.* FROM claimed c ORDER BY c.priority DESC, c.run_at, c.id;
 END;
 $function$;
 -- privileges: owner
@@ -2068,6 +2081,10 @@ BEGIN
             started_at = CASE WHEN n.take THEN now() END
         FROM next n JOIN released r ON r.type = n.type AND r.k = n.k
         WHERE t.id = n.id
+          -- Bounds the tasks read to those locked above whatever the plan
+          -- (one made while the statistics said the table was empty read
+          -- every task once per task passed on).
+          AND t.id = ANY (ARRAY(SELECT x.id FROM next x))
         RETURNING t.id, n.type, n.take, t.payload, t.attempts, t.priority, t.run_at
     ), passed_per_type AS (
         SELECT p.type, count(*) AS n FROM passed p GROUP BY p.type

@@ -688,6 +688,10 @@ BEGIN
             gate = CASE WHEN tt.concurrency IS NOT NULL THEN 'waiting' ELSE 'open' END::{{schema}}.task_gate
         FROM found f LEFT JOIN clock c ON c.t = f.t, {{schema}}.task_types tt
         WHERE f.turn <= f.free AND t.id = f.id AND tt.name = t.type
+          -- Bounds the tasks read to those locked above whatever the plan
+          -- (one made while the statistics said the table was empty read
+          -- every task once per admitted task: migration 029).
+          AND t.id = ANY (ARRAY(SELECT x.id FROM found x WHERE x.turn <= x.free))
         RETURNING t.id, t.type, t.partition_key, t.run_at, tt.concurrency IS NOT NULL AS limited
     ), counted AS MATERIALIZED (
         -- Per key (type and key joined by a unit separator): tasks admitted
