@@ -316,6 +316,8 @@ BEGIN
             key_wait = t.partition_key IS NOT NULL AND NOT t.key_unit,
             updated_at = now()
         FROM due WHERE t.id = due.id
+          -- Bounded to the locked tasks' ids, as offer_units' update.
+          AND t.id = ANY (ARRAY(SELECT d.id FROM due d))
           AND (t.partition_key IS NULL OR t.key_unit OR {{schema}}.try_lock_type(t.type))
         RETURNING t.type, t.partition_key, t.key_wait
     )

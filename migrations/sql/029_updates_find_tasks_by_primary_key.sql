@@ -13,9 +13,10 @@
 -- 3,999,800), and the cost grows with the backlog until autoanalyze runs.
 -- The update now finds the picked tasks by primary key (= ANY of their
 -- ids), with no join to misplace, and returns them in claim order as
--- before. offer_units' update (every hand-off) had the same join and
--- needs the locked tasks' values, so it keeps it and is bounded to their
--- ids as well: placed either way, it reads only those tasks.
+-- before. offer_units' update (every hand-off) and admit_due's (a claim
+-- that finds scheduled tasks due) had the same join and need the locked
+-- tasks' values, so they keep it, bounded to those tasks' ids: placed
+-- either way, it reads only those tasks.
 
 CREATE OR REPLACE FUNCTION {{schema}}.claim_open(queue text, worker_id text, n integer, max_limited integer)
  RETURNS SETOF {{schema}}.tasks
@@ -144,5 +145,44 @@ BEGIN
            CASE WHEN (SELECT count(*) FROM passed) < cardinality(types) THEN
                (SELECT array_agg(l.grp ORDER BY l.type, l.k) FROM left_over l) END
       INTO taken, opened, left_types, left_groups;
+END;
+$function$;
+
+CREATE OR REPLACE FUNCTION {{schema}}.admit_due(queue text, max_tasks integer)
+ RETURNS void
+ LANGUAGE plpgsql
+AS $function$
+DECLARE
+    v_types text[];
+    k_types text[];
+    k_keys  text[];
+BEGIN
+    WITH due AS (
+        SELECT t.id FROM {{schema}}.tasks t
+        WHERE t.queue = admit_due.queue AND t.status = 'pending' AND t.gate = 'scheduled' AND NOT t.key_wait
+          AND t.run_at <= now()
+        ORDER BY t.run_at
+        LIMIT max_tasks
+        FOR UPDATE SKIP LOCKED
+    ), joined AS (
+        UPDATE {{schema}}.tasks t
+        SET gate = CASE WHEN t.partition_key IS NULL OR t.key_unit THEN 'waiting' ELSE t.gate END::{{schema}}.task_gate,
+            key_wait = t.partition_key IS NOT NULL AND NOT t.key_unit,
+            updated_at = now()
+        FROM due WHERE t.id = due.id
+          -- Bounded to the locked tasks' ids, as offer_units' update.
+          AND t.id = ANY (ARRAY(SELECT d.id FROM due d))
+          AND (t.partition_key IS NULL OR t.key_unit OR {{schema}}.try_lock_type(t.type))
+        RETURNING t.type, t.partition_key, t.key_wait
+    )
+    SELECT array_agg(DISTINCT j.type) FILTER (WHERE NOT j.key_wait AND {{schema}}.try_lock_type(j.type)),
+           array_agg(j.type) FILTER (WHERE j.key_wait),
+           array_agg(j.partition_key) FILTER (WHERE j.key_wait)
+      INTO v_types, k_types, k_keys
+    FROM joined j;
+    PERFORM {{schema}}.try_admit_types(v_types);
+    IF k_types IS NOT NULL THEN
+        PERFORM {{schema}}.admit_keys(k_types, k_keys);
+    END IF;
 END;
 $function$;
