@@ -474,6 +474,45 @@ func TestRecoveryGivesKeyUnitsBackOnce(t *testing.T) {
 	require.Zero(t, rowsLeft)
 }
 
+// rewrites returns how many rows of tasks and partition_slots the
+// session's transaction has updated or deleted so far: 0 when every row
+// it wrote was written once.
+func (s *session) rewrites(schema string) int64 {
+	var n int64
+	s.Scalar(&n, `SELECT coalesce(sum(n_tup_upd + n_tup_del), 0) FROM pg_stat_xact_user_tables
+		WHERE schemaname = $1 AND relname IN ('tasks', 'partition_slots')`, schema)
+	return n
+}
+
+// drainWithin claims (worker w, 10 at a time) and completes the queue's
+// tasks until none is left, requiring after each claim at most typeLimit
+// running tasks of the type (when above 0) and perKey per key, then every
+// task completed and the accounting exact. held are tasks already running
+// for w, completed with the first claim.
+func (r *rt) drainWithin(taskType string, typeLimit, perKey int, held ...int64) {
+	r.T.Helper()
+	for {
+		ids, err := claim(bg, r.Pool, r.Schema, "q", "w", 10)
+		require.NoError(r.T, err)
+		if len(ids) == 0 {
+			break
+		}
+		if typeLimit > 0 {
+			require.LessOrEqual(r.T, r.running(taskType), typeLimit)
+		}
+		for k, n := range r.runningPerKey(taskType) {
+			require.LessOrEqual(r.T, n, perKey, "key %s", k)
+		}
+		r.Exec(`SELECT {{schema}}.complete($1, 'w')`, append(ids, held...))
+		held = nil
+	}
+	var left int
+	r.Scalar(&left, `SELECT count(*) FROM {{schema}}.tasks WHERE status <> 'completed'`)
+	require.Zero(r.T, left)
+	r.checkKeyAccounting()
+	r.RequireInvariants()
+}
+
 // A batch's keys that have no row yet admit their first tasks in the
 // batch's own insert (migration 028): each task and key row is written
 // once, the tasks admitted are each key's first in claim order up to its
@@ -491,10 +530,7 @@ func TestEnqueueBatchAdmitsNewKeysInItsInsert(t *testing.T) {
 		ARRAY['render', 'render', 'render', 'render', 'render', 'render'],
 		priorities => ARRAY[0, 0, 5, 0, 0, 0],
 		partition_keys => ARRAY['a', 'a', 'a', 'b', 'c', 'c']) AS id`)
-	var rewritten int64
-	s.Scalar(&rewritten, `SELECT coalesce(sum(n_tup_upd + n_tup_del), 0) FROM pg_stat_xact_user_tables
-		WHERE schemaname = $1 AND relname IN ('tasks', 'partition_slots')`, r.Schema)
-	require.Zero(t, rewritten, "rows of tasks or partition_slots written twice by one enqueue of new keys")
+	require.Zero(t, s.rewrites(r.Schema), "rows of tasks or partition_slots written twice by one enqueue of new keys")
 	s.Exec(`COMMIT`)
 	require.Len(t, ids, 6)
 
@@ -552,9 +588,7 @@ func TestEnqueueBatchAdmitsNewKeysInItsInsert(t *testing.T) {
 	s.Exec(`BEGIN`)
 	var more []int64
 	s.Scalar(&more, `SELECT array_agg(id) FROM {{schema}}.enqueue_batch(ARRAY['render', 'render'], partition_keys => ARRAY['a', 'd']) AS id`)
-	s.Scalar(&rewritten, `SELECT coalesce(sum(n_tup_upd + n_tup_del), 0) FROM pg_stat_xact_user_tables
-		WHERE schemaname = $1 AND relname IN ('tasks', 'partition_slots')`, r.Schema)
-	require.Zero(t, rewritten, "tasks or key rows written twice by an enqueue of a new key beside an old one")
+	require.Zero(t, s.rewrites(r.Schema), "tasks or key rows written twice by an enqueue of a new key beside an old one")
 	s.Exec(`COMMIT`)
 	var gates []string
 	r.Scalar(&gates, `SELECT array_agg(gate::text || '/' || key_wait::text ORDER BY id) FROM {{schema}}.tasks WHERE id = ANY ($1)`, more)
@@ -562,23 +596,7 @@ func TestEnqueueBatchAdmitsNewKeysInItsInsert(t *testing.T) {
 	r.checkKeyAccounting()
 
 	// Everything drains, each key within its limit.
-	for {
-		ids, err := claim(bg, r.Pool, r.Schema, "q", "w", 10)
-		require.NoError(t, err)
-		if len(ids) == 0 {
-			break
-		}
-		for k, n := range r.runningPerKey("render") {
-			require.LessOrEqual(t, n, 2, "key %s", k)
-		}
-		r.Exec(`SELECT {{schema}}.complete($1, 'w')`, append(ids, claimed...))
-		claimed = nil
-	}
-	var left int
-	r.Scalar(&left, `SELECT count(*) FROM {{schema}}.tasks WHERE status <> 'completed'`)
-	require.Zero(t, left)
-	r.checkKeyAccounting()
-	r.RequireInvariants()
+	r.drainWithin("render", 0, 2, claimed...)
 }
 
 // A single enqueue of a new key admits its task in its insert as the batch
@@ -611,10 +629,7 @@ func enqueueAdmitsANewKey(t *testing.T, typeLimit int, want []string) {
 	s.Exec(`BEGIN`)
 	var first int64
 	s.Scalar(&first, `SELECT {{schema}}.enqueue('render', partition_key => 'k')`)
-	var rewritten int64
-	s.Scalar(&rewritten, `SELECT coalesce(sum(n_tup_upd + n_tup_del), 0) FROM pg_stat_xact_user_tables
-		WHERE schemaname = $1 AND relname IN ('tasks', 'partition_slots')`, r.Schema)
-	require.Zero(t, rewritten, "rows of tasks or partition_slots written twice by one enqueue of a new key")
+	require.Zero(t, s.rewrites(r.Schema), "rows of tasks or partition_slots written twice by one enqueue of a new key")
 	s.Exec(`COMMIT`)
 
 	second := make([]int64, 2)
@@ -746,10 +761,7 @@ func TestEnqueueBatchAdmitsNewKeysOfALimitedType(t *testing.T) {
 	s.Scalar(&ids, `SELECT array_agg(id) FROM {{schema}}.enqueue_batch(
 		ARRAY['render', 'render', 'render', 'render', 'render'],
 		partition_keys => ARRAY['a', 'a', 'b', 'c', 'a']) AS id`)
-	var rewritten int64
-	s.Scalar(&rewritten, `SELECT coalesce(sum(n_tup_upd + n_tup_del), 0) FROM pg_stat_xact_user_tables
-		WHERE schemaname = $1 AND relname IN ('tasks', 'partition_slots')`, r.Schema)
-	require.Zero(t, rewritten, "rows of tasks or partition_slots written twice by one enqueue of new keys")
+	require.Zero(t, s.rewrites(r.Schema), "rows of tasks or partition_slots written twice by one enqueue of new keys")
 	s.Exec(`COMMIT`)
 
 	// Claim order: a's first, b, c (the first round), then a's second.
@@ -769,21 +781,5 @@ func TestEnqueueBatchAdmitsNewKeysOfALimitedType(t *testing.T) {
 	r.RequireInvariants()
 
 	// Everything drains within both limits.
-	for {
-		got, err := claim(bg, r.Pool, r.Schema, "q", "w", 10)
-		require.NoError(t, err)
-		if len(got) == 0 {
-			break
-		}
-		require.LessOrEqual(t, r.running("render"), 3)
-		for k, n := range r.runningPerKey("render") {
-			require.LessOrEqual(t, n, 2, "key %s", k)
-		}
-		r.Exec(`SELECT {{schema}}.complete($1, 'w')`, got)
-	}
-	var left int
-	r.Scalar(&left, `SELECT count(*) FROM {{schema}}.tasks WHERE status <> 'completed'`)
-	require.Zero(t, left)
-	r.checkKeyAccounting()
-	r.RequireInvariants()
+	r.drainWithin("render", 3, 2)
 }

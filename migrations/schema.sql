@@ -1160,7 +1160,6 @@ DECLARE
     v_ord     bigint;
     v_missing boolean;
     v_parts   boolean;
-    v_lparts  boolean;
     v_limits  boolean;
     k_types   text[];
     k_keys    text[];
@@ -1170,7 +1169,7 @@ DECLARE
     a_limited boolean[];
     a_prios   integer[];
     v_new_keys jsonb;
-    v_took_keys boolean := false;
+    v_took_keys boolean;
     a_flag    smallint[];
     a_start   timestamp with time zone[];
     a_grp     integer[];
@@ -1225,14 +1224,8 @@ BEGIN
         RAISE EXCEPTION 'unknown task type "%"', v_unknown
             USING ERRCODE = 'PS001', HINT = 'Declare it in a task block and run pgseq apply.';
     END IF;
-    -- Every row of a partitioned type has a key. (Whether any of those
-    -- types has a type limit too is asked only here: asked in the lookup
-    -- above, it cost every call about 30 µs.)
+    -- Every row of a partitioned type has a key.
     IF v_parts THEN
-        SELECT coalesce(bool_or((SELECT t.concurrency IS NOT NULL AND t.partition_limit IS NOT NULL
-                                 FROM {{schema}}.task_types t WHERE t.name = g.type)), false)
-          INTO v_lparts
-        FROM (SELECT DISTINCT u.type FROM unnest(types) AS u(type)) g;
         SELECT i.ord, i.type INTO v_ord, v_type
         FROM unnest(types, payloads, partition_keys) WITH ORDINALITY AS i(type, payload, given_key, ord)
         JOIN {{schema}}.task_types t ON t.name = i.type
@@ -1294,7 +1287,8 @@ BEGIN
     -- waiting for an older key's would deadlock with an enqueue holding the
     -- older and waiting for the newer. Only for calls without idempotency
     -- keys (the insert never waits while the rows are held).
-    IF v_parts AND (idempotency_keys IS NULL OR cardinality(array_remove(idempotency_keys, NULL)) = 0) THEN
+    v_took_keys := v_parts AND (idempotency_keys IS NULL OR cardinality(array_remove(idempotency_keys, NULL)) = 0);
+    IF v_took_keys THEN
         WITH keyed AS MATERIALIZED (
             -- The call's due tasks of partitioned types.
             SELECT i.ord, i.type, t.partition_limit AS lim, t.concurrency IS NOT NULL AS limited,
@@ -1323,7 +1317,7 @@ BEGIN
             -- are admitted, at the clock and then 1 µs apart.
             -- (Only the new keys' tasks are ranked.)
             SELECT k.ord, k.type, k.limited, k.priority, k.turn <= k.used AS admit,
-                   cl.v + (least(k.turn, k.used) - 1) * interval '1 microsecond' AS start_at
+                   cl.v + (k.turn - 1) * interval '1 microsecond' AS start_at
             FROM (SELECT k.*, c.used,
                          row_number() OVER (PARTITION BY k.type, k.pkey ORDER BY k.priority DESC, k.run_at, k.ord) AS turn
                   FROM keyed k JOIN created c ON c.task_type = k.type AND c.partition_key = k.pkey) k
@@ -1338,7 +1332,6 @@ BEGIN
           INTO a_ords, a_types, a_starts, a_limited, a_prios, v_new_keys
         FROM turns t
         WHERE t.admit;
-        v_took_keys := true;
     END IF;
     IF a_ords IS NOT NULL THEN
         -- The admitted tasks of types with a type limit as well take units
@@ -1346,7 +1339,7 @@ BEGIN
         -- rows), the k-th of a type in claim order the k-th unit; those
         -- left without one wait in the type's lane, as admit_keys leaves
         -- them.
-        IF v_lparts AND true = ANY (a_limited) THEN
+        IF true = ANY (a_limited) THEN
             SELECT x.unit_types, x.unit_groups INTO p_types, p_groups
             FROM {{schema}}.take_units_of(ARRAY(
                      SELECT a.t FROM unnest(a_types, a_limited) AS a(t, limited) WHERE a.limited)) AS x;
