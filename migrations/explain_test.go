@@ -1,6 +1,7 @@
 package migrations_test
 
 import (
+	"context"
 	"fmt"
 	"regexp"
 	"slices"
@@ -12,9 +13,11 @@ import (
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
+	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/stretchr/testify/require"
 
 	"github.com/pgseq/pgseq/catalog"
+	"github.com/pgseq/pgseq/internal/pgseqtest"
 )
 
 // claimPlans runs one claim on a connection with auto_explain reporting the
@@ -42,7 +45,67 @@ func (r *rt) plansOf(t *testing.T, query string, args ...any) (plans []string, r
 // run first.
 func (r *rt) plansWith(t *testing.T, set []string, query string, args ...any) (plans []string, rows [][]any, took time.Duration) {
 	t.Helper()
+	conn, read := r.explaining(t, set...)
+	defer conn.Close(bg)
+	start := time.Now()
+	res, err := conn.Query(bg, r.SQL(query), args...)
+	require.NoError(t, err)
+	rows, err = pgx.CollectRows(res, func(row pgx.CollectableRow) ([]any, error) { return row.Values() })
+	require.NoError(t, err)
+	took = time.Since(start)
+	return read(), rows, took
+}
+
+// plansOfApply applies desired on a pool of its own whose connections
+// report plans as plansOf's does, and returns the plans of every statement
+// the apply ran.
+func (r *rt) plansOfApply(t *testing.T, desired catalog.State) []string {
+	t.Helper()
 	var mu sync.Mutex
+	var plans []string
+	cfg := r.Pool.Config().Copy()
+	cfg.ConnConfig.OnNotice = func(_ *pgconn.PgConn, n *pgconn.Notice) {
+		mu.Lock()
+		defer mu.Unlock()
+		if strings.Contains(n.Message, "Query Text:") {
+			plans = append(plans, n.Message)
+		}
+	}
+	cfg.AfterConnect = func(ctx context.Context, conn *pgx.Conn) error {
+		for _, s := range explainSettings {
+			if _, err := conn.Exec(ctx, s); err != nil {
+				return fmt.Errorf("%s: %w", s, err)
+			}
+		}
+		return nil
+	}
+	pool, err := pgxpool.NewWithConfig(bg, cfg)
+	require.NoError(t, err)
+	defer pool.Close()
+	pgseqtest.Apply(t, pool, r.Schema, desired)
+	mu.Lock()
+	defer mu.Unlock()
+	return slices.Clone(plans)
+}
+
+// explainSettings make a session report the actual plan of every
+// statement, nested ones (inside the functions called) included, as a
+// NOTICE.
+var explainSettings = []string{
+	`LOAD 'auto_explain'`,
+	`SET auto_explain.log_min_duration = 0`,
+	`SET auto_explain.log_analyze = on`,
+	`SET auto_explain.log_buffers = on`,
+	`SET auto_explain.log_nested_statements = on`,
+	`SET auto_explain.log_level = notice`,
+}
+
+// explaining opens a connection that reports plans (explainSettings), with
+// the session settings set run; read returns the plans reported so far.
+func (r *rt) explaining(t *testing.T, set ...string) (conn *pgx.Conn, read func() []string) {
+	t.Helper()
+	var mu sync.Mutex
+	var plans []string
 	cfg := r.Pool.Config().ConnConfig.Copy()
 	cfg.OnNotice = func(_ *pgconn.PgConn, n *pgconn.Notice) {
 		mu.Lock()
@@ -53,15 +116,7 @@ func (r *rt) plansWith(t *testing.T, set []string, query string, args ...any) (p
 	}
 	conn, err := pgx.ConnectConfig(bg, cfg)
 	require.NoError(t, err)
-	defer conn.Close(bg)
-	for _, s := range []string{
-		`LOAD 'auto_explain'`,
-		`SET auto_explain.log_min_duration = 0`,
-		`SET auto_explain.log_analyze = on`,
-		`SET auto_explain.log_buffers = on`,
-		`SET auto_explain.log_nested_statements = on`,
-		`SET auto_explain.log_level = notice`,
-	} {
+	for _, s := range explainSettings {
 		_, err := conn.Exec(bg, s)
 		require.NoError(t, err, "%s (auto_explain ships with the PostgreSQL server package; the test role must be allowed to LOAD it)", s)
 	}
@@ -69,15 +124,11 @@ func (r *rt) plansWith(t *testing.T, set []string, query string, args ...any) (p
 		_, err := conn.Exec(bg, st)
 		require.NoError(t, err, st)
 	}
-	start := time.Now()
-	res, err := conn.Query(bg, r.SQL(query), args...)
-	require.NoError(t, err)
-	rows, err = pgx.CollectRows(res, func(row pgx.CollectableRow) ([]any, error) { return row.Values() })
-	require.NoError(t, err)
-	took = time.Since(start)
-	mu.Lock()
-	defer mu.Unlock()
-	return plans, rows, took
+	return conn, func() []string {
+		mu.Lock()
+		defer mu.Unlock()
+		return slices.Clone(plans)
+	}
 }
 
 // seed inserts n pending tasks of a type directly (the fastest way to make a
@@ -264,6 +315,16 @@ func largestNode(plans []string) (line string, rows int) {
 	return line, rows
 }
 
+// planWith returns the plan of plans that holds line.
+func planWith(plans []string, line string) string {
+	for _, p := range plans {
+		if strings.Contains(p, line) {
+			return p
+		}
+	}
+	return ""
+}
+
 // enqueue_batch's work is linear in its batch, however many task types are
 // declared: right after an apply (task_types without statistics), the
 // planner joined every row of the batch with every declared type, to find
@@ -328,44 +389,87 @@ func TestEnqueueBatchOfNewKeysStaysLinearAfterFiveCalls(t *testing.T) {
 	t.Logf("largest node over %d calls, %d rows over its loops: %s", calls, most, line)
 }
 
-// Claims (with scheduled tasks come due too), hand-offs and key admissions
-// read only the tasks they update when the statistics say the tasks table
-// is empty (ANALYZE after a load was rolled back: pages, no rows), however
-// many tasks are due meanwhile (migrations 028 and 029; before, each
-// update read every task once per task it updated: a claim of 200 beside
-// 20,000 due tasks, 4,000,000 rows compared, 470-585 ms instead of 3-5 ms).
+// Every update of tasks the runtime and apply make (claims, with scheduled
+// tasks come due too; hand-offs; key admissions; the recovery; an apply
+// raising or lowering a limit or removing a partition block) reads only
+// the tasks it updates when the statistics say the tasks table is empty
+// (ANALYZE after a load was rolled back: pages, no rows), however many
+// tasks are due meanwhile (migrations 028, 029 and 030; before, such an
+// update could read every task once per task it updated: a claim of 200
+// beside 20,000 due tasks, 4,000,000 rows compared, 470-585 ms instead of
+// 3-5 ms).
 func TestUpdatesReadOnlyTheirTasksWhenStatisticsSayEmpty(t *testing.T) {
 	t.Parallel()
 	const due, batch = 5000, 100
+	enqueue := func(taskType string) string {
+		return fmt.Sprintf(`SELECT count(*) FROM {{schema}}.enqueue_batch(array_fill('%s'::text, ARRAY[%d]))`, taskType, due)
+	}
+	// enqueueKeyed enqueues the due tasks over batch keys, in turn.
+	enqueueKeyed := func(taskType string) string {
+		return fmt.Sprintf(`SELECT count(*) FROM {{schema}}.enqueue_batch(array_fill('%s'::text, ARRAY[%d]),
+			partition_keys => ARRAY(SELECT 'k' || (i %% %d) FROM generate_series(1, %d) i))`, taskType, due, batch, due)
+	}
+	completeRunning := `SELECT {{schema}}.complete(ARRAY(SELECT id FROM {{schema}}.tasks WHERE status = 'running'), 'w')`
+	claimBatch := func(r *rt) {
+		_, err := claim(bg, r.Pool, r.Schema, "q", "w", batch)
+		require.NoError(r.T.(*testing.T), err)
+	}
 	cases := []struct {
 		name  string
 		types []catalog.TaskType
-		// seed enqueues the due tasks; run is the call whose plans are read.
-		seed, run string
+		// seed enqueues the due tasks; prepare (optional) runs after it.
+		seed    string
+		prepare func(r *rt)
+		// The plans read are run's, a query, or those of applying apply.
+		run   string
+		apply []catalog.TaskType
 	}{
-		{"claim", []catalog.TaskType{task("plain", 0)},
-			fmt.Sprintf(`SELECT count(*) FROM {{schema}}.enqueue_batch(array_fill('plain'::text, ARRAY[%d]))`, due),
-			fmt.Sprintf(`SELECT count(*) FROM {{schema}}.claim('q', 'w', %d)`, batch)},
-		{"claim with max_limited", []catalog.TaskType{task("plain", 0)},
-			fmt.Sprintf(`SELECT count(*) FROM {{schema}}.enqueue_batch(array_fill('plain'::text, ARRAY[%d]))`, due),
-			fmt.Sprintf(`SELECT count(*) FROM {{schema}}.claim('q', 'w', %d, 10)`, batch)},
+		{name: "claim", types: []catalog.TaskType{task("plain", 0)}, seed: enqueue("plain"),
+			run: fmt.Sprintf(`SELECT count(*) FROM {{schema}}.claim('q', 'w', %d)`, batch)},
+		{name: "claim with max_limited", types: []catalog.TaskType{task("plain", 0)}, seed: enqueue("plain"),
+			run: fmt.Sprintf(`SELECT count(*) FROM {{schema}}.claim('q', 'w', %d, 10)`, batch)},
 		// One type limited to the batch: the claim takes every unit, and
 		// its completion hands them to the next tasks of the type's lane.
-		{"hand-off", []catalog.TaskType{task("bound", batch)},
-			fmt.Sprintf(`SELECT count(*) FROM {{schema}}.enqueue_batch(array_fill('bound'::text, ARRAY[%d]))`, due),
-			`SELECT count(*) FROM {{schema}}.complete_and_take(ARRAY(SELECT id FROM {{schema}}.tasks WHERE status = 'running'), 'w')`},
+		{name: "hand-off", types: []catalog.TaskType{task("bound", batch)}, seed: enqueue("bound"), prepare: claimBatch,
+			run: `SELECT count(*) FROM {{schema}}.complete_and_take(ARRAY(SELECT id FROM {{schema}}.tasks WHERE status = 'running'), 'w')`},
 		// Scheduled tasks come due: the claim moves them to their lanes
 		// (admit_due) before it claims.
-		{"due scheduled tasks", []catalog.TaskType{task("later", 0)},
-			fmt.Sprintf(`SELECT count(*) FROM {{schema}}.enqueue_batch(array_fill('later'::text, ARRAY[%d]),
+		{name: "due scheduled tasks", types: []catalog.TaskType{task("later", 0)},
+			seed: fmt.Sprintf(`SELECT count(*) FROM {{schema}}.enqueue_batch(array_fill('later'::text, ARRAY[%d]),
 				run_ats => array_fill(now() + interval '1 hour', ARRAY[%d]))`, due, due),
-			fmt.Sprintf(`SELECT count(*) FROM {{schema}}.claim('q', 'w', %d)`, batch)},
+			prepare: func(r *rt) { r.Exec(`UPDATE {{schema}}.tasks SET run_at = now() - interval '1 second'`) },
+			run:     fmt.Sprintf(`SELECT count(*) FROM {{schema}}.claim('q', 'w', %d)`, batch)},
 		// Keys of limit 1 with a task each running and one waiting: the
-		// completion admits the waiting ones.
-		{"key admission", []catalog.TaskType{partitioned("render", 0, 1, "")},
-			fmt.Sprintf(`SELECT count(*) FROM {{schema}}.enqueue_batch(array_fill('render'::text, ARRAY[%d]),
-				partition_keys => ARRAY(SELECT 'k' || (i %% %d) FROM generate_series(1, %d) i))`, due, batch, due),
-			`SELECT {{schema}}.complete(ARRAY(SELECT id FROM {{schema}}.tasks WHERE status = 'running'), 'w')`},
+		// completion admits the waiting ones, open (admit_keys) or, when
+		// the type has a limit too, holding a unit of it (its units step).
+		{name: "key admission", types: []catalog.TaskType{partitioned("render", 0, 1, "")}, seed: enqueueKeyed("render"),
+			prepare: claimBatch, run: completeRunning},
+		{name: "key admission of a limited type", types: []catalog.TaskType{partitioned("render", 10*batch, 1, "")},
+			seed: enqueueKeyed("render"), prepare: claimBatch, run: completeRunning},
+		// Tasks with idempotency keys of a limited type are inserted
+		// waiting and take their units after the insert.
+		{name: "idempotent enqueue of a limited type", types: []catalog.TaskType{task("bound", due+batch)}, seed: enqueue("bound"),
+			run: fmt.Sprintf(`SELECT count(*) FROM {{schema}}.enqueue_batch(array_fill('bound'::text, ARRAY[%d]),
+				idempotency_keys => ARRAY(SELECT 'once-' || i FROM generate_series(1, %d) i))`, batch, batch)},
+		// A worker dies holding a batch: the recovery puts it back.
+		{name: "recovery", types: []catalog.TaskType{task("bound", 10*batch)}, seed: enqueue("bound"),
+			prepare: func(r *rt) {
+				claimBatch(r)
+				r.Exec(`UPDATE {{schema}}.workers SET last_heartbeat = now() - interval '10 minutes'`)
+				r.contactWentOn()
+			},
+			run: `SELECT {{schema}}.recover_dead_workers()`},
+		// A raised limit admits the next tasks of the type's lane
+		// (admit_waiting); a lowered one takes units back from tasks not
+		// claimed yet (rebalance_units).
+		{name: "raised limit", types: []catalog.TaskType{task("bound", batch)}, seed: enqueue("bound"), prepare: claimBatch,
+			apply: []catalog.TaskType{task("bound", 2*batch)}},
+		{name: "lowered limit", types: []catalog.TaskType{task("bound", 3*batch)}, seed: enqueue("bound"), prepare: claimBatch,
+			apply: []catalog.TaskType{task("bound", batch)}},
+		// The partition block goes: the keyed pending tasks leave their
+		// keys (apply_partitions).
+		{name: "partition block removed", types: []catalog.TaskType{partitioned("render", 0, 1, "")}, seed: enqueueKeyed("render"),
+			prepare: claimBatch, apply: []catalog.TaskType{task("render", 0)}},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -384,17 +488,48 @@ func TestUpdatesReadOnlyTheirTasksWhenStatisticsSayEmpty(t *testing.T) {
 			require.Positive(t, pages)
 			require.Zero(t, tuples)
 			r.Exec(c.seed)
-			if c.name == "due scheduled tasks" {
-				r.Exec(`UPDATE {{schema}}.tasks SET run_at = now() - interval '1 second'`)
+			if c.prepare != nil {
+				c.prepare(r)
 			}
-			if c.name == "hand-off" || c.name == "key admission" {
-				_, err := claim(bg, r.Pool, r.Schema, "q", "w", batch)
-				require.NoError(t, err)
+			var plans []string
+			if c.apply != nil {
+				plans = r.plansOfApply(t, state(queueCfg("q"), c.apply...))
+			} else {
+				plans, _, _ = r.plansOf(t, c.run)
 			}
-			plans, _, _ := r.plansOf(t, c.run)
 			line, most := largestNode(plans)
-			require.LessOrEqual(t, most, 4*due, "a node made %d rows beside %d due tasks: %s", most, due, line)
+			t.Logf("slowest statement: %s", slowestStatement(plans))
+			require.LessOrEqual(t, most, 4*due, "a node made %d rows beside %d due tasks: %s\nin:\n%s", most, due, line, planWith(plans, line))
 			t.Logf("largest node, %d rows over its loops: %s", most, line)
 		})
 	}
+}
+
+// durationRE reads a statement's duration from auto_explain's report.
+var durationRE = regexp.MustCompile(`duration: ([0-9.]+) ms`)
+
+// slowestStatement returns the duration and first line of the slowest
+// statement of plans, for the logs.
+func slowestStatement(plans []string) string {
+	var most float64
+	var first string
+	for _, p := range plans {
+		m := durationRE.FindStringSubmatch(p)
+		if m == nil {
+			continue
+		}
+		d, _ := strconv.ParseFloat(m[1], 64)
+		if d >= most {
+			most = d
+			first = ""
+			_, q, _ := strings.Cut(p, "Query Text: ")
+			for _, l := range strings.Split(q, "\n") {
+				if l = strings.TrimSpace(l); l != "" && !strings.HasPrefix(l, "--") {
+					first = l
+					break
+				}
+			}
+		}
+	}
+	return fmt.Sprintf("%.1f ms, %s", most, first)
 }

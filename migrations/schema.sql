@@ -14,7 +14,7 @@
 -- default owner privileges. Roles that pgseq apply grants access levels to
 -- are not shown: a freshly migrated schema has none.
 --
--- Version 29.
+-- Version 30.
 
 
 -- Schema
@@ -552,7 +552,9 @@ BEGIN
             v_units := {{schema}}.take_units(v_type, cardinality(v_ids));
             UPDATE {{schema}}.tasks t SET gate = 'open', slot_group = u.grp
             FROM unnest(v_ids[1:cardinality(v_units)], v_units) AS u(id, grp)
-            WHERE t.id = u.id;
+            WHERE t.id = u.id
+              -- Bounded to the tasks given units (migration 030).
+              AND t.id = ANY (v_ids[1:cardinality(v_units)]);
             v_opened := v_opened + cardinality(v_units);
         END LOOP;
     END IF;
@@ -620,7 +622,9 @@ BEGIN
     UPDATE {{schema}}.tasks t
     SET gate = 'open', slot_group = u.grp, updated_at = now()
     FROM unnest(v_ids[1:cardinality(v_units)], v_units) AS u(id, grp)
-    WHERE t.id = u.id;
+    WHERE t.id = u.id
+      -- Bounded to the tasks locked above (migration 030).
+      AND t.id = ANY (v_ids[1:cardinality(v_units)]);
     RETURN cardinality(v_units);
 END;
 $function$;
@@ -641,7 +645,12 @@ BEGIN
     LEFT JOIN {{schema}}.task_types tt ON tt.name = u.t
     WHERE tt.partition_limit IS NULL;
     IF v_gone IS NOT NULL THEN
-        WITH pending AS (
+        -- The pending tasks are locked first and their keys' units counted
+        -- from them; the update is of the tasks table alone, by their ids.
+        -- (A join with the locked tasks, as until migration 030, compared
+        -- every pair when the statistics said the table was empty: 4,900
+        -- tasks, 24,010,000 rows.)
+        WITH pending AS MATERIALIZED (
             SELECT t.id, t.type, t.partition_key, t.key_unit FROM {{schema}}.tasks t
             WHERE t.type = ANY (v_gone) AND t.partition_key IS NOT NULL AND t.status = 'pending'
             FOR UPDATE
@@ -649,17 +658,15 @@ BEGIN
             UPDATE {{schema}}.tasks t
             SET partition_key = NULL, key_unit = false, key_wait = false, updated_at = now(),
                 gate = CASE WHEN NOT t.key_wait THEN t.gate
-                            WHEN tt.concurrency IS NOT NULL THEN 'waiting'
+                            WHEN EXISTS (SELECT 1 FROM {{schema}}.task_types tt
+                                         WHERE tt.name = t.type AND tt.concurrency IS NOT NULL) THEN 'waiting'
                             ELSE 'open' END::{{schema}}.task_gate
-            FROM pending p
-            LEFT JOIN {{schema}}.task_types tt ON tt.name = p.type
-            WHERE t.id = p.id
-            RETURNING p.type, p.partition_key, p.key_unit
+            WHERE t.id = ANY (ARRAY(SELECT p.id FROM pending p))
         )
         UPDATE {{schema}}.partition_slots s
         SET used = s.used - x.n
-        FROM (SELECT c.type, c.partition_key, count(*)::integer AS n FROM cleared c
-              WHERE c.key_unit GROUP BY 1, 2) x
+        FROM (SELECT p.type, p.partition_key, count(*)::integer AS n FROM pending p
+              WHERE p.key_unit GROUP BY 1, 2) x
         WHERE s.task_type = x.type AND s.partition_key = x.partition_key;
         DELETE FROM {{schema}}.partition_slots s WHERE s.task_type = ANY (v_gone) AND s.used = 0;
         -- Tasks sent to a limited type's lane take its free units.
@@ -1478,7 +1485,9 @@ BEGIN
         JOIN (SELECT u.type, u.grp, row_number() OVER (PARTITION BY u.type ORDER BY u.ord) AS k
               FROM unnest(u_types, u_groups) WITH ORDINALITY AS u(type, grp, ord)) u
           ON u.type = w.type AND u.k = w.k
-        WHERE t.id = w.id;
+        WHERE t.id = w.id
+          -- Bounded to the waiting tasks (migration 030).
+          AND t.id = ANY (v_wait);
     END IF;
 
     -- 6. Due partitioned tasks of keys step 3b did not create: their keys
@@ -2168,7 +2177,10 @@ BEGIN
         JOIN {{schema}}.tasks t ON t.type = o.task_type AND t.slot_group = o.slot_group
              AND t.status = 'pending' AND t.gate = 'open'
         FOR UPDATE OF t SKIP LOCKED
-    ), holders AS (
+    ), holders AS MATERIALIZED (
+        -- Materialized: inlined into the update below, its window and the
+        -- probe of slot rows per task ran again for every task the update
+        -- read (migration 030).
         SELECT c.id, c.type, c.slot_group, c.run_at,
                EXISTS (SELECT 1 FROM {{schema}}.concurrency_slots s
                        WHERE s.task_type = c.type AND s.capacity > 0) AS limited,
@@ -2184,6 +2196,8 @@ BEGIN
             slot_group = NULL, updated_at = now()
         FROM holders h
         WHERE t.id = h.id AND h.k <= h.excess
+          -- Bounded to the holders giving a unit back (migration 030).
+          AND t.id = ANY (ARRAY(SELECT x.id FROM holders x WHERE x.k <= x.excess))
         RETURNING h.type, h.slot_group
     )
     UPDATE {{schema}}.concurrency_slots s
@@ -2270,7 +2284,7 @@ BEGIN
 
     -- 3. Back to pending (waiting in its lane if its type is limited now),
     -- or to the dead letter once its retries are spent.
-    WITH victims AS (
+    WITH victims AS MATERIALIZED (
         SELECT t.id, t.slot_group, t.worker_id AS old_worker, tt.concurrency IS NOT NULL AS limited,
                t.key_unit, t.partition_key,
                t.attempts > coalesce(t.max_retries, tt.max_retries, q.max_retries, 3) AS exhausted
@@ -2287,6 +2301,9 @@ BEGIN
             key_unit = t.key_unit AND NOT v.exhausted,
             last_error = 'its worker stopped heartbeating; task recovered'
         FROM victims v WHERE t.id = v.id
+          -- Bounded to the dead workers' tasks (migration 030): victims is
+          -- computed once, and the update reads only those tasks.
+          AND t.id = ANY (coalesce(v_ids, '{}'))
         RETURNING t.type, v.slot_group, v.exhausted, v.old_worker, v.limited, v.key_unit, v.partition_key
     ), dead AS (
         -- 4. The workers: those whose tasks were recovered, and every
