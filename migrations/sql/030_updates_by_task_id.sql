@@ -1,5 +1,5 @@
 -- pgseq schema, version 30: every update of tasks the runtime and the
--- apply make reads only the tasks it updates, whatever the table's
+-- apply make reads only the tasks it updates, once, whatever the table's
 -- statistics say.
 -- {{schema}} is replaced by the quoted schema name.
 --
@@ -13,19 +13,31 @@
 --     recomputed with a probe of slot rows per task for each task read,
 --     while the apply held the types' locks exclusive (every claim and
 --     completion of those types waited);
---   - an apply removing a partition block (apply_partitions): 24,500,000
---     rows compared (its update is now of tasks alone, by id: bounded to
---     the locked tasks' ids, the join still compared every pair);
---   - the recovery of a dead worker's 100 tasks: 495,000 rows;
+--   - an apply removing a partition block (apply_partitions): 5.7 s,
+--     24,500,000 rows compared;
+--   - the recovery of a dead worker's 100 tasks: 470 ms, 495,000 rows;
 --   - a completion admitting keyed tasks of a limited type (admit_keys'
 --     units step) and an enqueue of tasks with idempotency keys of a
 --     limited type (enqueue_batch step 5): 500,000 and 505,000 rows.
--- Each update is now bounded to the ids of the tasks it changes (= ANY of
--- an array): placed on either side of the join, tasks is read only for
--- those. rebalance_units' holders and the recovery's victims are
--- materialized, so the join does not run them again per task.
--- admit_waiting (an apply raising a limit) had the same join; it did not
--- misplace it in the test, and is bounded the same way.
+-- And a join bounded to the changed tasks' ids, as 028 and 029 made them,
+-- is not safe either: the plan may use the bound alone as the inner side
+-- of a nested loop and read every bounded task again for each one. In the
+-- partitioned drain, admit_keys' update of the tasks a completion admits
+-- (028) did, with the statistics right: 4 ms of a 12 ms completion of 94
+-- tasks (TestUpdatesReadNoTaskTwiceWhenStatisticsAreRight fails the same
+-- way on rebalance_units with the bound alone).
+--
+-- So each of these is now an update of tasks alone, by the ids of the
+-- tasks it changes (= ANY of an array: one index probe each), with no
+-- join that a plan could misplace. Values that differ per task come from
+-- one row: a jsonb object keyed by task id (the unit a task gets, its
+-- start tag, its recovery's outcome), or an array of types. The keys'
+-- and slots' counts come from the locked tasks, which the update changes
+-- all of: admit_due, admit_waiting, admit_keys (its admission and units
+-- steps), enqueue_batch step 5, rebalance_units, apply_partitions and
+-- recover_dead_workers. offer_units keeps 029's bounded join: every plan
+-- of it seen (auto_explain over the drains) probes tasks by both the
+-- join key and the bound.
 
 CREATE OR REPLACE FUNCTION {{schema}}.admit_waiting(task_type text) RETURNS integer
 LANGUAGE plpgsql AS $$
@@ -34,6 +46,7 @@ DECLARE
     v_free   integer;
     v_units  integer[];
     v_ids    bigint[];
+    v_map    jsonb;
 BEGIN
     IF {{schema}}.type_draining(v_type) THEN
         RETURN 0;
@@ -61,12 +74,13 @@ BEGIN
     -- 2. As many units, then the k-th task gets the k-th unit; tasks left
     -- without one (groups locked by others) go on waiting.
     v_units := {{schema}}.take_units(v_type, cardinality(v_ids));
+    -- An update of tasks alone, by id, each task's unit looked up by its
+    -- id in a jsonb object (migration 030: see its header).
+    SELECT jsonb_object_agg(u.id::text, u.grp) INTO v_map
+    FROM unnest(v_ids[1:cardinality(v_units)], v_units) AS u(id, grp);
     UPDATE {{schema}}.tasks t
-    SET gate = 'open', slot_group = u.grp, updated_at = now()
-    FROM unnest(v_ids[1:cardinality(v_units)], v_units) AS u(id, grp)
-    WHERE t.id = u.id
-      -- Bounded to the tasks locked above (migration 030).
-      AND t.id = ANY (v_ids[1:cardinality(v_units)]);
+    SET gate = 'open', slot_group = (v_map ->> t.id::text)::integer, updated_at = now()
+    WHERE t.id = ANY (v_ids[1:cardinality(v_units)]);
     RETURN cardinality(v_units);
 END;
 $$;
@@ -91,6 +105,7 @@ DECLARE
     v_ids     bigint[];
     w_ids     bigint[];
     v_units   integer[];
+    v_map     jsonb;
     v_opened  integer;
 BEGIN
     -- 1. The keys' rows, locked (or created and so held) in bytewise (type,
@@ -218,18 +233,29 @@ BEGIN
         -- the lane (inlined, it was probed once per admitted task).
         SELECT c.t, {{schema}}.lane_clock(c.t) AS v
         FROM (SELECT DISTINCT f.t FROM found f WHERE f.last_at IS NULL) c
+    ), tags AS MATERIALIZED (
+        -- One row: the tasks to admit, and by id each one's start tag and
+        -- whether its type has a limit.
+        SELECT array_agg(f.id) AS ids,
+               jsonb_object_agg(f.id::text, jsonb_build_array(
+                   coalesce(f.last_at + interval '1 microsecond', c.v) + (f.turn - 1) * interval '1 microsecond',
+                   tt.concurrency IS NOT NULL)) AS m
+        FROM found f LEFT JOIN clock c ON c.t = f.t
+        JOIN {{schema}}.task_types tt ON tt.name = f.t
+        WHERE f.turn <= f.free
     ), admitted AS (
+        -- An update of tasks alone, by id, its values looked up by id in
+        -- tags (migration 030: a join with found let the planner read the
+        -- admitted tasks again for each admitted task, 4 ms of a 12 ms
+        -- completion of 94 keyed tasks; or, the statistics saying the table
+        -- was empty, every task for each).
         UPDATE {{schema}}.tasks t
         SET key_wait = false, key_unit = true, updated_at = now(),
-            run_at = coalesce(f.last_at + interval '1 microsecond', c.v) + (f.turn - 1) * interval '1 microsecond',
-            gate = CASE WHEN tt.concurrency IS NOT NULL THEN 'waiting' ELSE 'open' END::{{schema}}.task_gate
-        FROM found f LEFT JOIN clock c ON c.t = f.t, {{schema}}.task_types tt
-        WHERE f.turn <= f.free AND t.id = f.id AND tt.name = t.type
-          -- Bounds the tasks read to those locked above whatever the plan
-          -- (one made while the statistics said the table was empty read
-          -- every task once per admitted task: migration 029).
-          AND t.id = ANY (ARRAY(SELECT x.id FROM found x WHERE x.turn <= x.free))
-        RETURNING t.id, t.type, t.partition_key, t.run_at, tt.concurrency IS NOT NULL AS limited
+            run_at = ((SELECT g.m FROM tags g) -> t.id::text ->> 0)::timestamp with time zone,
+            gate = CASE WHEN ((SELECT g.m FROM tags g) -> t.id::text ->> 1)::boolean THEN 'waiting'
+                        ELSE 'open' END::{{schema}}.task_gate
+        WHERE t.id = ANY ((SELECT g.ids FROM tags g)::bigint[])
+        RETURNING t.id, t.type, t.partition_key, t.run_at, t.gate = 'waiting' AS limited
     ), counted AS MATERIALIZED (
         -- Per key (type and key joined by a unit separator): tasks admitted
         -- and the last start tag. A jsonb object looked up by key, not a
@@ -287,11 +313,11 @@ BEGIN
             GROUP BY t.type ORDER BY t.type
         LOOP
             v_units := {{schema}}.take_units(v_type, cardinality(v_ids));
-            UPDATE {{schema}}.tasks t SET gate = 'open', slot_group = u.grp
-            FROM unnest(v_ids[1:cardinality(v_units)], v_units) AS u(id, grp)
-            WHERE t.id = u.id
-              -- Bounded to the tasks given units (migration 030).
-              AND t.id = ANY (v_ids[1:cardinality(v_units)]);
+            -- Of tasks alone, by id (migration 030), as admit_waiting.
+            SELECT jsonb_object_agg(u.id::text, u.grp) INTO v_map
+            FROM unnest(v_ids[1:cardinality(v_units)], v_units) AS u(id, grp);
+            UPDATE {{schema}}.tasks t SET gate = 'open', slot_group = (v_map ->> t.id::text)::integer
+            WHERE t.id = ANY (v_ids[1:cardinality(v_units)]);
             v_opened := v_opened + cardinality(v_units);
         END LOOP;
     END IF;
@@ -314,6 +340,8 @@ DECLARE
     v_ids     bigint[];
     v_type    text;
     v_wait    bigint[];
+    v_given   bigint[];
+    v_map     jsonb;
     u_types   text[] := '{}';
     u_groups  integer[] := '{}';
     v_keyed   boolean;
@@ -630,17 +658,18 @@ BEGIN
         SELECT coalesce(x.unit_types, '{}'), coalesce(x.unit_groups, '{}') INTO u_types, u_groups
         FROM {{schema}}.take_units_of(ARRAY(
                  SELECT t.type FROM {{schema}}.tasks t WHERE t.id = ANY (v_wait))) AS x;
-        UPDATE {{schema}}.tasks t
-        SET gate = 'open', slot_group = u.grp
+        -- The units by task id, then an update of tasks alone, by id
+        -- (migration 030: see its header).
+        SELECT array_agg(w.id), jsonb_object_agg(w.id::text, u.grp) INTO v_given, v_map
         FROM (SELECT w.id, w.type,
                      row_number() OVER (PARTITION BY w.type ORDER BY w.priority DESC, w.run_at, w.id) AS k
               FROM {{schema}}.tasks w WHERE w.id = ANY (v_wait)) w
         JOIN (SELECT u.type, u.grp, row_number() OVER (PARTITION BY u.type ORDER BY u.ord) AS k
               FROM unnest(u_types, u_groups) WITH ORDINALITY AS u(type, grp, ord)) u
-          ON u.type = w.type AND u.k = w.k
-        WHERE t.id = w.id
-          -- Bounded to the waiting tasks (migration 030).
-          AND t.id = ANY (v_wait);
+          ON u.type = w.type AND u.k = w.k;
+        UPDATE {{schema}}.tasks t
+        SET gate = 'open', slot_group = (v_map ->> t.id::text)::integer
+        WHERE t.id = ANY (v_given);
     END IF;
 
     -- 6. Due partitioned tasks of keys step 3b did not create: their keys
@@ -755,10 +784,7 @@ BEGIN
         JOIN {{schema}}.tasks t ON t.type = o.task_type AND t.slot_group = o.slot_group
              AND t.status = 'pending' AND t.gate = 'open'
         FOR UPDATE OF t SKIP LOCKED
-    ), holders AS MATERIALIZED (
-        -- Materialized: inlined into the update below, its window and the
-        -- probe of slot rows per task ran again for every task the update
-        -- read (migration 030).
+    ), holders AS (
         SELECT c.id, c.type, c.slot_group, c.run_at,
                EXISTS (SELECT 1 FROM {{schema}}.concurrency_slots s
                        WHERE s.task_type = c.type AND s.capacity > 0) AS limited,
@@ -766,17 +792,23 @@ BEGIN
                                   ORDER BY c.priority, c.run_at DESC, c.id DESC) AS k,
                o.excess
         FROM candidates c JOIN over o ON o.task_type = c.type AND o.slot_group = c.slot_group
-    ), revoked AS (
+    ), revoked AS MATERIALIZED (
+        -- The holders giving their units back (each locked above, so each
+        -- is updated below).
+        SELECT h.id, h.type, h.slot_group, h.limited FROM holders h WHERE h.k <= h.excess
+    ), cleared AS (
+        -- An update of tasks alone, by id (migration 030: joined with the
+        -- holders, its plan ran their window and a probe of slot rows per
+        -- task again for every task it read, 5 s for 134 tasks beside
+        -- 5,000 with the statistics saying the table was empty, and read
+        -- the holders again for each one with them right).
         UPDATE {{schema}}.tasks t
-        SET gate = CASE WHEN NOT h.limited THEN 'open'
+        SET gate = CASE WHEN NOT t.type = ANY (coalesce((SELECT array_agg(DISTINCT r.type) FILTER (WHERE r.limited)
+                                                         FROM revoked r), '{}')) THEN 'open'
                         WHEN t.run_at <= now() THEN 'waiting'
                         ELSE 'scheduled' END::{{schema}}.task_gate,
             slot_group = NULL, updated_at = now()
-        FROM holders h
-        WHERE t.id = h.id AND h.k <= h.excess
-          -- Bounded to the holders giving a unit back (migration 030).
-          AND t.id = ANY (ARRAY(SELECT x.id FROM holders x WHERE x.k <= x.excess))
-        RETURNING h.type, h.slot_group
+        WHERE t.id = ANY (ARRAY(SELECT r.id FROM revoked r))
     )
     UPDATE {{schema}}.concurrency_slots s
     SET used = s.used - x.n
@@ -860,34 +892,40 @@ BEGIN
     END IF;
 
     -- 3. Back to pending (waiting in its lane if its type is limited now),
-    -- or to the dead letter once its retries are spent.
+    -- or to the dead letter once its retries are spent. What happens to
+    -- each is decided once (victims: all of them locked in step 1, so all
+    -- of them updated) and the update, of tasks alone by id, looks its
+    -- task up in one row (outcome). Migration 030: joined with victims,
+    -- with the statistics saying the table was empty, the update read
+    -- every task once per recovered task.
     WITH victims AS MATERIALIZED (
-        SELECT t.id, t.slot_group, t.worker_id AS old_worker, tt.concurrency IS NOT NULL AS limited,
+        SELECT t.id, t.type, t.slot_group, t.worker_id AS old_worker, tt.concurrency IS NOT NULL AS limited,
                t.key_unit, t.partition_key,
                t.attempts > coalesce(t.max_retries, tt.max_retries, q.max_retries, 3) AS exhausted
         FROM {{schema}}.tasks t
         LEFT JOIN {{schema}}.queues q ON q.name = t.queue
         LEFT JOIN {{schema}}.task_types tt ON tt.name = t.type
         WHERE t.id = ANY (coalesce(v_ids, '{}'))
+    ), outcome AS MATERIALIZED (
+        SELECT jsonb_object_agg(v.id::text, jsonb_build_array(v.exhausted, v.limited)) AS m FROM victims v
     ), back AS (
         UPDATE {{schema}}.tasks t
-        SET status = CASE WHEN v.exhausted THEN 'dead_letter' ELSE 'pending' END::{{schema}}.task_status,
-            gate = CASE WHEN v.limited AND NOT v.exhausted THEN 'waiting' ELSE 'open' END::{{schema}}.task_gate,
-            completed_at = CASE WHEN v.exhausted THEN now() END,
+        SET status = CASE WHEN (o.m -> t.id::text ->> 0)::boolean THEN 'dead_letter'
+                          ELSE 'pending' END::{{schema}}.task_status,
+            gate = CASE WHEN (o.m -> t.id::text ->> 1)::boolean AND NOT (o.m -> t.id::text ->> 0)::boolean THEN 'waiting'
+                        ELSE 'open' END::{{schema}}.task_gate,
+            completed_at = CASE WHEN (o.m -> t.id::text ->> 0)::boolean THEN now() END,
             worker_id = NULL, slot_group = NULL, run_at = now(), updated_at = now(),
-            key_unit = t.key_unit AND NOT v.exhausted,
+            key_unit = t.key_unit AND NOT (o.m -> t.id::text ->> 0)::boolean,
             last_error = 'its worker stopped heartbeating; task recovered'
-        FROM victims v WHERE t.id = v.id
-          -- Bounded to the dead workers' tasks (migration 030): victims is
-          -- computed once, and the update reads only those tasks.
-          AND t.id = ANY (coalesce(v_ids, '{}'))
-        RETURNING t.type, v.slot_group, v.exhausted, v.old_worker, v.limited, v.key_unit, v.partition_key
+        FROM outcome o
+        WHERE t.id = ANY (coalesce(v_ids, '{}'))
     ), dead AS (
         -- 4. The workers: those whose tasks were recovered, and every
         -- silent one.
         UPDATE {{schema}}.workers w SET dead_at = now()
         WHERE w.dead_at IS NULL
-          AND (w.id IN (SELECT b.old_worker FROM back b)
+          AND (w.id IN (SELECT b.old_worker FROM victims b)
                OR {{schema}}.heard_from(w.last_heartbeat) < now() - (SELECT coalesce(max(q.worker_timeout), interval '30 seconds')
                                               FROM {{schema}}.queues q))
         RETURNING 1
@@ -901,7 +939,7 @@ BEGIN
            array_agg(b.type) FILTER (WHERE b.exhausted AND b.key_unit),
            array_agg(b.partition_key) FILTER (WHERE b.exhausted AND b.key_unit)
       INTO n_pending, n_dead, n_workers, r_types, r_groups, w_types, k_types, k_keys
-    FROM back b;
+    FROM victims b;
 
     -- 5. Their units pass on, and free units go to the lanes.
     PERFORM {{schema}}.requeue_limited(w_types, r_types, r_groups);
@@ -914,3 +952,41 @@ BEGIN
 END;
 $$;
 
+CREATE OR REPLACE FUNCTION {{schema}}.admit_due(queue text, max_tasks integer)
+ RETURNS void
+ LANGUAGE plpgsql
+AS $function$
+DECLARE
+    v_types text[];
+    k_types text[];
+    k_keys  text[];
+BEGIN
+    WITH due AS (
+        SELECT t.id FROM {{schema}}.tasks t
+        WHERE t.queue = admit_due.queue AND t.status = 'pending' AND t.gate = 'scheduled' AND NOT t.key_wait
+          AND t.run_at <= now()
+        ORDER BY t.run_at
+        LIMIT max_tasks
+        FOR UPDATE SKIP LOCKED
+    ), joined AS (
+        -- An update of tasks alone, by the locked tasks' ids (migration
+        -- 030: a join with them could read them again for each one).
+        UPDATE {{schema}}.tasks t
+        SET gate = CASE WHEN t.partition_key IS NULL OR t.key_unit THEN 'waiting' ELSE t.gate END::{{schema}}.task_gate,
+            key_wait = t.partition_key IS NOT NULL AND NOT t.key_unit,
+            updated_at = now()
+        WHERE t.id = ANY (ARRAY(SELECT d.id FROM due d))
+          AND (t.partition_key IS NULL OR t.key_unit OR {{schema}}.try_lock_type(t.type))
+        RETURNING t.type, t.partition_key, t.key_wait
+    )
+    SELECT array_agg(DISTINCT j.type) FILTER (WHERE NOT j.key_wait AND {{schema}}.try_lock_type(j.type)),
+           array_agg(j.type) FILTER (WHERE j.key_wait),
+           array_agg(j.partition_key) FILTER (WHERE j.key_wait)
+      INTO v_types, k_types, k_keys
+    FROM joined j;
+    PERFORM {{schema}}.try_admit_types(v_types);
+    IF k_types IS NOT NULL THEN
+        PERFORM {{schema}}.admit_keys(k_types, k_keys);
+    END IF;
+END;
+$function$;
