@@ -298,6 +298,126 @@ func TestClaimPlanSkipsSaturatedLimitedType(t *testing.T) {
 	t.Logf("claim of 100 with the oldest %d pending blocked: %s\n%s", manyPending, took, all)
 }
 
+// A key at its limit with a backlog of manyPending tasks, behind as many
+// completed tasks of the same key (kept for retention, first in the
+// table): claims, the completion that admits the key's next task, an
+// enqueue joining its lane and another key's completion each read a
+// bounded number of tasks, by index (issue "Per-key limits": a saturated
+// key's backlog is never scanned). The probes that ask whether a key has
+// anything waiting are in the index's order: as bare EXISTS probes, the
+// planner expected a match at once from a key whose tasks are mostly
+// waiting and read the table from its start, through every completed task
+// (migration 031).
+func TestKeyPlansSkipSaturatedKeyBacklog(t *testing.T) {
+	t.Parallel()
+	r := newRT(t, state(queueCfg("q"), partitioned("render", 0, 2, "")))
+	r.register("w")
+	// Completed tasks of the hot key first, then its backlog, waiting for
+	// the key; two of its tasks run elsewhere, holding its 2 units.
+	r.Exec(`INSERT INTO {{schema}}.tasks (queue, type, partition_key, status, completed_at, run_at)
+	        SELECT 'q', 'render', 'hot', 'completed', now(), now() - interval '3 days' + g * interval '1 microsecond'
+	        FROM generate_series(1, $1::int) g`, manyPending/5)
+	r.Exec(`INSERT INTO {{schema}}.tasks (queue, type, partition_key, gate, key_wait, run_at)
+	        SELECT 'q', 'render', 'hot', 'scheduled', true, now() - interval '2 days' + g * interval '1 microsecond'
+	        FROM generate_series(1, $1::int) g`, manyPending)
+	r.Exec(`INSERT INTO {{schema}}.tasks (queue, type, partition_key, key_unit, status, worker_id, claimed_at, started_at)
+	        SELECT 'q', 'render', 'hot', true, 'running', 'w', now(), now() FROM generate_series(1, 2)`)
+	r.Exec(`INSERT INTO {{schema}}.partition_slots (task_type, partition_key, used) VALUES ('render', 'hot', 2)`)
+	// Other keys' tasks, open, one each.
+	r.Exec(`SELECT count(*) FROM {{schema}}.enqueue_batch(array_fill('render'::text, ARRAY[1000]),
+	        partition_keys => ARRAY(SELECT 'cold' || g FROM generate_series(1, 1000) g))`)
+	r.Exec(`ANALYZE {{schema}}.tasks`)
+	r.checkKeyAccounting()
+
+	check := func(what string, plans []string) {
+		t.Helper()
+		for _, l := range scansOnTasks(plans) {
+			if strings.HasPrefix(strings.TrimPrefix(l, "->  "), "Seq Scan") {
+				t.Fatalf("%s: a sequential scan of tasks: %s\nin:\n%s", what, l, planWith(plans, l))
+			}
+		}
+		// Index scans only (a bitmap scan of an empty partial index is
+		// one), each returning at most a batch, over all its loops.
+		for _, l := range scansOnTasks(plans) {
+			if m := actualRowsRE.FindStringSubmatch(l); m != nil {
+				n, _ := strconv.Atoi(m[1])
+				loops, _ := strconv.Atoi(m[2])
+				require.LessOrEqual(t, n*loops, 200, "%s: a scan of tasks returned %d rows: %s\nin:\n%s", what, n*loops, l, planWith(plans, l))
+			}
+		}
+		for _, m := range removedRE.FindAllStringSubmatch(strings.Join(plans, "\n"), -1) {
+			n, _ := strconv.Atoi(m[1])
+			require.LessOrEqual(t, n, 200, "%s: a scan filtered out %d rows", what, n)
+		}
+		t.Logf("%s: largest node %s", what, func() string { l, n := largestNode(plans); return fmt.Sprintf("%d rows: %s", n, l) }())
+	}
+	plans, rows, _ := r.plansOf(t, `SELECT id FROM {{schema}}.claim('q', 'w', 100)`)
+	require.Len(t, rows, 100)
+	check("claim", plans)
+	// The ids are read first: the plans read are the runtime's alone.
+	var hot, cold []int64
+	r.Scalar(&hot, `SELECT array_agg(id ORDER BY id) FROM {{schema}}.tasks WHERE status = 'running' AND partition_key = 'hot'`)
+	r.Scalar(&cold, `SELECT array_agg(id) FROM {{schema}}.tasks WHERE status = 'running' AND partition_key <> 'hot'`)
+	plans, _, _ = r.plansOf(t, `SELECT {{schema}}.complete($1, 'w')`, hot[:1])
+	check("completion of a hot task", plans)
+	require.Equal(t, 2, r.runningOrOpenOfKey("hot"), "the hot key admitted its next task")
+	plans, _, _ = r.plansOf(t, `SELECT {{schema}}.enqueue('render', partition_key => 'hot')`)
+	check("enqueue to the hot key", plans)
+	plans, _, _ = r.plansOf(t, `SELECT {{schema}}.complete($1, 'w')`, cold)
+	check("completion of cold tasks", plans)
+	r.checkKeyAccounting()
+}
+
+// A drain of one key's backlog, planned with the statistics of its start
+// (every task of the table waiting for the key), reads the key's lane by
+// index at each completion, however many completed tasks lie ahead of it
+// in the table. On version 30 the key's probe was a sequential scan from
+// the table's start, filtering out 500 to 2,000 rows per completion, more
+// with each completed task (migration 031). The hand-off's probe of a
+// limited type's lane is written the same way now; its case here did not
+// bring version 30 to scan, and guards the new form.
+func TestKeyProbesReadTheLaneInIndexOrder(t *testing.T) {
+	t.Parallel()
+	for _, c := range []struct {
+		name string
+		typ  catalog.TaskType
+		keys string
+	}{
+		{"one key's backlog", partitioned("render", 0, 1000, ""), `array_fill('one'::text, ARRAY[20000])`},
+		{"a limited type's lane", task("render", 1000), `NULL`},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
+			r := newRT(t, state(queueCfg("q"), c.typ))
+			r.register("w")
+			r.Exec(`SELECT count(*) FROM {{schema}}.enqueue_batch(array_fill('render'::text, ARRAY[20000]), partition_keys => ` + c.keys + `)`)
+			r.Exec(`ANALYZE {{schema}}.tasks`)
+			for i := 0; i < 10; i++ {
+				ids, err := claim(bg, r.Pool, r.Schema, "q", "w", 200)
+				require.NoError(t, err)
+				require.Len(t, ids, 200)
+				plans, _, _ := r.plansOf(t, `SELECT {{schema}}.complete($1, 'w')`, ids)
+				for _, l := range scansOnTasks(plans) {
+					require.NotContains(t, l, "Seq Scan", "completion %d: %s\nin:\n%s", i, l, planWith(plans, l))
+				}
+				for _, m := range removedRE.FindAllStringSubmatch(strings.Join(plans, "\n"), -1) {
+					n, _ := strconv.Atoi(m[1])
+					require.LessOrEqual(t, n, 400, "completion %d: a scan filtered out %d rows", i, n)
+				}
+			}
+		})
+	}
+}
+
+// runningOrOpenOfKey counts a key's tasks running or admitted (open).
+func (r *rt) runningOrOpenOfKey(key string) int {
+	r.T.Helper()
+	var n int
+	r.Scalar(&n, `SELECT count(*)::int FROM {{schema}}.tasks WHERE partition_key = $1 AND key_unit
+	              AND status IN ('pending', 'running')`, key)
+	return n
+}
+
 // largestNode returns the plan line whose node produced the most rows over
 // all its loops, and that number.
 func largestNode(plans []string) (line string, rows int) {

@@ -14,7 +14,7 @@
 -- default owner privileges. Roles that pgseq apply grants access levels to
 -- are not shown: a freshly migrated schema has none.
 --
--- Version 30.
+-- Version 31.
 
 
 -- Schema
@@ -459,10 +459,15 @@ BEGIN
         -- lane at all (one probe that sees tasks other transactions hold;
         -- the lane is read for tasks only when it is not empty, and step 3
         -- deletes an idle key's row on this answer).
+        -- (The probe reads the key's lane in its index's order, a scalar
+        -- subquery with LIMIT 1, migration 031: as EXISTS, whose ORDER BY
+        -- and LIMIT PostgreSQL drops, a key whose tasks were most of the
+        -- table when ANALYZE ran got a sequential scan from the table's
+        -- start, through every completed task ahead of its lane.)
         SELECT k.t, k.k, k.free, k.last_at,
-               (SELECT EXISTS (
-                   SELECT 1 FROM {{schema}}.tasks t
-                   WHERE t.type = k.t AND t.partition_key = k.k AND t.status = 'pending' AND t.key_wait)) AS waiting
+               (SELECT true FROM {{schema}}.tasks t
+                WHERE t.type = k.t AND t.partition_key = k.k AND t.status = 'pending' AND t.key_wait
+                ORDER BY t.priority DESC, t.run_at, t.id LIMIT 1) IS NOT NULL AS waiting
         FROM unnest(k_types, k_keys, k_free, k_last) AS k(t, k, free, last_at)
         WHERE k.free > 0
     ), found AS (
@@ -544,9 +549,9 @@ BEGIN
       -- per key, where an anti join planned for one key read the whole of
       -- tasks_key_waiting for each. An enqueue whose task neither saw
       -- admits it itself once this commits (it waits for the key's row).
-      AND NOT coalesce(n.waiting, (SELECT EXISTS (
-          SELECT 1 FROM {{schema}}.tasks t
-          WHERE t.type = n.t AND t.partition_key = n.k AND t.status = 'pending' AND t.key_wait)));
+      AND NOT coalesce(n.waiting, (SELECT true FROM {{schema}}.tasks t
+                                   WHERE t.type = n.t AND t.partition_key = n.k AND t.status = 'pending' AND t.key_wait
+                                   ORDER BY t.priority DESC, t.run_at, t.id LIMIT 1) IS NOT NULL);
     UPDATE {{schema}}.partition_slots s SET used = n.used, last_at = n.last_at
     FROM unnest(k_types, k_keys, k_used, k_new) AS n(t, k, used, last_at)
     WHERE s.task_type = n.t AND s.partition_key = n.k
@@ -1723,10 +1728,14 @@ BEGIN
         PERFORM {{schema}}.lock_admission(coalesce(o_types, '{}') || coalesce(v_draining, '{}'), v_draining IS NOT NULL);
     END IF;
     IF o_types IS NOT NULL THEN
+        -- The lane's head, in its index's order (migration 031: as EXISTS,
+        -- a type whose tasks were most of the table when ANALYZE ran got a
+        -- sequential scan through every completed task ahead of its lane).
         SELECT array_agg(DISTINCT u.t) INTO v_retry
         FROM unnest(o_types) AS u(t)
-        WHERE EXISTS (SELECT 1 FROM {{schema}}.tasks t
-                      WHERE t.type = u.t AND t.status = 'pending' AND t.gate = 'waiting');
+        WHERE (SELECT true FROM {{schema}}.tasks t
+               WHERE t.type = u.t AND t.status = 'pending' AND t.gate = 'waiting'
+               ORDER BY t.priority DESC, t.run_at, t.id LIMIT 1);
     END IF;
     IF v_retry IS NOT NULL THEN
         SELECT * INTO o_types, o_groups, v_taken, v_more
