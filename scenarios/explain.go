@@ -70,7 +70,8 @@ type ExplainRun struct {
 	Tasks int `json:"tasks"`
 	Open  int `json:"open"`
 	// Holders are the running tasks that hold all the units of the
-	// saturated type (scenariofile.ExplainSpec.Saturated; 0 without one).
+	// saturated type, or of its key ExplainSaturatedKey when the type is
+	// partitioned (scenariofile.ExplainSpec.Saturated; 0 without one).
 	Holders int `json:"holders,omitempty"`
 	// Batch is the batch claim was called with.
 	Batch int `json:"batch"`
@@ -97,8 +98,14 @@ func explainQuery(name, schema string) string {
 	return migrations.Render(string(b), schema)
 }
 
+// ExplainSaturatedKey is the partition key the explain workload saturates
+// when its saturated task type is partitioned: its tasks are the type's
+// share of the seed, all waiting for the key, behind running tasks that
+// hold the key's units.
+const ExplainSaturatedKey = "saturated"
+
 // Worker ids of the explain run: the one that claims, and the one whose
-// running tasks hold the saturated type's units.
+// running tasks hold the saturated type's (or key's) units.
 const (
 	explainWorker = "pgseq-explain"
 	explainHolder = "pgseq-explain-holder"
@@ -136,7 +143,7 @@ func RunExplain(ctx context.Context, opts ExplainOptions) (res *report.ScenarioR
 	if err != nil {
 		return nil, err
 	}
-	run.Open, run.Holders = layout.open, len(layout.holders)
+	run.Open, run.Holders = layout.open, len(layout.holders)+layout.keyHolders
 	run.SeedSeconds = time.Since(start).Seconds()
 
 	logged, ids, completed, err := x.capture(ctx)
@@ -204,8 +211,11 @@ func newExplainer(opts ExplainOptions) (*explainer, error) {
 		if x.sat < 0 {
 			return nil, fmt.Errorf("scenario %q: saturated task type %q is not a task type of queue %q", sc.Name, s, x.queue.Name)
 		}
-		if !x.types[x.sat].Limited() {
-			return nil, fmt.Errorf("scenario %q: saturated task type %q has no concurrency limit to saturate", sc.Name, s)
+		switch t := x.types[x.sat]; {
+		case !t.Limited() && !t.Partitioned():
+			return nil, fmt.Errorf("scenario %q: saturated task type %q has no concurrency limit or partition block to saturate", sc.Name, s)
+		case t.Limited() && t.Partitioned():
+			return nil, fmt.Errorf("scenario %q: saturated task type %q has both a concurrency limit and a partition block; the explain workload saturates one of them", sc.Name, s)
 		}
 	}
 	if x.tasks == 0 {
@@ -264,6 +274,10 @@ type explainLayout struct {
 	// holders are the saturated type's units (slot groups, one element per
 	// unit), held by running tasks.
 	holders []int
+	// keyHolders, for a partitioned saturated type, are the running tasks
+	// holding its key ExplainSaturatedKey's units (its per-key limit); its
+	// pending tasks then wait for that key.
+	keyHolders int
 	// unitTypes and unitGroups list every unit held (one element per unit).
 	unitTypes  []string
 	unitGroups []int
@@ -292,7 +306,11 @@ func layoutExplainSeed(types []catalog.TaskType, sat, tasks int, units map[strin
 			unitStart: []int{1}, unitCount: []int{0}, n: share(sat, tasks, len(types)),
 		}
 		rest -= l.sat.n
-		l.holders = units[t.Name]
+		if t.Partitioned() {
+			l.keyHolders = t.Partition.Concurrency
+		} else {
+			l.holders = units[t.Name]
+		}
 		for _, g := range l.holders {
 			l.unitTypes, l.unitGroups = append(l.unitTypes, t.Name), append(l.unitGroups, g)
 		}
@@ -357,6 +375,20 @@ func (x *explainer) seed(ctx context.Context) (explainLayout, error) {
 	// One transaction: now() is the same for every insert, so due times
 	// follow insertion order.
 	err = pgx.BeginFunc(ctx, db, func(tx pgx.Tx) error {
+		if l.keyHolders > 0 {
+			if err := x.registerWorker(ctx, tx, explainHolder); err != nil {
+				return err
+			}
+			t := x.types[x.sat]
+			if _, err := tx.Exec(ctx, explainQuery("seed_key", x.schema),
+				x.queue.Name, t.Name, ExplainSaturatedKey, t.Priority, l.keyHolders, explainHolder); err != nil {
+				return fmt.Errorf("seeding the running tasks of %s key %q: %w", t.Name, ExplainSaturatedKey, err)
+			}
+			if _, err := tx.Exec(ctx, explainQuery("seed_key_waiting", x.schema),
+				x.queue.Name, t.Name, ExplainSaturatedKey, t.Priority, l.sat.n); err != nil {
+				return fmt.Errorf("seeding %s of %s key %q: %w", textfmt.Plural(l.sat.n, "waiting task"), t.Name, ExplainSaturatedKey, err)
+			}
+		}
 		if len(l.holders) > 0 {
 			if err := x.registerWorker(ctx, tx, explainHolder); err != nil {
 				return err
@@ -367,7 +399,11 @@ func (x *explainer) seed(ctx context.Context) (explainLayout, error) {
 				return fmt.Errorf("seeding the running tasks of %s: %w", t.Name, err)
 			}
 		}
-		for _, b := range []explainSeed{l.sat, l.rest} {
+		seeds := []explainSeed{l.sat, l.rest}
+		if l.keyHolders > 0 {
+			seeds = seeds[1:] // the saturated key's tasks are seeded above
+		}
+		for _, b := range seeds {
 			if b.n == 0 {
 				continue
 			}
@@ -388,7 +424,7 @@ func (x *explainer) seed(ctx context.Context) (explainLayout, error) {
 	if err != nil {
 		return l, err
 	}
-	if _, err := db.Exec(ctx, migrations.Render(`ANALYZE {{schema}}.tasks, {{schema}}.concurrency_slots,
+	if _, err := db.Exec(ctx, migrations.Render(`ANALYZE {{schema}}.tasks, {{schema}}.concurrency_slots, {{schema}}.partition_slots,
 		{{schema}}.task_types, {{schema}}.queues, {{schema}}.workers`, x.schema)); err != nil {
 		return l, fmt.Errorf("analyzing the seeded tasks: %w", err)
 	}
@@ -686,14 +722,15 @@ func (x *explainer) plans(logged []explainLogged) ([]report.PlanEntry, error) {
 // as it was: the claimed tasks pending without a worker, as many pending
 // and other tasks as seeded, and as many units held.
 func (x *explainer) checkRolledBack(ctx context.Context, l explainLayout, ids []int64) error {
-	var pending, other, used, claimedPending int
-	if err := x.opts.Pool.QueryRow(ctx, explainQuery("state", x.schema), ids).Scan(&pending, &other, &used, &claimedPending); err != nil {
+	var pending, other, used, keysUsed, claimedPending int
+	if err := x.opts.Pool.QueryRow(ctx, explainQuery("state", x.schema), ids).Scan(&pending, &other, &used, &keysUsed, &claimedPending); err != nil {
 		return fmt.Errorf("checking the state after the rollback: %w", err)
 	}
-	if pending != x.tasks || other != len(l.holders) || used != len(l.unitGroups) || claimedPending != len(ids) {
+	holders := len(l.holders) + l.keyHolders
+	if pending != x.tasks || other != holders || used != len(l.unitGroups) || keysUsed != l.keyHolders || claimedPending != len(ids) {
 		return fmt.Errorf("the rolled-back claim left changes in schema %s: %d pending (seeded %d), %d in other states (seeded %d), "+
-			"%d units held (seeded %d), %d of the %d claimed tasks pending",
-			x.schema, pending, x.tasks, other, len(l.holders), used, len(l.unitGroups), claimedPending, len(ids))
+			"%d units held (seeded %d), %d key units held (seeded %d), %d of the %d claimed tasks pending",
+			x.schema, pending, x.tasks, other, holders, used, len(l.unitGroups), keysUsed, l.keyHolders, claimedPending, len(ids))
 	}
 	return nil
 }

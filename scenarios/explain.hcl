@@ -151,3 +151,47 @@ scenario "explain-saturated" {
     max = 2000
   }
 }
+
+# Issue "Per-key limits": the oldest million tasks belong to one key of a
+# partitioned type, at its per-key limit (its 2 units held by running
+# tasks), and the claimable tasks of an unlimited type come after them. The
+# key's tasks wait for it out of every claimable path: a claim examines
+# none of them.
+scenario "explain-saturated-key" {
+  description = "1M pending tasks of one saturated key (2 per key), ahead of 1M of an unlimited type"
+  workload    = "explain"
+
+  size {
+    tasks = 2000000
+  }
+  quick {
+    tasks = 100000
+  }
+
+  queue "bench" {
+    batch_size = 100
+  }
+  task "render" {
+    queue = "bench"
+    partition {
+      concurrency = 2
+    }
+  }
+  task "free" {
+    queue = "bench"
+  }
+  explain {
+    saturated = "render"
+    batch     = 100
+  }
+
+  threshold "seq_scans" {
+    max = 0
+  }
+  threshold "rows_examined" {
+    max = 400
+  }
+  threshold "buffers" {
+    max = 2000
+  }
+}

@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/hashicorp/hcl/v2"
@@ -73,6 +74,12 @@ func TestRunExplain(t *testing.T) {
 			{Name: "blocked", Queue: explainTestQueue, Concurrency: 5},
 			{Name: "free", Queue: explainTestQueue},
 		}, "blocked"), 40_000, 20_000, 5},
+		// One key of a partitioned type at its limit of 2, its share of
+		// the tasks waiting for it.
+		{"saturated_key", explainTestScenario("saturated_key", []catalog.TaskType{
+			{Name: "render", Queue: explainTestQueue, Partition: &catalog.Partition{Concurrency: 2}},
+			{Name: "free", Queue: explainTestQueue},
+		}, "render"), 40_000, 20_000, 2},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -110,6 +117,12 @@ func TestRunExplain(t *testing.T) {
 				if p.Function == FunctionClaim {
 					claimIndexes = append(claimIndexes, p.Indexes...)
 					for _, s := range scans {
+						if strings.HasPrefix(s, "Bitmap") && p.RowsExamined == 0 {
+							// The probe for due scheduled tasks, planned for the
+							// none there are (the saturated key's tasks wait out
+							// of tasks_scheduled): an empty bitmap, no row read.
+							continue
+						}
 						require.Contains(t, []string{"Index Scan", "Index Only Scan"}, s, "claim: %s\n%s", p.Summary(), p.Statement)
 					}
 				}

@@ -585,29 +585,34 @@ func (d *fileDecoder) explain(b *hclsyntax.Block, s *Scenario, configOK bool) {
 	}
 }
 
-// checkSaturated checks that name, the value of a, is a limited task type
-// of cfg.
+// checkSaturated checks that name, the value of a, is a task type of cfg
+// with a limit to saturate: a concurrency (its units held) or a partition
+// block (one key's units held), not both.
 func (d *fileDecoder) checkSaturated(a *hclsyntax.Attribute, name string, cfg catalog.State) {
 	var limited []string
 	for _, t := range cfg.TaskTypes {
 		if t.Name == name {
-			if t.Concurrency == 0 {
+			switch {
+			case t.Concurrency == 0 && t.Partition == nil:
 				d.Errorf(a.Expr.Range(), "Saturated type without a limit",
-					"explain.saturated names task type %q, which has no concurrency limit, so it cannot be saturated. Name a limited task type, or give %q a concurrency.", name, name)
+					"explain.saturated names task type %q, which has no concurrency limit and no partition block, so it cannot be saturated. Name a limited or partitioned task type, or give %q a concurrency.", name, name)
+			case t.Concurrency > 0 && t.Partition != nil:
+				d.Errorf(a.Expr.Range(), "Saturated type with two limits",
+					"explain.saturated names task type %q, which has both a concurrency limit and a partition block; the explain workload saturates one of them: remove the other from %q, or name another task type.", name, name)
 			}
 			return
 		}
-		if t.Concurrency > 0 {
+		if t.Concurrency > 0 || t.Partition != nil {
 			limited = append(limited, t.Name)
 		}
 	}
-	fix := "The configuration has no limited task type: give one a concurrency."
+	fix := "The configuration has no limited or partitioned task type: give one a concurrency."
 	if len(limited) > 0 {
 		shown := limited
 		if len(shown) > 10 {
 			shown = append(slices.Clone(shown[:10]), "…")
 		}
-		fix = "Limited task types: " + strings.Join(shown, ", ") + "."
+		fix = "Limited or partitioned task types: " + strings.Join(shown, ", ") + "."
 	}
 	d.Errorf(a.Expr.Range(), "Unknown task type",
 		"explain.saturated names task type %s, which the scenario's configuration does not declare.%s %s",

@@ -343,6 +343,7 @@ func TestShippedScenarioFiles(t *testing.T) {
 		"baseline", "enabled", "mixed", "many", "high-baseline", "high", "binding",
 		"partitioned-reference", "partitioned", "keys-one", "keys-scale",
 		"explain-no-limit", "explain-one-limited", "explain-all-limited", "explain-saturated",
+		"explain-saturated-key",
 		"scale-100k",
 		"soak-retention", "soak-held-snapshot",
 	}, names)
@@ -441,6 +442,16 @@ func TestShippedScenarioFiles(t *testing.T) {
 		require.NotNil(t, hi, name)
 	}
 	require.Equal(t, "blocked", byName["explain-saturated"].Explain.Saturated)
+	// One key's million, ahead of an unlimited type's million.
+	key := byName["explain-saturated-key"]
+	require.Equal(t, 2_000_000, key.Size.Tasks)
+	require.Equal(t, 100_000, key.Quick.Tasks)
+	require.Equal(t, "render", key.Explain.Saturated)
+	for _, metric := range []string{"seq_scans", "rows_examined"} {
+		_, hi := bound("explain-saturated-key", metric)
+		_, want := bound("explain-saturated", metric)
+		require.Equal(t, *want, *hi, metric)
+	}
 
 	// Counters: every member in its reference's rounds; the repository's
 	// two targets (counters.go).

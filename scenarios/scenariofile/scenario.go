@@ -173,11 +173,13 @@ type KeySpec struct {
 
 // ExplainSpec configures the explain workload: Size.Tasks pending tasks
 // spread over the configuration's task types; with Saturated, the oldest
-// ones belong to a limited type whose units are all held by running tasks
-// (the claim must never scan them).
+// ones belong to a limited type whose units are all held by running tasks,
+// or to one key of a partitioned type whose per-key units are (the claim
+// must never scan them).
 type ExplainSpec struct {
-	// Saturated names a limited task type of the configuration whose
-	// tasks are enqueued first and whose limit is held (empty: none).
+	// Saturated names a task type of the configuration with a concurrency
+	// limit or a partition block (not both) whose tasks are enqueued first
+	// and whose limit, or one key's, is held (empty: none).
 	Saturated string
 	// Batch is the claim's batch size (default: the queue's batch_size).
 	Batch int

@@ -1,7 +1,8 @@
-# want: 11:3: Not used by the drain workload
-# want: 25:17: Unknown task type
-# want: 26:17: Invalid explain.batch
-# want: 43:17: Saturated type without a limit
+# want: 12:3: Not used by the drain workload
+# want: 26:17: Unknown task type
+# want: 27:17: Invalid explain.batch
+# want: 44:17: Saturated type without a limit
+# want: 61:17: Saturated type with two limits
 scenario "baseline" {
   workload = "drain"
 
@@ -41,5 +42,22 @@ scenario "explain-unlimited" {
   }
   explain {
     saturated = "free"
+  }
+}
+
+scenario "explain-two-limits" {
+  workload = "explain"
+
+  queue "bench" {
+  }
+  task "render" {
+    queue       = "bench"
+    concurrency = 5
+    partition {
+      concurrency = 2
+    }
+  }
+  explain {
+    saturated = "render"
   }
 }
