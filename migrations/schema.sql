@@ -1850,20 +1850,30 @@ $function$;
 
 CREATE OR REPLACE FUNCTION {{schema}}.lane_clock(task_type text)
  RETURNS timestamp with time zone
- LANGUAGE sql
+ LANGUAGE plpgsql
  STABLE
 AS $function$
-    SELECT coalesce((
-        SELECT CASE WHEN tt.concurrency IS NOT NULL THEN
-                   (SELECT t.run_at FROM {{schema}}.tasks t
-                    WHERE t.type = tt.name AND t.status = 'pending' AND t.gate = 'waiting'
-                    ORDER BY t.priority DESC, t.run_at, t.id LIMIT 1)
-               ELSE
-                   (SELECT t.run_at FROM {{schema}}.tasks t
-                    WHERE t.queue = tt.queue AND t.status = 'pending' AND t.gate = 'open' AND t.run_at <= now()
-                    ORDER BY t.priority DESC, t.run_at, t.id LIMIT 1)
-               END
-        FROM {{schema}}.task_types tt WHERE tt.name = lane_clock.task_type), now())
+DECLARE
+    v_queue   text;
+    v_limited boolean;
+    v_at      timestamp with time zone;
+BEGIN
+    SELECT tt.queue, tt.concurrency IS NOT NULL INTO v_queue, v_limited
+    FROM {{schema}}.task_types tt WHERE tt.name = lane_clock.task_type;
+    IF NOT FOUND THEN
+        RETURN now();
+    END IF;
+    IF v_limited THEN
+        SELECT t.run_at INTO v_at FROM {{schema}}.tasks t
+        WHERE t.type = lane_clock.task_type AND t.status = 'pending' AND t.gate = 'waiting'
+        ORDER BY t.priority DESC, t.run_at, t.id LIMIT 1;
+    ELSE
+        SELECT t.run_at INTO v_at FROM {{schema}}.tasks t
+        WHERE t.queue = v_queue AND t.status = 'pending' AND t.gate = 'open' AND t.run_at <= now()
+        ORDER BY t.priority DESC, t.run_at, t.id LIMIT 1;
+    END IF;
+    RETURN coalesce(v_at, now());
+END;
 $function$;
 -- privileges: owner
 
