@@ -153,3 +153,47 @@ func BenchmarkEnqueueBatchBesideTypes(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkEnqueueOne times single enqueue calls, each its own transaction
+// (autocommit, as an application enqueuing one task at a time), of a type
+// without a limit, of a limited type (1,000,000 units: never binding; each
+// enqueue takes a unit) and of a partitioned type (every task of one key,
+// the first 1,000 admitted). The variants run interleaved,
+// enqueueOneRounds rounds:
+//
+//	go test ./migrations -run '^$' -bench EnqueueOne -benchtime 2000x
+//
+// Migration 031 made the limited type's take_units check for a draining
+// type with a PL/pgSQL function (a SQL one with a subquery was planned
+// again in every transaction).
+func BenchmarkEnqueueOne(b *testing.B) {
+	variants := []struct {
+		name string
+		typ  catalog.TaskType
+		call string
+	}{
+		{"unlimited", task("plain", 0), `SELECT {{schema}}.enqueue('plain')`},
+		{"limited", task("lim", 1_000_000), `SELECT {{schema}}.enqueue('lim')`},
+		{"one_key", partitioned("keyed", 0, 1000, ""), `SELECT {{schema}}.enqueue('keyed', partition_key => 'k')`},
+	}
+	rts := make([]*rt, len(variants))
+	for i, v := range variants {
+		rts[i] = newRT(b, state(queueCfg("q"), v.typ))
+	}
+	for round := 0; round < enqueueOneRounds; round++ {
+		for i, v := range variants {
+			r, call := rts[i], rts[i].SQL(v.call)
+			b.Run(v.name, func(b *testing.B) {
+				for range b.N {
+					if _, err := r.Pool.Exec(bg, call); err != nil {
+						b.Fatal(err)
+					}
+				}
+			})
+		}
+	}
+}
+
+// enqueueOneRounds is how many interleaved rounds of every variant
+// BenchmarkEnqueueOne runs.
+const enqueueOneRounds = 3

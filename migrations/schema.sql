@@ -2903,11 +2903,13 @@ $function$;
 
 CREATE OR REPLACE FUNCTION {{schema}}.type_draining(task_type text)
  RETURNS boolean
- LANGUAGE sql
+ LANGUAGE plpgsql
  STABLE
 AS $function$
-    SELECT EXISTS (SELECT 1 FROM {{schema}}.task_types tt
+BEGIN
+    RETURN EXISTS (SELECT 1 FROM {{schema}}.task_types tt
                    WHERE tt.name = type_draining.task_type AND tt.draining);
+END;
 $function$;
 -- privileges: owner
 

@@ -25,7 +25,10 @@
 -- plans (2,000 calls in a loop, one statement each). Same result: the
 -- run_at of the lane's first task (a limited type's lane, or the queue's
 -- open tasks for a type without a limit), now() when there is none or the
--- type is unknown.
+-- type is unknown. type_draining likewise (a subquery: not inlined either,
+-- planned once a transaction by take_units): an enqueue of a limited type,
+-- autocommit, 0.56-0.62 ms a call before, 0.47-0.48 ms after (pgbench, one
+-- client, three alternations of 8 s).
 
 CREATE OR REPLACE FUNCTION {{schema}}.admit_keys(types text[], keys text[], freed boolean DEFAULT false, locked boolean DEFAULT false)
  RETURNS integer
@@ -379,5 +382,16 @@ BEGIN
         ORDER BY t.priority DESC, t.run_at, t.id LIMIT 1;
     END IF;
     RETURN coalesce(v_at, now());
+END;
+$function$;
+
+CREATE OR REPLACE FUNCTION {{schema}}.type_draining(task_type text)
+ RETURNS boolean
+ LANGUAGE plpgsql
+ STABLE
+AS $function$
+BEGIN
+    RETURN EXISTS (SELECT 1 FROM {{schema}}.task_types tt
+                   WHERE tt.name = type_draining.task_type AND tt.draining);
 END;
 $function$;
