@@ -339,6 +339,7 @@ CREATE OR REPLACE FUNCTION {{schema}}.admit_keys(types text[], keys text[], free
  LANGUAGE plpgsql
  SET enable_hashjoin TO 'off'
  SET enable_mergejoin TO 'off'
+ SET plan_cache_mode TO 'auto'
 AS $function$
 DECLARE
     k_types   text[];
@@ -357,6 +358,17 @@ DECLARE
     v_map     jsonb;
     v_opened  integer;
 BEGIN
+    -- 0. Plans: one generic plan per statement for the calls a completion
+    -- or an enqueue makes (PL/pgSQL planned these statements again at every
+    -- call, each cheaper for its own arrays than the generic one, and the
+    -- planning cost more than the running: one key's enqueue 1.47 ms with,
+    -- 0.72 ms without, migration 031); planned for their own arrays for
+    -- calls of more than 1,000 keys (enqueue_batch's), where a plan made
+    -- for an unknown number of keys may not do. Until the call returns
+    -- (the SET clause above restores the caller's).
+    PERFORM set_config('plan_cache_mode',
+                       CASE WHEN cardinality(types) > 1000 THEN 'force_custom_plan' ELSE 'force_generic_plan' END,
+                       true);
     -- 1. The keys' rows, locked (or created and so held) in bytewise (type,
     -- key) order, the locking order every caller keeps, with each key's
     -- units in use after the give-back and how many of its waiting tasks it

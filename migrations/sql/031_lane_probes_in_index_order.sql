@@ -25,16 +25,22 @@
 -- plans (2,000 calls in a loop, one statement each). Same result: the
 -- run_at of the lane's first task (a limited type's lane, or the queue's
 -- open tasks for a type without a limit), now() when there is none or the
--- type is unknown. type_draining likewise (a subquery: not inlined either,
--- planned once a transaction by take_units): an enqueue of a limited type,
--- autocommit, 0.56-0.62 ms a call before, 0.47-0.48 ms after (pgbench, one
--- client, three alternations of 8 s).
+-- type is unknown. type_draining becomes PL/pgSQL too (a subquery: not
+-- inlined either, planned once a transaction by take_units): an enqueue
+-- of a limited type, autocommit, 601 µs a call before, 516 µs after
+-- (BenchmarkEnqueueOne).
+--
+-- admit_keys' statements get one generic plan each for calls of up to
+-- 1,000 keys (its step 0): PL/pgSQL planned them again at every call,
+-- which cost more than running them (one key's enqueue 1.47 ms before,
+-- 0.72 ms after, pgbench).
 
 CREATE OR REPLACE FUNCTION {{schema}}.admit_keys(types text[], keys text[], freed boolean DEFAULT false, locked boolean DEFAULT false)
  RETURNS integer
  LANGUAGE plpgsql
  SET enable_hashjoin TO 'off'
  SET enable_mergejoin TO 'off'
+ SET plan_cache_mode TO 'auto'
 AS $function$
 DECLARE
     k_types   text[];
@@ -53,6 +59,17 @@ DECLARE
     v_map     jsonb;
     v_opened  integer;
 BEGIN
+    -- 0. Plans: one generic plan per statement for the calls a completion
+    -- or an enqueue makes (PL/pgSQL planned these statements again at every
+    -- call, each cheaper for its own arrays than the generic one, and the
+    -- planning cost more than the running: one key's enqueue 1.47 ms with,
+    -- 0.72 ms without, migration 031); planned for their own arrays for
+    -- calls of more than 1,000 keys (enqueue_batch's), where a plan made
+    -- for an unknown number of keys may not do. Until the call returns
+    -- (the SET clause above restores the caller's).
+    PERFORM set_config('plan_cache_mode',
+                       CASE WHEN cardinality(types) > 1000 THEN 'force_custom_plan' ELSE 'force_generic_plan' END,
+                       true);
     -- 1. The keys' rows, locked (or created and so held) in bytewise (type,
     -- key) order, the locking order every caller keeps, with each key's
     -- units in use after the give-back and how many of its waiting tasks it
