@@ -32,4 +32,13 @@ func TestRuntimeFunctionsTurnJITOff(t *testing.T) {
 		require.Contains(t, cfg, "jit=off", name)
 	}
 	require.Contains(t, config["offer_units"], "plan_cache_mode=force_generic_plan")
+
+	// claim_open keeps its generic plan (migration 031: it was planned
+	// again at every claim); admit_keys chooses per call (its step 0) and
+	// restores the caller's setting.
+	var claimOpen, admitKeys string
+	r.Scalar(&claimOpen, `SELECT array_to_string(proconfig, ',') FROM pg_proc WHERE pronamespace = $1::regnamespace AND proname = 'claim_open'`, r.Schema)
+	r.Scalar(&admitKeys, `SELECT array_to_string(proconfig, ',') FROM pg_proc WHERE pronamespace = $1::regnamespace AND proname = 'admit_keys'`, r.Schema)
+	require.Contains(t, claimOpen, "plan_cache_mode=force_generic_plan")
+	require.Contains(t, admitKeys, "plan_cache_mode=auto")
 }

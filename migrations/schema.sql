@@ -824,6 +824,7 @@ CREATE OR REPLACE FUNCTION {{schema}}.claim_open(queue text, worker_id text, n i
  LANGUAGE plpgsql
  SET enable_hashjoin TO 'off'
  SET enable_mergejoin TO 'off'
+ SET plan_cache_mode TO 'force_generic_plan'
 AS $function$
 #variable_conflict use_column
 BEGIN
