@@ -736,21 +736,23 @@ $function$;
 
 CREATE OR REPLACE FUNCTION {{schema}}.backoff_delay(q {{schema}}.queues, attempt integer)
  RETURNS interval
- LANGUAGE sql
+ LANGUAGE plpgsql
 AS $function$
-    SELECT make_interval(secs => capped.secs * (1 + q.backoff_jitter * (2 * random() - 1)))
-    FROM (
-        SELECT CASE
-                   WHEN s.initial <= 0 OR s.max <= 0 THEN 0
-                   WHEN s.max <= s.initial THEN s.max
-                   WHEN attempt <= 1 OR q.backoff_factor <= 1 THEN s.initial
-                   -- initial·factor^n ≥ max  ⇔  n·ln(factor) ≥ ln(max/initial)
-                   WHEN (attempt - 1) * ln(q.backoff_factor) >= ln(s.max / s.initial) THEN s.max
-                   ELSE s.initial * exp((attempt - 1) * ln(q.backoff_factor))
-               END AS secs
-        FROM (SELECT extract(epoch FROM q.backoff_initial)::double precision AS initial,
-                     extract(epoch FROM q.backoff_max)::double precision AS max) s
-    ) capped;
+DECLARE
+    v_initial double precision := extract(epoch FROM q.backoff_initial);
+    v_max     double precision := extract(epoch FROM q.backoff_max);
+    v_secs    double precision;
+BEGIN
+    v_secs := CASE
+                  WHEN v_initial <= 0 OR v_max <= 0 THEN 0
+                  WHEN v_max <= v_initial THEN v_max
+                  WHEN attempt <= 1 OR q.backoff_factor <= 1 THEN v_initial
+                  -- initial·factor^n ≥ max  ⇔  n·ln(factor) ≥ ln(max/initial)
+                  WHEN (attempt - 1) * ln(q.backoff_factor) >= ln(v_max / v_initial) THEN v_max
+                  ELSE v_initial * exp((attempt - 1) * ln(q.backoff_factor))
+              END;
+    RETURN make_interval(secs => v_secs * (1 + q.backoff_jitter * (2 * random() - 1)));
+END;
 $function$;
 -- privileges: owner
 
