@@ -1,5 +1,8 @@
 -- pgseq schema, version 31: the probes that ask whether a key or a type
--- has tasks waiting read its lane in the lane index's order.
+-- has tasks waiting read its lane in the lane index's order, and the
+-- runtime's statements that were planned again at every call (admit_keys',
+-- claim_open's, and those of three SQL functions that cannot be inlined)
+-- keep their plans.
 -- {{schema}} is replaced by the quoted schema name.
 --
 -- admit_keys asked whether a key has tasks waiting with EXISTS (SELECT 1
