@@ -2,7 +2,8 @@
 -- has tasks waiting read its lane in the lane index's order, and the
 -- runtime's statements that were planned again at every call (admit_keys',
 -- claim_open's, and those of three SQL functions that cannot be inlined)
--- keep their plans.
+-- keep their plans. admit_keys also takes here migration 030's updates
+-- of tasks by id (its admission and units steps: see 030's header).
 -- {{schema}} is replaced by the quoted schema name.
 --
 -- admit_keys asked whether a key has tasks waiting with EXISTS (SELECT 1
