@@ -61,16 +61,9 @@ func (r *rt) plansWith(t *testing.T, set []string, query string, args ...any) (p
 // the apply ran.
 func (r *rt) plansOfApply(t *testing.T, desired catalog.State) []string {
 	t.Helper()
-	var mu sync.Mutex
-	var plans []string
 	cfg := r.Pool.Config().Copy()
-	cfg.ConnConfig.OnNotice = func(_ *pgconn.PgConn, n *pgconn.Notice) {
-		mu.Lock()
-		defer mu.Unlock()
-		if strings.Contains(n.Message, "Query Text:") {
-			plans = append(plans, n.Message)
-		}
-	}
+	var read func() []string
+	cfg.ConnConfig.OnNotice, read = collectPlans()
 	cfg.AfterConnect = func(ctx context.Context, conn *pgx.Conn) error {
 		for _, s := range explainSettings {
 			if _, err := conn.Exec(ctx, s); err != nil {
@@ -83,9 +76,7 @@ func (r *rt) plansOfApply(t *testing.T, desired catalog.State) []string {
 	require.NoError(t, err)
 	defer pool.Close()
 	pgseqtest.Apply(t, pool, r.Schema, desired)
-	mu.Lock()
-	defer mu.Unlock()
-	return slices.Clone(plans)
+	return read()
 }
 
 // explainSettings make a session report the actual plan of every
@@ -100,20 +91,31 @@ var explainSettings = []string{
 	`SET auto_explain.log_level = notice`,
 }
 
-// explaining opens a connection that reports plans (explainSettings), with
-// the session settings set run; read returns the plans reported so far.
-func (r *rt) explaining(t *testing.T, set ...string) (conn *pgx.Conn, read func() []string) {
-	t.Helper()
+// collectPlans returns a notice handler that keeps the plans auto_explain
+// reports, and read, which returns those kept so far.
+func collectPlans() (onNotice func(*pgconn.PgConn, *pgconn.Notice), read func() []string) {
 	var mu sync.Mutex
 	var plans []string
-	cfg := r.Pool.Config().ConnConfig.Copy()
-	cfg.OnNotice = func(_ *pgconn.PgConn, n *pgconn.Notice) {
+	onNotice = func(_ *pgconn.PgConn, n *pgconn.Notice) {
 		mu.Lock()
 		defer mu.Unlock()
 		if strings.Contains(n.Message, "Query Text:") {
 			plans = append(plans, n.Message)
 		}
 	}
+	return onNotice, func() []string {
+		mu.Lock()
+		defer mu.Unlock()
+		return slices.Clone(plans)
+	}
+}
+
+// explaining opens a connection that reports plans (explainSettings), with
+// the session settings set run; read returns the plans reported so far.
+func (r *rt) explaining(t *testing.T, set ...string) (conn *pgx.Conn, read func() []string) {
+	t.Helper()
+	cfg := r.Pool.Config().ConnConfig.Copy()
+	cfg.OnNotice, read = collectPlans()
 	conn, err := pgx.ConnectConfig(bg, cfg)
 	require.NoError(t, err)
 	for _, s := range explainSettings {
@@ -124,11 +126,7 @@ func (r *rt) explaining(t *testing.T, set ...string) (conn *pgx.Conn, read func(
 		_, err := conn.Exec(bg, st)
 		require.NoError(t, err, st)
 	}
-	return conn, func() []string {
-		mu.Lock()
-		defer mu.Unlock()
-		return slices.Clone(plans)
-	}
+	return conn, read
 }
 
 // seed inserts n pending tasks of a type directly (the fastest way to make a
