@@ -14,7 +14,7 @@
 -- default owner privileges. Roles that pgseq apply grants access levels to
 -- are not shown: a freshly migrated schema has none.
 --
--- Version 31.
+-- Version 32.
 
 
 -- Schema
@@ -1197,6 +1197,7 @@ DECLARE
     v_wait    bigint[];
     v_given   bigint[];
     v_map     jsonb;
+    v_units   jsonb;
     u_types   text[] := '{}';
     u_groups  integer[] := '{}';
     v_keyed   boolean;
@@ -1424,14 +1425,16 @@ BEGIN
     END IF;
 
     -- 4. Insert, the k-th keyless due task of a type with the k-th unit of
-    -- that type. Ids are drawn up front, in input order, so each input row
-    -- knows its own and claim order among equal due times follows the
-    -- input; rows that hit an idempotency conflict leave their id unused.
+    -- that type (by position in v_units: see units_by_type). Ids are
+    -- drawn up front, in input order, so each input row knows its own and
+    -- claim order among equal due times follows the input; rows that hit
+    -- an idempotency conflict leave their id unused.
     -- A partitioned row is inserted admitted when its key is new (step 3b)
     -- and its turn within the key comes within the key's limit (its start
     -- tag as run_at: the clock, then 1 µs apart; open, or, with a type limit
     -- and no unit of the type left, waiting in the type's lane), else
     -- waiting for its key (scheduled; key_wait when due).
+    v_units := {{schema}}.units_by_type(u_types, u_groups);
     WITH input AS (
         SELECT x.*, nextval('{{schema}}.tasks_id_seq') AS new_id
         FROM (
@@ -1456,14 +1459,18 @@ BEGIN
                -- Step 3b's answer for the task, by position.
                coalesce(a_flag[i.ord], 0) AS flag
         FROM input i
-    ), units AS (
-        SELECT u.type, u.grp, row_number() OVER (PARTITION BY u.type ORDER BY u.ord) AS k
-        FROM unnest(u_types, u_groups) WITH ORDINALITY AS u(type, grp, ord)
+    ), given AS (
+        -- Step 3's unit for the task: its type's k-th (none when the type
+        -- took fewer, or the task is not a keyless due one of a limited
+        -- type: k is NULL).
+        SELECT r.*, (v_units #>> ARRAY[r.type, (r.k - 1)::text])::integer AS unit
+        FROM ranked r
     ), rows AS (
         -- earlier_id: the task that already uses the row's key, as this
         -- statement sees it (looked up once: it is not inserted again,
-        -- and it is the row's id).
-        SELECT r.*, coalesce(u.grp, nullif(a_grp[r.ord], 0)) AS grp, e.id AS earlier_id,
+        -- and it is the row's id). One probe of the idempotency index per
+        -- keyed row (a LIMIT keeps the lookup a subquery of its own).
+        SELECT r.*, coalesce(r.unit, nullif(a_grp[r.ord], 0)) AS grp, e.id AS earlier_id,
                r.flag >= 2 AS admitted,
                -- Counted in a new key's row: admitted, or in its lane
                -- behind those (the row is at its limit then).
@@ -1472,12 +1479,14 @@ BEGIN
                CASE WHEN r.flag = 2 THEN 'open'
                     WHEN r.flag = 3 THEN 'waiting'
                     WHEN r.pkey IS NOT NULL THEN 'scheduled'
-                    WHEN NOT r.limited OR u.grp IS NOT NULL THEN 'open'
+                    WHEN NOT r.limited OR r.unit IS NOT NULL THEN 'open'
                     WHEN r.run_at <= now() THEN 'waiting'
                     ELSE 'scheduled' END::{{schema}}.task_gate AS gate
-        FROM ranked r
-        LEFT JOIN units u ON u.type = r.type AND u.k = r.k
-        LEFT JOIN {{schema}}.tasks e ON r.key IS NOT NULL AND e.type = r.type AND e.idempotency_key = r.key
+        FROM given r
+        LEFT JOIN LATERAL (
+            SELECT e.id FROM {{schema}}.tasks e
+            WHERE r.key IS NOT NULL AND e.type = r.type AND e.idempotency_key = r.key
+            LIMIT 1) e ON true
     ), inserted AS (
         INSERT INTO {{schema}}.tasks AS t (id, queue, type, payload, priority, idempotency_key, run_at, gate, slot_group,
                                            partition_key, key_wait, key_unit)
@@ -1513,15 +1522,16 @@ BEGIN
         SELECT coalesce(x.unit_types, '{}'), coalesce(x.unit_groups, '{}') INTO u_types, u_groups
         FROM {{schema}}.take_units_of(ARRAY(
                  SELECT t.type FROM {{schema}}.tasks t WHERE t.id = ANY (v_wait))) AS x;
-        -- The units by task id, then an update of tasks alone, by id
-        -- (migration 030: see its header).
-        SELECT array_agg(w.id), jsonb_object_agg(w.id::text, u.grp) INTO v_given, v_map
-        FROM (SELECT w.id, w.type,
-                     row_number() OVER (PARTITION BY w.type ORDER BY w.priority DESC, w.run_at, w.id) AS k
+        -- The units by task id (the k-th task of a type in claim order
+        -- takes the type's k-th unit, by position: see units_by_type), then
+        -- an update of tasks alone, by id (migration 030: see its header).
+        v_units := {{schema}}.units_by_type(u_types, u_groups);
+        SELECT array_agg(w.id), jsonb_object_agg(w.id::text, w.unit) INTO v_given, v_map
+        FROM (SELECT w.id,
+                     (v_units #>> ARRAY[w.type, (row_number() OVER (PARTITION BY w.type
+                                                     ORDER BY w.priority DESC, w.run_at, w.id) - 1)::text])::integer AS unit
               FROM {{schema}}.tasks w WHERE w.id = ANY (v_wait)) w
-        JOIN (SELECT u.type, u.grp, row_number() OVER (PARTITION BY u.type ORDER BY u.ord) AS k
-              FROM unnest(u_types, u_groups) WITH ORDINALITY AS u(type, grp, ord)) u
-          ON u.type = w.type AND u.k = w.k;
+        WHERE w.unit IS NOT NULL;
         UPDATE {{schema}}.tasks t
         SET gate = 'open', slot_group = (v_map ->> t.id::text)::integer
         WHERE t.id = ANY (v_given);
@@ -1540,7 +1550,10 @@ BEGIN
     IF array_position(v_ids, NULL) IS NOT NULL THEN
         SELECT array_agg(coalesce(u.id, e.id) ORDER BY u.ord) INTO v_ids
         FROM unnest(v_ids, types, idempotency_keys) WITH ORDINALITY AS u(id, type, key, ord)
-        LEFT JOIN {{schema}}.tasks e ON u.id IS NULL AND e.type = u.type AND e.idempotency_key = u.key;
+        LEFT JOIN LATERAL (
+            SELECT e.id FROM {{schema}}.tasks e
+            WHERE u.id IS NULL AND e.type = u.type AND e.idempotency_key = u.key
+            LIMIT 1) e ON true;
     END IF;
     RETURN QUERY SELECT unnest(v_ids);
 END;
@@ -2933,6 +2946,21 @@ CREATE OR REPLACE FUNCTION {{schema}}.type_lock_key(task_type text)
  LANGUAGE sql
  IMMUTABLE
 AS $function$ SELECT hashtext('{{schema}}#' || (hashtext(task_type) & 1023)::text) $function$;
+-- privileges: owner
+
+CREATE OR REPLACE FUNCTION {{schema}}.units_by_type(types text[], groups integer[])
+ RETURNS jsonb
+ LANGUAGE plpgsql
+ IMMUTABLE
+AS $function$
+BEGIN
+    RETURN coalesce((
+        SELECT jsonb_object_agg(u.type, u.groups)
+        FROM (SELECT x.type, jsonb_agg(x.grp ORDER BY x.ord) AS groups
+              FROM unnest(types, groups) WITH ORDINALITY AS x(type, grp, ord)
+              GROUP BY x.type) u), '{}');
+END;
+$function$;
 -- privileges: owner
 
 CREATE OR REPLACE FUNCTION {{schema}}.unregister_worker(worker_id text)
