@@ -170,3 +170,57 @@ func planOf(t *testing.T, plans []string, what string) string {
 	require.Len(t, found, 1, "plans of a statement containing %q", what)
 	return found[0]
 }
+
+// A maintenance pass reads what it removes, not what it keeps: beside
+// 50,000 slot groups in use and 100,000 completed tasks still within
+// their retention, it deletes the 3 emptied groups a lowered limit left
+// and purges the 25 tasks past retention without reading the rest.
+// (Before migration 033 the emptied groups were found by a sequential
+// scan of every slot row, on every pass: 17 ms a pass at the `many`
+// drain's 50,000 rows, and 20,000 types limited to 1,000 make a
+// million.)
+func TestMaintenanceReadsOnlyWhatItRemoves(t *testing.T) {
+	t.Parallel()
+	r := newRT(t, state(queueCfg("q"), task("free", 0)))
+	r.Exec(`INSERT INTO {{schema}}.concurrency_slots (task_type, slot_group, capacity, used)
+	        SELECT 'type.' || (g / 50), g % 50 + 1, 20, g % 3 FROM generate_series(0, 49999) g`)
+	r.Exec(`INSERT INTO {{schema}}.concurrency_slots (task_type, slot_group, capacity, used)
+	        SELECT 'lowered', g, 0, 0 FROM generate_series(1, 3) g`)
+	r.Exec(`INSERT INTO {{schema}}.tasks (queue, type, status, completed_at)
+	        SELECT 'q', 'free', 'completed', now() - interval '1 minute' FROM generate_series(1, 100000)`)
+	// Past retention (completed: 7 days, failed and dead-lettered: 30):
+	// 10 + 5 completed, 5 failed, 5 dead-lettered. Within it: 5
+	// dead-lettered 10 days ago, older than the completed tasks' retention.
+	r.Exec(`INSERT INTO {{schema}}.tasks (queue, type, status, completed_at)
+	        SELECT 'q', 'free', s::{{schema}}.task_status, now() - age
+	        FROM (VALUES ('completed', interval '400 days', 10), ('completed', interval '10 days', 5),
+	                     ('failed', interval '400 days', 5), ('dead_letter', interval '400 days', 5),
+	                     ('dead_letter', interval '10 days', 5)) v(s, age, n),
+	             generate_series(1, v.n)`)
+	r.Exec(`ALTER TABLE {{schema}}.tasks SET (autovacuum_enabled = off)`)
+	r.Exec(`ALTER TABLE {{schema}}.concurrency_slots SET (autovacuum_enabled = off)`)
+	r.Exec(`ANALYZE {{schema}}.tasks`)
+	r.Exec(`ANALYZE {{schema}}.concurrency_slots`)
+	r.register("leader")
+	var ok bool
+	r.Scalar(&ok, `SELECT {{schema}}.elect_leader('leader')`)
+	require.True(t, ok)
+
+	plans, rows, _ := r.plansOf(t, `SELECT {{schema}}.run_maintenance('leader')`)
+	report := rows[0][0].(map[string]any)
+	require.EqualValues(t, 3, report["slot_groups_deleted"])
+	require.EqualValues(t, 25, report["purged"])
+	require.Equal(t, map[string]int{"completed": 100000, "dead_letter": 5}, r.StatusCounts())
+
+	emptied := planOf(t, plans, "WITH empty AS")
+	require.NotContains(t, emptied, "Seq Scan on concurrency_slots", "finding the emptied groups reads every slot row:\n%s", emptied)
+	line, most := largestNode([]string{emptied})
+	require.LessOrEqual(t, most, 10, "a node made %d rows to find 3 emptied groups: %s\n%s", most, line, emptied)
+
+	// The 25 purged, and the 5 dead letters within their retention passed
+	// over.
+	purge := planOf(t, plans, "WITH old AS")
+	requireBounded(t, []string{purge}, 30)
+	line, most = largestNode([]string{purge})
+	require.LessOrEqual(t, most, 60, "a node made %d rows to purge 25 tasks: %s\n%s", most, line, purge)
+}

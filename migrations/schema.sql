@@ -14,7 +14,7 @@
 -- default owner privileges. Roles that pgseq apply grants access levels to
 -- are not shown: a freshly migrated schema has none.
 --
--- Version 32.
+-- Version 33.
 
 
 -- Schema
@@ -84,6 +84,7 @@ CREATE TABLE {{schema}}.concurrency_slots (
     CONSTRAINT concurrency_slots_slot_group_check CHECK (slot_group >= 1),
     CONSTRAINT concurrency_slots_used_check CHECK (used >= 0)
 ) WITH (fillfactor=50);
+CREATE INDEX concurrency_slots_emptied ON {{schema}}.concurrency_slots USING btree (task_type, slot_group) WHERE (capacity = 0);
 COMMENT ON TABLE {{schema}}.concurrency_slots IS 'Concurrency slot groups; capacity is managed by pgseq apply, used by the runtime.';
 -- privileges: owner
 
@@ -2743,6 +2744,7 @@ BEGIN
 
     v_result := {{schema}}.recover_dead_workers();
 
+    -- Slot groups a lowered limit emptied, through their partial index.
     WITH empty AS (
         SELECT s.task_type, s.slot_group FROM {{schema}}.concurrency_slots s
         WHERE s.capacity = 0 AND s.used = 0
@@ -2754,13 +2756,26 @@ BEGIN
     )
     SELECT count(*)::integer INTO n_slots FROM gone;
 
+    -- Tasks past their queue's retention, at most 10,000 a pass: each
+    -- queue's finished tasks read in tasks_finished's order, oldest first,
+    -- up to the shorter of its two retentions (those of the other kind
+    -- still within theirs are passed over), then deleted by id.
     WITH old AS (
-        SELECT t.id FROM {{schema}}.tasks t JOIN {{schema}}.queues q ON q.name = t.queue
-        WHERE (t.status = 'completed' AND t.completed_at < now() - q.retention_completed)
-           OR (t.status IN ('failed', 'dead_letter') AND t.completed_at < now() - q.retention_dead_letter)
+        SELECT x.id
+        FROM {{schema}}.queues q
+        CROSS JOIN LATERAL (
+            SELECT t.id FROM {{schema}}.tasks t
+            WHERE t.queue = q.name AND t.status IN ('completed', 'failed', 'dead_letter')
+              AND t.completed_at < now() - least(q.retention_completed, q.retention_dead_letter)
+              AND CASE WHEN t.status = 'completed' THEN t.completed_at < now() - q.retention_completed
+                       ELSE t.completed_at < now() - q.retention_dead_letter END
+            ORDER BY t.completed_at
+            LIMIT 10000) x
         LIMIT 10000
     ), purged AS (
-        DELETE FROM {{schema}}.tasks t USING old WHERE t.id = old.id RETURNING 1
+        DELETE FROM {{schema}}.tasks t
+        WHERE t.id = ANY (ARRAY(SELECT old.id FROM old))
+        RETURNING 1
     )
     SELECT count(*)::integer INTO n_purged FROM purged;
 
