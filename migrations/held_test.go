@@ -138,7 +138,10 @@ func TestHeldTaskQueriesUseTheirIndexes(t *testing.T) {
 	require.EqualValues(t, 1, report["workers_forgotten"])
 	recovery := planOf(t, plans, "SELECT array_agg(v.id ORDER BY v.id)")
 	require.Contains(t, recovery, "tasks_held", "recovery reads the running tasks by tasks_held")
-	requireBounded(t, []string{recovery}, 20)
+	// By an index scan or a bitmap of tasks_held: the planner picks
+	// either as ANALYZE's sample holds some of the 20 running tasks or
+	// none (a bitmap, once in a full run of the package).
+	requireBounded(t, []string{recovery}, 20, "tasks_held")
 	forget := planOf(t, plans, "WITH forgot AS")
 	require.Contains(t, forget, "tasks_held", "forgetting a worker probes tasks_held")
 	requireBounded(t, []string{forget}, 20)
