@@ -760,3 +760,28 @@ func slowestStatement(plans []string) string {
 	}
 	return fmt.Sprintf("%.1f ms, %s", most, first)
 }
+
+// A completion whose units nobody took probes each of their types' lanes
+// once before they go back (hand_off's step 2), not once per unit: on
+// version 33, 100 units of one type made 100 probes of the same lane, in
+// the partitioned drain 84 a call, each reading past the lane head's
+// index entries of tasks already handed on (2.2-3.9 ms a statement,
+// auto_explain; migration 034).
+func TestHandOffProbesEachLaneOnce(t *testing.T) {
+	t.Parallel()
+	r := newRT(t, state(queueCfg("q"), task("lim", 100), task("other", 100)))
+	r.register("w")
+	r.Exec(`SELECT count(*) FROM {{schema}}.enqueue_batch($1)`, inTurn([]string{"lim", "other"}, 200))
+	ids, err := claim(bg, r.Pool, r.Schema, "q", "w", 200)
+	require.NoError(t, err)
+	require.Len(t, ids, 200)
+	plans, _, _ := r.plansOf(t, `SELECT {{schema}}.complete($1, 'w')`, ids)
+	probe := planOf(t, plans, "FROM unnest(o_types)")
+	loops := 0
+	for _, m := range actualRowsRE.FindAllStringSubmatch(probe, -1) {
+		n, _ := strconv.Atoi(m[2])
+		loops = max(loops, n)
+	}
+	require.LessOrEqual(t, loops, 2, "200 units of 2 types probed their lanes %d times:\n%s", loops, probe)
+	r.RequireInvariants()
+}

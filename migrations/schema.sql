@@ -14,7 +14,7 @@
 -- default owner privileges. Roles that pgseq apply grants access levels to
 -- are not shown: a freshly migrated schema has none.
 --
--- Version 33.
+-- Version 34.
 
 
 -- Schema
@@ -1716,7 +1716,7 @@ CREATE OR REPLACE FUNCTION {{schema}}.hand_off(types text[], groups integer[], t
 AS $function$
 DECLARE
     v_draining text[];
-    v_retry    text[];
+    v_retry    boolean;
     o_types    text[];
     o_groups   integer[];
     b_types    text[];
@@ -1757,16 +1757,20 @@ BEGIN
         PERFORM {{schema}}.lock_admission(coalesce(o_types, '{}') || coalesce(v_draining, '{}'), v_draining IS NOT NULL);
     END IF;
     IF o_types IS NOT NULL THEN
-        -- The lane's head, in its index's order (migration 031: as EXISTS,
-        -- a type whose tasks were most of the table when ANALYZE ran got a
-        -- sequential scan through every completed task ahead of its lane).
-        SELECT array_agg(DISTINCT u.t) INTO v_retry
-        FROM unnest(o_types) AS u(t)
+        -- Does any of their types' lanes show tasks now? One probe per
+        -- type, not per unit, none after the first lane that does
+        -- (migration 034); each reads the lane's head in its index's order
+        -- (migration 031: as EXISTS, a type whose tasks were most of the
+        -- table when ANALYZE ran got a sequential scan through every
+        -- completed task ahead of its lane).
+        SELECT true INTO v_retry
+        FROM (SELECT DISTINCT o.t FROM unnest(o_types) AS o(t)) u
         WHERE (SELECT true FROM {{schema}}.tasks t
                WHERE t.type = u.t AND t.status = 'pending' AND t.gate = 'waiting'
-               ORDER BY t.priority DESC, t.run_at, t.id LIMIT 1);
+               ORDER BY t.priority DESC, t.run_at, t.id LIMIT 1)
+        LIMIT 1;
     END IF;
-    IF v_retry IS NOT NULL THEN
+    IF v_retry THEN
         SELECT * INTO o_types, o_groups, v_taken, v_more
         FROM {{schema}}.offer_units(o_types, o_groups, taker, max_take - coalesce(cardinality(taken), 0));
         taken := coalesce(taken, '{}') || coalesce(v_taken, '{}');
