@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math/rand/v2"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -745,4 +746,75 @@ func TestEnqueueBatchLooksUpItsTypes(t *testing.T) {
 	r.Scalar(&used, `SELECT coalesce(sum(used), 0) FROM {{schema}}.concurrency_slots WHERE task_type = 'limited'`)
 	require.Equal(t, 2, used, "the limited type's units are taken, the third task waits")
 	r.RequireInvariants()
+}
+
+// enqueue_batch's step 1b (migration 035), the one-statement insert of a
+// call whose types have no limit or partition block and whose rows have
+// no idempotency key, writes what its general steps write: the same
+// batch (payloads, priorities and due times given or not, due or in the
+// future, partition keys given for an unpartitioned type) enqueued
+// through 1b and, with one task of a limited type appended, through the
+// general steps, in one transaction (one now()), gives the same rows,
+// column by column, ids apart, each path's ids drawn and its rows written
+// in input order. A call with an idempotency key or a limited type does
+// not take 1b.
+func TestEnqueueBatchFastPathInsertsWhatTheGeneralStepsDo(t *testing.T) {
+	t.Parallel()
+	plain := task("plain", 0)
+	plain.Priority = 5
+	r := newRT(t, state(queueCfg("q"), plain, task("other", 0), task("lim", 1000)))
+	types := []string{"plain", "other", "plain", "plain", "other", "plain"}
+	payloads := []*string{ptr(`{"a": 1}`), nil, ptr(`null`), ptr(`[1, 2]`), nil, ptr(`{}`)}
+	priorities := []*int{nil, ptr(3), ptr(-1), nil, nil, ptr(9)}
+	runAts := []*string{nil, ptr("2000-01-01T00:00:00Z"), ptr("2999-01-01T00:00:00Z"), nil, ptr("2999-06-01T00:00:00Z"), nil}
+	pkeys := []*string{nil, ptr("ignored"), nil, nil, nil, nil}
+	const call = `SELECT * FROM {{schema}}.enqueue_batch($1, $2::jsonb[], NULL, $3, $4::timestamptz[], $5)`
+
+	tx, err := r.Pool.Begin(bg)
+	require.NoError(t, err)
+	defer func() { _ = tx.Rollback(bg) }()
+	enqueue := func(types []string, payloads []*string, priorities []*int, runAts, pkeys []*string) []int64 {
+		rows, err := tx.Query(bg, r.SQL(call), types, payloads, priorities, runAts, pkeys)
+		require.NoError(t, err)
+		ids, err := pgx.CollectRows(rows, pgx.RowTo[int64])
+		require.NoError(t, err)
+		require.Len(t, ids, len(types))
+		for i := 1; i < len(ids); i++ {
+			require.Less(t, ids[i-1], ids[i], "ids are drawn in input order")
+		}
+		var order []int64
+		require.NoError(t, tx.QueryRow(bg, r.SQL(`SELECT array_agg(id ORDER BY ctid) FROM {{schema}}.tasks WHERE id = ANY ($1)`), ids).Scan(&order))
+		require.Equal(t, ids, order, "rows are written in input order")
+		return ids
+	}
+	fast := enqueue(types, payloads, priorities, runAts, pkeys)
+	general := enqueue(append(types, "lim"), append(payloads, nil), append(priorities, nil), append(runAts, nil), append(pkeys, nil))
+
+	row := func(id int64) string {
+		var s string
+		require.NoError(t, tx.QueryRow(bg, r.SQL(`SELECT (to_jsonb(t) - 'id')::text FROM {{schema}}.tasks t WHERE t.id = $1`), id).Scan(&s))
+		return s
+	}
+	for i := range types {
+		require.Equal(t, row(general[i]), row(fast[i]), "task %d of the batch", i)
+	}
+	require.NoError(t, tx.Commit(bg))
+	r.RequireInvariants()
+
+	// Which calls take 1b: its statement is the only one inserting from a
+	// materialized input.
+	for _, c := range []struct {
+		name string
+		sql  string
+		fast bool
+	}{
+		{"unlimited types", `SELECT count(*) FROM {{schema}}.enqueue_batch(ARRAY['plain', 'other'])`, true},
+		{"idempotency keys all NULL", `SELECT count(*) FROM {{schema}}.enqueue_batch(ARRAY['plain'], idempotency_keys => ARRAY[NULL::text])`, true},
+		{"an idempotency key", `SELECT count(*) FROM {{schema}}.enqueue_batch(ARRAY['plain', 'plain'], idempotency_keys => ARRAY[NULL, 'k'])`, false},
+		{"a limited type", `SELECT count(*) FROM {{schema}}.enqueue_batch(ARRAY['plain', 'lim'])`, false},
+	} {
+		plans, _, _ := r.plansOf(t, c.sql)
+		took := strings.Contains(strings.Join(plans, "\n"), "WITH input AS MATERIALIZED")
+		require.Equal(t, c.fast, took, "%s: step 1b taken", c.name)
+	}
 }

@@ -14,7 +14,7 @@
 -- default owner privileges. Roles that pgseq apply grants access levels to
 -- are not shown: a freshly migrated schema has none.
 --
--- Version 34.
+-- Version 35.
 
 
 -- Schema
@@ -1268,6 +1268,31 @@ BEGIN
     IF v_missing THEN
         RAISE EXCEPTION 'unknown task type "%"', v_unknown
             USING ERRCODE = 'PS001', HINT = 'Declare it in a task block and run pgseq apply.';
+    END IF;
+
+    -- 1b. The common call: every type without a limit or a partition block,
+    -- and no idempotency key. Each task is inserted as the steps below
+    -- would insert it (open, holding nothing, its id drawn in input
+    -- order), in one statement without their bookkeeping (migration 035).
+    IF NOT v_parts AND NOT v_limits
+       AND (idempotency_keys IS NULL OR cardinality(array_remove(idempotency_keys, NULL)) = 0) THEN
+        WITH input AS MATERIALIZED (
+            SELECT nextval('{{schema}}.tasks_id_seq') AS id, x.*
+            FROM (SELECT i.ord, i.type, i.payload, t.queue,
+                         coalesce(i.priority, t.priority) AS priority, coalesce(i.run_at, now()) AS run_at
+                  FROM unnest(types, payloads, priorities, run_ats)
+                       WITH ORDINALITY AS i(type, payload, priority, run_at, ord)
+                  JOIN {{schema}}.task_types t ON t.name = i.type
+                  ORDER BY i.ord) x
+        ), inserted AS (
+            INSERT INTO {{schema}}.tasks AS t (id, queue, type, payload, priority, run_at, gate)
+            OVERRIDING SYSTEM VALUE
+            SELECT i.id, i.queue, i.type, i.payload, i.priority, i.run_at, 'open' FROM input i
+            ORDER BY i.ord
+        )
+        SELECT array_agg(i.id ORDER BY i.ord) INTO v_ids FROM input i;
+        RETURN QUERY SELECT unnest(v_ids);
+        RETURN;
     END IF;
     -- Every row of a partitioned type has a key.
     IF v_parts THEN
