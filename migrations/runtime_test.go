@@ -748,32 +748,37 @@ func TestEnqueueBatchLooksUpItsTypes(t *testing.T) {
 	r.RequireInvariants()
 }
 
-// enqueue_batch's step 1b (migration 035), the one-statement insert of a
-// call whose types have no limit or partition block and whose rows have
-// no idempotency key, writes what its general steps write: the same
-// batch (payloads, priorities and due times given or not, due or in the
-// future, partition keys given for an unpartitioned type) enqueued
-// through 1b and, with one task of a limited type appended, through the
-// general steps, in one transaction (one now()), gives the same rows,
-// column by column, ids apart, each path's ids drawn and its rows written
-// in input order. A call with an idempotency key or a limited type does
-// not take 1b.
+// enqueue_batch's step 3a (migration 035), the one-statement insert of a
+// call whose types have no partition block and whose rows have no
+// idempotency key, writes what its step 4 writes: the same batch
+// (unlimited and limited types, payloads, priorities and due times given
+// or not, due or in the future, more due tasks of the limited type than
+// it has units, a partition key given for an unpartitioned type) enqueued
+// through 3a and, with a task of a partitioned type appended, through
+// step 4, each from the same state in one transaction (one now(); the
+// first rolled back to a savepoint), gives the same rows, column by
+// column, ids apart, each path's ids drawn and its rows written in input
+// order. A call with an idempotency key or a partitioned type does not
+// take 3a.
 func TestEnqueueBatchFastPathInsertsWhatTheGeneralStepsDo(t *testing.T) {
 	t.Parallel()
 	plain := task("plain", 0)
 	plain.Priority = 5
-	r := newRT(t, state(queueCfg("q"), plain, task("other", 0), task("lim", 1000)))
-	types := []string{"plain", "other", "plain", "plain", "other", "plain"}
-	payloads := []*string{ptr(`{"a": 1}`), nil, ptr(`null`), ptr(`[1, 2]`), nil, ptr(`{}`)}
-	priorities := []*int{nil, ptr(3), ptr(-1), nil, nil, ptr(9)}
-	runAts := []*string{nil, ptr("2000-01-01T00:00:00Z"), ptr("2999-01-01T00:00:00Z"), nil, ptr("2999-06-01T00:00:00Z"), nil}
-	pkeys := []*string{nil, ptr("ignored"), nil, nil, nil, nil}
+	r := newRT(t, state(queueCfg("q"), plain, task("other", 0), task("lim", 3), partitioned("part", 0, 2, "")))
+	types := []string{"plain", "lim", "other", "lim", "plain", "lim", "lim", "plain", "lim", "other"}
+	payloads := []*string{ptr(`{"a": 1}`), nil, ptr(`null`), ptr(`[1, 2]`), nil, ptr(`{}`), nil, nil, nil, nil}
+	priorities := []*int{nil, ptr(3), ptr(-1), nil, nil, ptr(9), nil, nil, ptr(1), nil}
+	runAts := []*string{nil, ptr("2000-01-01T00:00:00Z"), ptr("2999-01-01T00:00:00Z"), nil, ptr("2999-06-01T00:00:00Z"),
+		ptr("2999-06-01T00:00:00Z"), nil, nil, nil, nil}
+	pkeys := []*string{nil, ptr("ignored"), nil, nil, nil, nil, nil, nil, nil, nil}
 	const call = `SELECT * FROM {{schema}}.enqueue_batch($1, $2::jsonb[], NULL, $3, $4::timestamptz[], $5)`
 
 	tx, err := r.Pool.Begin(bg)
 	require.NoError(t, err)
 	defer func() { _ = tx.Rollback(bg) }()
-	enqueue := func(types []string, payloads []*string, priorities []*int, runAts, pkeys []*string) []int64 {
+	// enqueue returns the rows of the batch's first len(types) tasks, as
+	// JSON without their ids.
+	enqueue := func(types []string, payloads []*string, priorities []*int, runAts, pkeys []*string) []string {
 		rows, err := tx.Query(bg, r.SQL(call), types, payloads, priorities, runAts, pkeys)
 		require.NoError(t, err)
 		ids, err := pgx.CollectRows(rows, pgx.RowTo[int64])
@@ -785,23 +790,25 @@ func TestEnqueueBatchFastPathInsertsWhatTheGeneralStepsDo(t *testing.T) {
 		var order []int64
 		require.NoError(t, tx.QueryRow(bg, r.SQL(`SELECT array_agg(id ORDER BY ctid) FROM {{schema}}.tasks WHERE id = ANY ($1)`), ids).Scan(&order))
 		require.Equal(t, ids, order, "rows are written in input order")
-		return ids
+		var got []string
+		require.NoError(t, tx.QueryRow(bg, r.SQL(`SELECT array_agg((to_jsonb(t) - 'id')::text ORDER BY x.n)
+			FROM unnest($1::bigint[]) WITH ORDINALITY AS x(id, n) JOIN {{schema}}.tasks t ON t.id = x.id`), ids).Scan(&got))
+		return got
 	}
+	_, err = tx.Exec(bg, "SAVEPOINT before")
+	require.NoError(t, err)
 	fast := enqueue(types, payloads, priorities, runAts, pkeys)
-	general := enqueue(append(types, "lim"), append(payloads, nil), append(priorities, nil), append(runAts, nil), append(pkeys, nil))
-
-	row := func(id int64) string {
-		var s string
-		require.NoError(t, tx.QueryRow(bg, r.SQL(`SELECT (to_jsonb(t) - 'id')::text FROM {{schema}}.tasks t WHERE t.id = $1`), id).Scan(&s))
-		return s
-	}
+	_, err = tx.Exec(bg, "ROLLBACK TO SAVEPOINT before")
+	require.NoError(t, err)
+	general := enqueue(append(types, "part"), append(payloads, nil), append(priorities, nil), append(runAts, nil), append(pkeys, ptr("k")))
 	for i := range types {
-		require.Equal(t, row(general[i]), row(fast[i]), "task %d of the batch", i)
+		require.Equal(t, general[i], fast[i], "task %d of the batch (%s)", i, types[i])
 	}
+	require.Contains(t, fast[8], `"gate": "waiting"`, "the fourth due task of lim finds no unit")
 	require.NoError(t, tx.Commit(bg))
 	r.RequireInvariants()
 
-	// Which calls take 1b: its statement is the only one inserting from a
+	// Which calls take 3a: its statement is the only one inserting from a
 	// materialized input.
 	for _, c := range []struct {
 		name string
@@ -809,12 +816,13 @@ func TestEnqueueBatchFastPathInsertsWhatTheGeneralStepsDo(t *testing.T) {
 		fast bool
 	}{
 		{"unlimited types", `SELECT count(*) FROM {{schema}}.enqueue_batch(ARRAY['plain', 'other'])`, true},
+		{"a limited type", `SELECT count(*) FROM {{schema}}.enqueue_batch(ARRAY['plain', 'lim'])`, true},
 		{"idempotency keys all NULL", `SELECT count(*) FROM {{schema}}.enqueue_batch(ARRAY['plain'], idempotency_keys => ARRAY[NULL::text])`, true},
 		{"an idempotency key", `SELECT count(*) FROM {{schema}}.enqueue_batch(ARRAY['plain', 'plain'], idempotency_keys => ARRAY[NULL, 'k'])`, false},
-		{"a limited type", `SELECT count(*) FROM {{schema}}.enqueue_batch(ARRAY['plain', 'lim'])`, false},
+		{"a partitioned type", `SELECT count(*) FROM {{schema}}.enqueue_batch(ARRAY['plain', 'part'], partition_keys => ARRAY[NULL, 'k'])`, false},
 	} {
 		plans, _, _ := r.plansOf(t, c.sql)
 		took := strings.Contains(strings.Join(plans, "\n"), "WITH input AS MATERIALIZED")
-		require.Equal(t, c.fast, took, "%s: step 1b taken", c.name)
+		require.Equal(t, c.fast, took, "%s: step 3a taken", c.name)
 	}
 }

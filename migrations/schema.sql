@@ -1269,31 +1269,6 @@ BEGIN
         RAISE EXCEPTION 'unknown task type "%"', v_unknown
             USING ERRCODE = 'PS001', HINT = 'Declare it in a task block and run pgseq apply.';
     END IF;
-
-    -- 1b. The common call: every type without a limit or a partition block,
-    -- and no idempotency key. Each task is inserted as the steps below
-    -- would insert it (open, holding nothing, its id drawn in input
-    -- order), in one statement without their bookkeeping (migration 035).
-    IF NOT v_parts AND NOT v_limits
-       AND (idempotency_keys IS NULL OR cardinality(array_remove(idempotency_keys, NULL)) = 0) THEN
-        WITH input AS MATERIALIZED (
-            SELECT nextval('{{schema}}.tasks_id_seq') AS id, x.*
-            FROM (SELECT i.ord, i.type, i.payload, t.queue,
-                         coalesce(i.priority, t.priority) AS priority, coalesce(i.run_at, now()) AS run_at
-                  FROM unnest(types, payloads, priorities, run_ats)
-                       WITH ORDINALITY AS i(type, payload, priority, run_at, ord)
-                  JOIN {{schema}}.task_types t ON t.name = i.type
-                  ORDER BY i.ord) x
-        ), inserted AS (
-            INSERT INTO {{schema}}.tasks AS t (id, queue, type, payload, priority, run_at, gate)
-            OVERRIDING SYSTEM VALUE
-            SELECT i.id, i.queue, i.type, i.payload, i.priority, i.run_at, 'open' FROM input i
-            ORDER BY i.ord
-        )
-        SELECT array_agg(i.id ORDER BY i.ord) INTO v_ids FROM input i;
-        RETURN QUERY SELECT unnest(v_ids);
-        RETURN;
-    END IF;
     -- Every row of a partitioned type has a key.
     IF v_parts THEN
         SELECT i.ord, i.type INTO v_ord, v_type
@@ -1339,6 +1314,47 @@ BEGIN
                        GROUP BY u.type) w
                  JOIN {{schema}}.task_types t ON t.name = w.type AND t.concurrency IS NOT NULL AND t.partition_limit IS NULL,
                  generate_series(1, w.n))) AS x;
+    END IF;
+
+    -- 3a. No partition block among the call's types and no idempotency
+    -- key (the common call): the rows are inserted here in one statement,
+    -- as step 4 would insert them (migration 035: without step 4's
+    -- bookkeeping for keys). Ids are drawn and rows written in input
+    -- order; the k-th due task of a limited type takes the k-th unit its
+    -- type took in step 3 (open), or waits in its lane when there is none
+    -- (waiting); a limited type's task not yet due is scheduled; every
+    -- other task is open. Nothing is left for steps 5 and 6.
+    IF NOT v_parts AND (idempotency_keys IS NULL OR cardinality(array_remove(idempotency_keys, NULL)) = 0) THEN
+        v_units := {{schema}}.units_by_type(u_types, u_groups);
+        WITH input AS MATERIALIZED (
+            SELECT nextval('{{schema}}.tasks_id_seq') AS id, x.*
+            FROM (SELECT i.ord, i.type, i.payload, t.queue, t.concurrency IS NOT NULL AS limited,
+                         coalesce(i.priority, t.priority) AS priority, coalesce(i.run_at, now()) AS run_at
+                  FROM unnest(types, payloads, priorities, run_ats)
+                       WITH ORDINALITY AS i(type, payload, priority, run_at, ord)
+                  JOIN {{schema}}.task_types t ON t.name = i.type
+                  ORDER BY i.ord) x
+        ), given AS (
+            SELECT i.*,
+                   CASE WHEN i.limited AND i.run_at <= now() THEN
+                       (v_units #>> ARRAY[i.type, (row_number() OVER (PARTITION BY i.type, i.limited AND i.run_at <= now()
+                                                                       ORDER BY i.ord) - 1)::text])::integer
+                   END AS unit
+            FROM input i
+        ), inserted AS (
+            INSERT INTO {{schema}}.tasks AS t (id, queue, type, payload, priority, run_at, gate, slot_group)
+            OVERRIDING SYSTEM VALUE
+            SELECT g.id, g.queue, g.type, g.payload, g.priority, g.run_at,
+                   CASE WHEN NOT g.limited OR g.unit IS NOT NULL THEN 'open'
+                        WHEN g.run_at <= now() THEN 'waiting'
+                        ELSE 'scheduled' END::{{schema}}.task_gate,
+                   g.unit
+            FROM given g
+            ORDER BY g.ord
+        )
+        SELECT array_agg(i.id ORDER BY i.ord) INTO v_ids FROM input i;
+        RETURN QUERY SELECT unnest(v_ids);
+        RETURN;
     END IF;
 
     -- 3b. Keys new to the runtime admit in the insert below. A key without
