@@ -14,7 +14,9 @@
 -- step 3, or waiting in its lane; a limited type's task not yet due
 -- scheduled; any other open) and returns the ids in input order.
 -- TestEnqueueBatchFastPathInsertsWhatTheGeneralStepsDo compares the two
--- paths row by row.
+-- paths row by row. BenchmarkEnqueueBatchSizes, 10,000 tasks, µs a task:
+-- one unlimited type 16.5-24.8 before, 11.4-18.5 after; one type limited
+-- to 1,000 18.7-23.9 before, 11.1-12.9 after.
 
 CREATE OR REPLACE FUNCTION {{schema}}.enqueue_batch(types text[], payloads jsonb[] DEFAULT NULL::jsonb[], idempotency_keys text[] DEFAULT NULL::text[], priorities integer[] DEFAULT NULL::integer[], run_ats timestamp with time zone[] DEFAULT NULL::timestamp with time zone[], partition_keys text[] DEFAULT NULL::text[])
  RETURNS SETOF bigint
