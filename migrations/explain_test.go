@@ -785,38 +785,3 @@ func TestHandOffProbesEachLaneOnce(t *testing.T) {
 	require.LessOrEqual(t, loops, 2, "200 units of 2 types probed their lanes %d times:\n%s", loops, probe)
 	r.RequireInvariants()
 }
-
-// A key admitting its waiting tasks locks those it admits, not one more
-// (migration 036): whether the key keeps a backlog is a probe without a
-// lock. On version 35 the key's lane was read FOR UPDATE for one task
-// more than the key had units free: a completion freeing 2 units of a
-// key with 8 tasks waiting locked 3 (and in the partitioned drain, 175
-// tasks to admit 89).
-func TestKeyAdmissionLocksOnlyWhatItAdmits(t *testing.T) {
-	t.Parallel()
-	r := newRT(t, state(queueCfg("q"), partitioned("render", 0, 2, "")))
-	r.register("w")
-	r.Exec(`SELECT count(*) FROM {{schema}}.enqueue_batch(array_fill('render'::text, ARRAY[10]), partition_keys => array_fill('k'::text, ARRAY[10]))`)
-	ids, err := claim(bg, r.Pool, r.Schema, "q", "w", 10)
-	require.NoError(t, err)
-	require.Len(t, ids, 2, "the key's limit")
-	plans, _, _ := r.plansOf(t, `SELECT {{schema}}.complete($1, 'w')`, ids)
-	admission := planOf(t, plans, "found AS")
-	locked := -1
-	for _, l := range strings.Split(admission, "\n") {
-		if strings.Contains(l, "LockRows") {
-			m := actualRowsRE.FindStringSubmatch(l)
-			require.NotNil(t, m, l)
-			n, _ := strconv.Atoi(m[1])
-			loops, _ := strconv.Atoi(m[2])
-			locked = n * loops
-		}
-	}
-	require.Equal(t, 2, locked, "tasks locked to admit 2:\n%s", admission)
-	require.Equal(t, 2, r.runningOrOpenOfKey("k"))
-	r.checkKeyAccounting()
-	// The key kept its backlog: its start tags go on from its last one.
-	var lastAt *time.Time
-	r.Scalar(&lastAt, `SELECT last_at FROM {{schema}}.partition_slots WHERE task_type = 'render' AND partition_key = 'k'`)
-	require.NotNil(t, lastAt, "a key with a backlog keeps its last start tag")
-}

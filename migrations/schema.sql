@@ -14,7 +14,7 @@
 -- default owner privileges. Roles that pgseq apply grants access levels to
 -- are not shown: a freshly migrated schema has none.
 --
--- Version 36.
+-- Version 35.
 
 
 -- Schema
@@ -484,16 +484,15 @@ BEGIN
         FROM unnest(k_types, k_keys, k_free, k_last) AS k(t, k, free, last_at)
         WHERE k.free > 0
     ), found AS (
-        -- The tasks the key admits, locked (migration 036: no longer one
-        -- more, locked only to learn whether the key keeps a backlog; see
-        -- backlogs).
+        -- One task more than the key may admit: finding it means the key
+        -- keeps a backlog.
         SELECT k.t, k.k, k.free, k.last_at, w.id,
                row_number() OVER (PARTITION BY k.t, k.k ORDER BY w.priority DESC, w.run_at, w.id) AS turn
         FROM k CROSS JOIN LATERAL (
             SELECT t.id, t.priority, t.run_at FROM {{schema}}.tasks t
             WHERE t.type = k.t AND t.partition_key = k.k AND t.status = 'pending' AND t.key_wait
             ORDER BY t.priority DESC, t.run_at, t.id
-            LIMIT k.free
+            LIMIT k.free + 1
             FOR UPDATE SKIP LOCKED) w
         WHERE k.waiting
     ), clock AS MATERIALIZED (
@@ -532,18 +531,11 @@ BEGIN
         FROM (SELECT a.type AS t, a.partition_key AS k, count(*) AS n, max(a.run_at) AS last_at
               FROM admitted a GROUP BY a.type, a.partition_key) x
     ), backlogs AS MATERIALIZED (
-        -- The keys that keep a backlog: they admitted as many tasks as they
-        -- had units free, and a task still waits in their lane (a probe
-        -- without a lock, past the tasks admitted). Their start tags go on;
-        -- a key that looked and found no more joins the lane anew next
-        -- time.
+        -- The keys that found more waiting tasks than they admitted: their
+        -- start tags go on; a key that looked and found no more joins the
+        -- lane anew next time.
         SELECT jsonb_object_agg(x.t || E'\x1f' || x.k, true) AS m
-        FROM (SELECT f.t, f.k, array_agg(f.id) AS ids
-              FROM found f GROUP BY f.t, f.k, f.free HAVING count(*) = f.free) x
-        WHERE (SELECT true FROM {{schema}}.tasks t
-               WHERE t.type = x.t AND t.partition_key = x.k AND t.status = 'pending' AND t.key_wait
-                 AND t.id <> ALL (x.ids)
-               ORDER BY t.priority DESC, t.run_at, t.id LIMIT 1)
+        FROM (SELECT DISTINCT f.t, f.k FROM found f WHERE f.turn > f.free) x
     ), waits AS MATERIALIZED (
         SELECT jsonb_object_agg(k.t || E'\x1f' || k.k, k.waiting) AS m FROM k
     )
