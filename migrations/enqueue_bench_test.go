@@ -39,10 +39,10 @@ var enqueueSizes = flag.String("enqueue.sizes", "1000,10000,20000",
 //   - partition_keys_limited: N distinct keys of a type limited to 1,000
 //     as well (1,000 tasks take its units, the others wait in its lane);
 //   - one_limited_type: every task of one type limited to 1,000 (1,000
-//     take its units, the others wait in its lane). Before migration 032
-//     the insert could compare every task with every unit taken, as its
-//     plan went (TestEnqueueBatchWorkIsLinearBesideManyTypes forces it;
-//     this case's plan did not, 16-24 µs a task on both versions).
+//     take its units, the others wait in its lane). Before migrations 032
+//     and 035 the insert could compare every task with every unit taken,
+//     as its plan went (TestEnqueueBatchWorkIsLinearBesideManyTypes forces
+//     it; this case's plan did not, 16-24 µs a task on both versions).
 //
 // µs/task is the figure to compare across sizes: constant when the call
 // is linear in N. One round per size is enough:
@@ -165,9 +165,9 @@ func BenchmarkEnqueueBatchBesideTypes(b *testing.B) {
 // BenchmarkEnqueueBatchBesideKeptTasks times one enqueue_batch call of
 // 2,000 tasks (rolled back) beside 200,000 finished tasks kept for
 // retention, ANALYZE having seen them, without and with an idempotency key
-// per task. Before migration 032 the call's lookup of the keys already
-// taken hashed every task in the table, keys or not: its cost grew with
-// the tasks kept.
+// per task. Before migrations 032 and 035 the call's lookup of the keys
+// already taken hashed every task in the table, keys or not: its cost grew
+// with the tasks kept.
 //
 //	go test ./migrations -run '^$' -bench EnqueueBatchBesideKeptTasks -benchtime 20x
 func BenchmarkEnqueueBatchBesideKeptTasks(b *testing.B) {
