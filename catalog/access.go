@@ -214,6 +214,7 @@ var (
 	workFunctions = []string{
 		"claim(text, text, integer, integer)",
 		"complete(bigint[], text)",
+		"complete_and_reserve(bigint[], text, bigint[], integer, integer)",
 		"complete_and_take(bigint[], text, integer)",
 		"elect_leader(text)",
 		"fail(bigint, text, text, boolean)",

@@ -28,6 +28,7 @@ const (
 	LimitedTaskHoldsOne = "I2 a limited task running or open holds a unit"
 	FinishedHoldsNone   = "I3 a finished task holds no unit"
 	NoWaitBesideFree    = "I5 no due task waits beside a free unit"
+	ReservedHoldsNone   = "I6 a reserved task holds no unit, for a live worker"
 )
 
 // Violation is one broken invariant of the slot accounting.

@@ -85,6 +85,18 @@ FROM {{schema}}.tasks t
 WHERE t.slot_group IS NOT NULL AND t.status NOT IN ('pending', 'running')
 GROUP BY t.type
 UNION ALL
+-- I6 (migration 036): a reserved task (status claimed) holds no unit and is
+-- held by a worker; at rest, by a live one (recovery returns a dead
+-- worker's reservations with its units).
+SELECT 'I6 a reserved task holds no unit, for a live worker', t.type, array_agg(t.id ORDER BY t.id),
+       format('%s tasks %s (id:worker:group) reserved with a unit, for no worker or for a dead one', t.type,
+              (array_agg(t.id || ':' || coalesce(t.worker_id, 'none') || ':' || coalesce(t.slot_group::text, 'none') ORDER BY t.id))[1:5])
+FROM {{schema}}.tasks t
+LEFT JOIN {{schema}}.workers w ON w.id = t.worker_id
+WHERE t.status = 'claimed'
+  AND (t.slot_group IS NOT NULL OR t.worker_id IS NULL OR ($1::boolean AND (w.id IS NULL OR w.dead_at IS NOT NULL)))
+GROUP BY t.type
+UNION ALL
 -- I5 (at rest): a due waiting task and a free unit of its type do not
 -- coexist (unless the type is draining). One row per task.
 SELECT 'I5 no due task waits beside a free unit', t.type, ARRAY[t.id],

@@ -90,6 +90,20 @@ func TestCheckInvariantsFindsEachBrokenInvariant(t *testing.T) {
 	require.Equal(t, map[string]int{pgseqtest.HoldersWithinGroup: 1, pgseqtest.CapacitiesSumLimit: 1}, check(true))
 	d.Exec(`UPDATE {{schema}}.concurrency_slots SET capacity = capacity + 1 WHERE task_type = 'a' AND slot_group = $1`, group)
 
+	// I6: a reserved task holding a unit; one for a worker declared dead,
+	// only at rest.
+	var reserved int64
+	d.Scalar(&reserved, `INSERT INTO {{schema}}.tasks (queue, type, gate, status, worker_id) VALUES ('q', 'd', 'waiting', 'claimed', 'w') RETURNING id`)
+	require.Empty(t, check(true), "a reservation of a live worker, holding no unit")
+	d.Exec(`UPDATE {{schema}}.tasks SET slot_group = 1 WHERE id = $1`, reserved)
+	require.Equal(t, map[string]int{pgseqtest.ReservedHoldsNone: 1, pgseqtest.FinishedHoldsNone: 1}, check(true))
+	d.Exec(`UPDATE {{schema}}.tasks SET slot_group = NULL WHERE id = $1`, reserved)
+	d.Exec(`UPDATE {{schema}}.workers SET dead_at = now() WHERE id = 'w'`)
+	require.Equal(t, map[string]int{pgseqtest.ReservedHoldsNone: 1}, check(true))
+	require.Empty(t, check(false), "a dead worker's reservation: only at rest")
+	d.Exec(`UPDATE {{schema}}.workers SET dead_at = NULL WHERE id = 'w'`)
+	d.Exec(`DELETE FROM {{schema}}.tasks WHERE id = $1`, reserved)
+
 	// I5: a due task waiting beside a free unit of its type, only at rest.
 	d.Exec(`INSERT INTO {{schema}}.tasks (queue, type, gate) VALUES ('q', 'b', 'waiting')`)
 	require.Equal(t, map[string]int{pgseqtest.NoWaitBesideFree: 1}, check(true))
