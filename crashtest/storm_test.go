@@ -136,6 +136,7 @@ type storm struct {
 	released, lostFinishes, deaths, zombieCalls, zombieDone, kills   atomic.Int64
 	declaredDead, txRounds, txRolledBack, applies, maintenances      atomic.Int64
 	recovered, rounds                                                atomic.Int64
+	reservedTasks, startedReserved, refusedStarts                    atomic.Int64
 	lastMaint                                                        atomic.Int64 // Unix ns of the last maintenance that returned
 	applying                                                         atomic.Int64 // Unix ns the apply in flight began, 0 when none
 	applyEnd                                                         atomic.Int64 // Unix ns the last apply ended
@@ -622,6 +623,10 @@ type stormClaimer struct {
 	hbDone chan struct{}
 	held   []*holding
 	inTx   bool // the round runs in a transaction of several calls
+	// reserved are the claimer's reserved successors (complete_and_reserve):
+	// not held (they run in no handler) until started in place of a held
+	// task of their type.
+	reserved []*holding
 }
 
 func (c *stormClaimer) actor() string {
@@ -661,10 +666,11 @@ func (c *stormClaimer) run() {
 		}
 		c.round()
 	}
-	// Hand back what is still held (only after a drain that did not finish).
-	if len(c.held) > 0 && c.conn != nil && !c.conn.IsClosed() {
+	// Hand back what is still held or reserved (only after a drain that
+	// did not finish).
+	if len(c.held)+len(c.reserved) > 0 && c.conn != nil && !c.conn.IsClosed() {
 		ctx, cancel := call()
-		_, _ = c.conn.Exec(ctx, s.SQL(`SELECT {{schema}}.release($1, $2)`), c.heldIDs(), c.worker)
+		_, _ = c.conn.Exec(ctx, s.SQL(`SELECT {{schema}}.release($1, $2)`), append(c.heldIDs(), holdingIDs(c.reserved)...), c.worker)
 		cancel()
 	}
 }
@@ -748,7 +754,7 @@ func (c *stormClaimer) retire() {
 
 // abandon forgets the tasks held: they are the leader's to recover, and
 // whether this worker ran them to the end is unknown.
-func (c *stormClaimer) abandon() { c.held = nil }
+func (c *stormClaimer) abandon() { c.held, c.reserved = nil, nil }
 
 // die stops heartbeating and abandons the tasks held, stays silent longer
 // than worker_timeout, sometimes tries to complete its old tasks as a
@@ -759,7 +765,7 @@ func (c *stormClaimer) die() {
 	s.deaths.Add(1)
 	c.stopHeartbeat()
 	old, held := c.worker, c.held
-	c.held = nil
+	c.held, c.reserved = nil, nil
 	c.worker = ""
 	if !s.nap(c.rng, 1200*time.Millisecond, 2*time.Second) {
 		return
@@ -786,9 +792,11 @@ func (c *stormClaimer) die() {
 	}
 }
 
-func (c *stormClaimer) heldIDs() []int64 {
-	ids := make([]int64, len(c.held))
-	for i, h := range c.held {
+func (c *stormClaimer) heldIDs() []int64 { return holdingIDs(c.held) }
+
+func holdingIDs(hs []*holding) []int64 {
+	ids := make([]int64, len(hs))
+	for i, h := range hs {
 		ids[i] = h.task
 	}
 	return ids
@@ -947,13 +955,15 @@ func (c *stormClaimer) finish(q querier, rt *roundTx, inTx bool) bool {
 	s := c.s
 	held := c.held
 	c.held = nil
-	var complete, take, release []*holding
+	var complete, take, reserve, release []*holding
 	for _, h := range held {
 		switch p := c.rng.IntN(100); {
-		case p < 40:
+		case p < 35:
 			complete = append(complete, h)
-		case p < 60:
+		case p < 50:
 			take = append(take, h)
+		case p < 65:
+			reserve = append(reserve, h)
 		case p < 80:
 			release = append(release, h)
 		default:
@@ -1043,8 +1053,108 @@ func (c *stormClaimer) finish(q querier, rt *roundTx, inTx bool) bool {
 		s.completed.Add(int64(n))
 		c.accepted(rt, take, n, sent)
 	}
+	if len(reserve) > 0 && !c.completeAndReserve(q, rt, reserve, inTx) {
+		return false
+	}
+	if !c.trimReserved(q) {
+		return false
+	}
 	if len(c.held) > 0 {
 		time.Sleep(time.Duration(c.rng.IntN(10)) * time.Millisecond)
+	}
+	return true
+}
+
+// completeAndReserve completes hs with complete_and_reserve, starting in
+// place of each a reserved successor of its type when the claimer has one
+// (promoted: held next, from the call on), and asks for 0–3 reservations.
+// What it hands over is held next; refused successors were not the
+// claimer's.
+func (c *stormClaimer) completeAndReserve(q querier, rt *roundTx, hs []*holding, inTx bool) bool {
+	s := c.s
+	var started []*holding
+	for _, h := range hs {
+		if i := slices.IndexFunc(c.reserved, func(r *holding) bool { return r.typ == h.typ }); i >= 0 {
+			started = append(started, c.reserved[i])
+			c.reserved = slices.Delete(c.reserved, i, i+1)
+		}
+	}
+	sent := time.Now()
+	ctx, cancel := call()
+	rows, err := q.Query(ctx, s.SQL(`SELECT completed, id, type, kind FROM {{schema}}.complete_and_reserve($1, $2, $3, NULL, $4)`),
+		holdingIDs(hs), c.worker, holdingIDs(started), c.rng.IntN(4))
+	type row struct {
+		Completed int
+		ID        *int64
+		Type      *string
+		Kind      *string
+	}
+	var got []row
+	if err == nil {
+		got, err = pgx.CollectRows(rows, pgx.RowToStructByPos[row])
+	}
+	cancel()
+	if err != nil {
+		c.failed(err)
+		return false
+	}
+	now := time.Now()
+	n := 0
+	refused := map[int64]bool{}
+	for _, r := range got {
+		n = r.Completed
+		if r.ID == nil {
+			continue
+		}
+		switch *r.Kind {
+		case "taken":
+			s.taken.Add(1)
+			c.held = append(c.held, &holding{task: *r.ID, typ: *r.Type, worker: c.worker, claimed: now, tentativ: inTx})
+		case "reserved":
+			s.reservedTasks.Add(1)
+			c.reserved = append(c.reserved, &holding{task: *r.ID, typ: *r.Type, worker: c.worker})
+		case "refused":
+			s.refusedStarts.Add(1)
+			refused[*r.ID] = true
+		}
+	}
+	for _, x := range started {
+		if !refused[x.task] {
+			// Started before the call returned: held from its sending on.
+			s.startedReserved.Add(1)
+			x.claimed = sent
+			c.held = append(c.held, x)
+		}
+	}
+	s.completed.Add(int64(n))
+	c.accepted(rt, hs, n, sent)
+	return true
+}
+
+// trimReserved gives back the reservations of types the claimer no longer
+// holds a task of (none could start in place of one), and now and then
+// one more at random: as a worker does.
+func (c *stormClaimer) trimReserved(q querier) bool {
+	s := c.s
+	var back []*holding
+	keep := c.reserved[:0]
+	for _, r := range c.reserved {
+		if !slices.ContainsFunc(c.held, func(h *holding) bool { return h.typ == r.typ }) || c.rng.IntN(20) == 0 {
+			back = append(back, r)
+			continue
+		}
+		keep = append(keep, r)
+	}
+	c.reserved = keep
+	if len(back) == 0 {
+		return true
+	}
+	ctx, cancel := call()
+	defer cancel()
+	var n int
+	if err := q.QueryRow(ctx, s.SQL(`SELECT {{schema}}.release($1, $2)`), holdingIDs(back), c.worker).Scan(&n); err != nil {
+		c.failed(err)
+		return false
 	}
 	return true
 }
@@ -1556,9 +1666,9 @@ func (s *storm) report() {
 		time.Duration(s.sampleMaxNs.Load()).Round(time.Microsecond))
 	t.Logf("storm figures: %d samples (%d failed); %d applies; %d kills, %d deaths (%d zombie calls completing %d), %d claimers found themselves declared dead; %d maintenance runs recovering %d tasks",
 		s.samples.Load(), s.sampleErrs.Load(), s.applies.Load(), s.kills.Load(), s.deaths.Load(), s.zombieCalls.Load(), s.zombieDone.Load(), s.declaredDead.Load(), s.maintenances.Load(), s.recovered.Load())
-	t.Logf("tasks: %d enqueue calls (%d batches, %d transactions rolled back on purpose, %d scheduled), %d distinct committed ids; %d claims of %d tasks in %d rounds (%d in transactions, %d rolled back on purpose); %d completed, %d taken by complete_and_take, %d failed to retry, %d failed for good, %d released, %d finishes refused (not owned any more); %d holdings checked for overlaps",
+	t.Logf("tasks: %d enqueue calls (%d batches, %d transactions rolled back on purpose, %d scheduled), %d distinct committed ids; %d claims of %d tasks in %d rounds (%d in transactions, %d rolled back on purpose); %d completed, %d taken by complete_and_take or complete_and_reserve, %d reserved successors (%d started, %d refused), %d failed to retry, %d failed for good, %d released, %d finishes refused (not owned any more); %d holdings checked for overlaps",
 		s.enqCalls.Load(), s.enqBatches.Load(), s.enqRolledBack.Load(), s.enqScheduled.Load(), distinct, s.claims.Load(), s.claimedTasks.Load(), s.rounds.Load(), s.txRounds.Load(), s.txRolledBack.Load(),
-		s.completed.Load(), s.taken.Load(), s.failedRetry.Load(), s.failedFinal.Load(), s.released.Load(), s.lostFinishes.Load(), len(s.holdings))
+		s.completed.Load(), s.taken.Load(), s.reservedTasks.Load(), s.startedReserved.Load(), s.refusedStarts.Load(), s.failedRetry.Load(), s.failedFinal.Load(), s.released.Load(), s.lostFinishes.Load(), len(s.holdings))
 	t.Logf("tasks by status at the end (completed ones older than 2s purged): %v; highest running per limited type: %v; samples seeing a task run for a worker already declared dead: %d",
 		statuses, maxRun, s.deadRunning.Load())
 

@@ -943,6 +943,7 @@ CREATE OR REPLACE FUNCTION {{schema}}.complete_and_reserve(task_ids bigint[], wo
  LANGUAGE plpgsql
  SECURITY DEFINER
  SET jit TO 'off'
+ SET plan_cache_mode TO 'force_generic_plan'
  SET search_path TO 'pg_catalog', 'pg_temp'
 AS $function$
 #variable_conflict use_column
@@ -2337,6 +2338,7 @@ $function$;
 CREATE OR REPLACE FUNCTION {{schema}}.promote_started(started bigint[], worker_id text, unit_types text[], unit_groups integer[], OUT left_types text[], OUT left_groups integer[], OUT promoted bigint[], OUT refused_types text[])
  RETURNS record
  LANGUAGE plpgsql
+ SET plan_cache_mode TO 'force_generic_plan'
 AS $function$
 #variable_conflict use_column
 DECLARE
@@ -2816,6 +2818,7 @@ CREATE OR REPLACE FUNCTION {{schema}}.reserve_successors(worker_id text, types t
  LANGUAGE plpgsql
  SET enable_hashjoin TO 'off'
  SET enable_mergejoin TO 'off'
+ SET plan_cache_mode TO 'force_generic_plan'
 AS $function$
 #variable_conflict use_column
 DECLARE

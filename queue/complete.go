@@ -2,9 +2,12 @@ package queue
 
 import (
 	"context"
+	"fmt"
 	"log/slog"
 	"sync"
 	"time"
+
+	"github.com/jackc/pgx/v5"
 )
 
 // completers is how many completion calls a session runs at once. With
@@ -15,12 +18,30 @@ import (
 const completers = 2
 
 // completeFunc is a completer's one database call: it completes ids for the
-// worker and returns how many were still the worker's to complete. With
-// take it also takes over the waiting tasks the slot units of ids pass to
-// (complete_and_take) and returns them, claimed for the worker; without,
-// it completes only (complete) and returns none. On error it returns no
-// tasks.
-type completeFunc func(ctx context.Context, ids []int64, take bool) (accepted int, taken []*Task, err error)
+// worker and reports how many were still the worker's to complete. started
+// are the reserved successors the worker started in place of some of ids
+// (migration 036): the call passes those tasks' units to them. With take
+// it also takes over the waiting tasks the other units pass to
+// (complete_and_take) and returns them, claimed for the worker, and may
+// reserve successors; without, it completes only (complete) and takes
+// nothing. On error it returns nothing.
+type completeFunc func(ctx context.Context, ids []int64, started []*Task, take bool) (completeResult, error)
+
+// completeResult is what a completion returned.
+type completeResult struct {
+	// accepted counts the ids that were still the worker's to complete.
+	accepted int
+	// taken are the waiting tasks handed to the worker, running.
+	taken []*Task
+	// reserved are new reserved successors (status claimed, no unit):
+	// each starts only in place of a finished task of its type.
+	reserved []*Task
+	// refused are the started successors that were not promoted: no
+	// longer the worker's.
+	refused map[int64]bool
+	// asked is how many successors the call asked to reserve.
+	asked int
+}
 
 // completerConfig wires a completer to its session. Every field is
 // required.
@@ -40,12 +61,19 @@ type completerConfig struct {
 	complete completeFunc
 	// handOff receives the tasks a completion took over (never empty).
 	handOff func(tasks []*Task)
+	// reserved receives the successors a completion reserved, and how
+	// many it asked for (called when it asked for some or got some).
+	reserved func(tasks []*Task, asked int)
 	// lost is called when a completion that could take tasks over failed
 	// with an unknown outcome: tasks may have been taken unseen.
 	lost func()
 	// flushed is called after each successful completion: slot units may
-	// have been freed.
-	flushed func()
+	// have been freed. successors says the completion passed its units to
+	// reserved successors or reserved some: its worker's handlers go from
+	// task to task without claims, and the units it handed on were taken
+	// or opened (hand_off notifies idle workers then), so its own fetcher
+	// need not claim again for them.
+	flushed func(successors bool)
 	obs     Observer
 	log     *slog.Logger
 }
@@ -68,7 +96,11 @@ type completer struct {
 	done []int64 // finished, to complete
 	// holding has the ids in done whose tasks hold a slot unit: a
 	// completion hands those units over (complete_and_take).
-	holding   map[int64]struct{}
+	holding map[int64]struct{}
+	// started maps an id in done (or back from a failed call) to the
+	// reserved successor started in its place: both go in one call, which
+	// passes the one's unit to the other.
+	started   map[int64]*Task
 	spare     []int64   // the other completion buffer
 	firstDone time.Time // when done became non-empty
 	// backlog counts finished tasks not completed yet: in done or in a
@@ -83,6 +115,10 @@ type completer struct {
 	// dropped is set when the worker was declared dead: finished tasks are
 	// no longer its to complete and are dropped.
 	dropped bool
+
+	// callTime is the successful calls' mean round trip (moving average),
+	// for the session's choice to reserve successors.
+	callTime movingAverage
 }
 
 func newCompleter(cfg completerConfig) *completer {
@@ -91,6 +127,7 @@ func newCompleter(cfg completerConfig) *completer {
 		flushNow:        make(chan struct{}, 1),
 		quit:            make(chan struct{}),
 		holding:         make(map[int64]struct{}),
+		started:         make(map[int64]*Task),
 	}
 }
 
@@ -127,6 +164,31 @@ func (c *completer) add(id int64, holdsUnit, urgent bool) (wake bool) {
 	return n == 1 || n == c.flushSize() || urgent
 }
 
+// addStarted queues finished task id, which held a unit, with the reserved
+// successor x the worker started in its place: one call completes id and
+// passes its unit to x, at once (the caller wakes the completer).
+func (c *completer) addStarted(id int64, x *Task) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.started[id] = x
+	c.done = append(c.done, id)
+	c.holding[id] = struct{}{}
+	c.backlog++
+	if len(c.done) == 1 {
+		c.firstDone = time.Now()
+	}
+	c.urgent = true
+}
+
+// settle resolves the promotion of started successors: promoted or not
+// (refused, or the call will never be made). Called once per successor.
+func settle(started []*Task, refused map[int64]bool, ok bool) {
+	for _, x := range started {
+		x.promoted = ok && !refused[x.ID]
+		close(x.promotion)
+	}
+}
+
 // flushSoon wakes the completer (see add).
 func (c *completer) flushSoon() { signal(c.flushNow) }
 
@@ -152,6 +214,16 @@ func (c *completer) drop() {
 	c.dropped = true
 	c.backlog -= len(c.done)
 	c.done = c.done[:0]
+	c.settleLeft()
+}
+
+// settleLeft resolves the successors of tasks no call will complete as
+// not promoted. c.mu is held.
+func (c *completer) settleLeft() {
+	for id, x := range c.started {
+		delete(c.started, id)
+		settle([]*Task{x}, nil, false)
+	}
 }
 
 // run flushes finished tasks in batches: as soon as FlushSize are waiting,
@@ -180,6 +252,9 @@ func (c *completer) run() {
 					time.Sleep(100 * time.Millisecond)
 				}
 			}
+			c.mu.Lock()
+			c.settleLeft()
+			c.mu.Unlock()
 			return
 		}
 		for {
@@ -216,7 +291,7 @@ func (c *completer) run() {
 				// flushNow and this loop runs again.
 				break
 			}
-			ids, ok := c.takeDone()
+			ids, started, ok := c.takeDone()
 			if !ok {
 				<-slots
 				break
@@ -224,7 +299,7 @@ func (c *completer) run() {
 			inflight.Add(1)
 			go func() {
 				defer inflight.Done()
-				if !c.flushIDs(ids) {
+				if !c.flushIDs(ids, started) {
 					// The completion failed: try again shortly.
 					time.Sleep(100 * time.Millisecond)
 				}
@@ -239,31 +314,42 @@ func (c *completer) run() {
 // was nothing to do or the call succeeded; on failure the tasks stay queued
 // for the next flush.
 func (c *completer) flush() bool {
-	ids, ok := c.takeDone()
+	ids, started, ok := c.takeDone()
 	if !ok {
 		return true
 	}
-	return c.flushIDs(ids)
+	return c.flushIDs(ids, started)
 }
 
-// takeDone takes up to FlushSize finished tasks to complete in one call; false
-// when there are none (or the worker was declared dead: they are dropped).
-// At most FlushSize per call: a call's cost grows with its array, and one
-// slow call must not make the next one bigger still.
-func (c *completer) takeDone() ([]int64, bool) {
+// takeDone takes up to FlushSize finished tasks to complete in one call,
+// with the successors started in their places; false when there are none
+// (or the worker was declared dead: they are dropped). At most FlushSize
+// per call: a call's cost grows with its array, and one slow call must not
+// make the next one bigger still.
+func (c *completer) takeDone() ([]int64, []*Task, bool) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if len(c.done) == 0 || c.dropped {
 		c.backlog -= len(c.done)
 		c.done = c.done[:0]
-		return nil, false
+		c.settleLeft()
+		return nil, nil, false
 	}
 	n := min(len(c.done), c.flushSize())
 	c.urgent = false
 	ids := append(c.spare[:0], c.done[:n]...)
 	c.spare = nil
 	c.done = append(c.done[:0], c.done[n:]...)
-	return ids, true
+	var started []*Task
+	if len(c.started) > 0 {
+		for _, id := range ids {
+			if x, ok := c.started[id]; ok {
+				delete(c.started, id)
+				started = append(started, x)
+			}
+		}
+	}
+	return ids, started, true
 }
 
 // doneMostlyHolds reports whether at least half of the finished tasks
@@ -307,17 +393,30 @@ func (c *completer) takeHolders(ids []int64) int {
 	return found
 }
 
-// flushIDs completes ids in one call; on failure they go back to done.
-func (c *completer) flushIDs(ids []int64) bool {
+// flushIDs completes ids, with the successors started in their places, in
+// one call; on failure they go back to done.
+func (c *completer) flushIDs(ids []int64, started []*Task) bool {
 	ctx, cancel := callContext(c.bg)
 	defer cancel()
 	start := time.Now()
-	accepted, handed, handedOff, err := c.completeCall(ctx, ids)
-	c.obs.Completed(len(ids), accepted, time.Since(start), err)
-	if len(handed) > 0 {
+	res, handedOff, err := c.completeCall(ctx, ids, started)
+	took := time.Since(start)
+	c.obs.Completed(len(ids), res.accepted, took, err)
+	if err == nil {
+		c.callTime.observe(took)
+		settle(started, res.refused, true)
+		if len(res.refused) > 0 {
+			c.log.Warn("reserved tasks started in place of finished ones were refused (no longer this worker's, or no unit of their "+
+				"type was freed with them); their results are discarded", "worker", c.id, "tasks", len(res.refused))
+		}
+	}
+	if handed := res.taken; len(handed) > 0 {
 		c.obs.HandedOff(len(handed))
 		c.obs.Received(handed, true)
 		c.handOff(handed)
+	}
+	if (len(res.reserved) > 0 || res.asked > 0) && c.reserved != nil {
+		c.reserved(res.reserved, res.asked)
 	}
 
 	if err != nil && handedOff && outcomeUnknown(err) {
@@ -335,17 +434,20 @@ func (c *completer) flushIDs(ids []int64) bool {
 			c.firstDone = time.Now()
 		}
 		c.done = append(ids, c.done...)
+		for _, x := range started {
+			c.started[x.predecessor] = x
+		}
 		c.mu.Unlock()
 		return false
 	}
-	if accepted < len(ids) {
+	if accepted := res.accepted; accepted < len(ids) {
 		c.log.Warn("some completed tasks were no longer this worker's (recovered by the leader)",
 			"worker", c.id, "tasks", len(ids), "completed", accepted)
 	}
 	c.backlog -= len(ids)
 	c.spare = ids[:0]
 	c.mu.Unlock()
-	c.flushed()
+	c.flushed(len(started) > 0 || res.asked > 0)
 	return true
 }
 
@@ -358,42 +460,99 @@ func (c *completer) flushIDs(ids []int64) bool {
 // few tasks taken over would finish out of step with its batches), and a
 // closing session must claim nothing it would hand back.
 // takeOver reports whether the call could hand tasks over.
-func (c *completer) completeCall(ctx context.Context, ids []int64) (accepted int, handed []*Task, takeOver bool, err error) {
+func (c *completer) completeCall(ctx context.Context, ids []int64, started []*Task) (res completeResult, takeOver bool, err error) {
 	holders := c.takeHolders(ids)
 	c.mu.Lock()
 	closing := c.closing
 	c.mu.Unlock()
 	takeOver = mostlyHolders(holders, len(ids)) && !closing
-	accepted, handed, err = c.complete(ctx, ids, takeOver)
-	return accepted, handed, takeOver, err
+	res, err = c.complete(ctx, ids, started, takeOver)
+	return res, takeOver || len(started) > 0, err
 }
 
-// completeTasks is the session's completeFunc: complete, or with take
-// complete_and_take, which takes at most limitedCap tasks.
-func (s *session) completeTasks(ctx context.Context, ids []int64, take bool) (accepted int, taken []*Task, err error) {
+// completeTasks is the session's completeFunc: complete; with take
+// complete_and_take, which takes at most limitedCap tasks; with started
+// successors, or take and handlers slow enough to reserve successors for
+// (reserveBudget), complete_and_reserve.
+func (s *session) completeTasks(ctx context.Context, ids []int64, started []*Task, take bool) (res completeResult, err error) {
+	reserve := 0
+	if take {
+		reserve = s.reserveBudget(len(ids))
+	}
+	defer func() {
+		if err != nil {
+			s.doneReserving(reserve)
+		} else {
+			// keepReserved takes them off the budget with the tasks.
+			res.asked = reserve
+		}
+	}()
+	if len(started) == 0 && reserve == 0 {
+		if !take {
+			err = s.w.db.QueryRow(ctx, s.w.sql.complete, ids, s.id).Scan(&res.accepted)
+			return res, err
+		}
+		rows, err := s.w.db.Query(ctx, s.w.sql.completeAndTake, ids, s.id, s.limitedCap(len(ids)))
+		if err != nil {
+			return res, err
+		}
+		err = scanCompletion(rows, &res, false)
+		return res, err
+	}
+	startedIDs := make([]int64, len(started))
+	for i, x := range started {
+		startedIDs[i] = x.ID
+	}
+	maxTake := s.limitedCap(len(ids))
 	if !take {
-		err = s.w.db.QueryRow(ctx, s.w.sql.complete, ids, s.id).Scan(&accepted)
-		return accepted, nil, err
+		zero := 0
+		maxTake = &zero
 	}
-	rows, err := s.w.db.Query(ctx, s.w.sql.completeAndTake, ids, s.id, s.limitedCap(len(ids)))
+	rows, err := s.w.db.Query(ctx, s.w.sql.completeAndReserve, ids, s.id, startedIDs, maxTake, reserve)
 	if err != nil {
-		return 0, nil, err
+		return res, err
 	}
+	err = scanCompletion(rows, &res, true)
+	return res, err
+}
+
+// scanCompletion reads a completion's rows into res: complete_and_take's
+// (completed, id, type, payload, attempts), with kind
+// complete_and_reserve's.
+func scanCompletion(rows pgx.Rows, res *completeResult, withKind bool) error {
 	defer rows.Close()
 	for rows.Next() {
 		var id *int64
-		var typ *string
+		var typ, kind *string
 		var payload []byte
 		var attempts *int
-		if err := rows.Scan(&accepted, &id, &typ, &payload, &attempts); err != nil {
-			return 0, nil, err
+		dest := []any{&res.accepted, &id, &typ, &payload, &attempts}
+		if withKind {
+			dest = append(dest, &kind)
 		}
-		if id != nil {
-			taken = append(taken, &Task{ID: *id, Type: *typ, Payload: payload, Attempts: *attempts, holdsUnit: true})
+		if err := rows.Scan(dest...); err != nil {
+			return err
+		}
+		if id == nil {
+			continue
+		}
+		k := "taken"
+		if kind != nil {
+			k = *kind
+		}
+		switch k {
+		case "taken":
+			res.taken = append(res.taken, &Task{ID: *id, Type: *typ, Payload: payload, Attempts: *attempts, holdsUnit: true})
+		case "reserved":
+			res.reserved = append(res.reserved, &Task{ID: *id, Type: *typ, Payload: payload, Attempts: *attempts})
+		case "refused":
+			if res.refused == nil {
+				res.refused = map[int64]bool{}
+			}
+			res.refused[*id] = true
+		default:
+			return fmt.Errorf("complete_and_reserve returned a task of unknown kind %q", k)
 		}
 	}
-	if err := rows.Err(); err != nil {
-		return 0, nil, err
-	}
-	return accepted, taken, nil
+	return rows.Err()
 }

@@ -71,13 +71,14 @@ func newCompleterRig(flushSize int, flushInterval time.Duration, answer answer) 
 		bg:            context.Background(),
 		flushInterval: flushInterval,
 		flushSize:     func() int { return flushSize },
-		complete: func(_ context.Context, ids []int64, take bool) (int, []*Task, error) {
+		complete: func(_ context.Context, ids []int64, _ []*Task, take bool) (completeResult, error) {
 			r.mu.Lock()
 			n := len(r.calls)
 			r.calls = append(r.calls, completion{ids: slices.Clone(ids), take: take})
 			r.mu.Unlock()
 			r.callc <- struct{}{}
-			return answer(n, ids, take)
+			accepted, taken, err := answer(n, ids, take)
+			return completeResult{accepted: accepted, taken: taken}, err
 		},
 		handOff: func(tasks []*Task) {
 			r.mu.Lock()
@@ -87,7 +88,7 @@ func newCompleterRig(flushSize int, flushInterval time.Duration, answer answer) 
 			}
 		},
 		lost:    func() { r.count(&r.lost) },
-		flushed: func() { r.count(&r.flushed) },
+		flushed: func(bool) { r.count(&r.flushed) },
 		obs:     &recordingObserver{rig: r},
 		log:     slog.New(slog.NewTextHandler(&r.log, &slog.HandlerOptions{ReplaceAttr: dropTime})),
 	})

@@ -44,6 +44,7 @@ func (s *session) fetch() (ok bool) {
 		}
 		delay = w.cfg.PollInterval
 		if len(tasks) == 0 {
+			s.trimAllReserved()
 			if !s.idle() {
 				return true
 			}

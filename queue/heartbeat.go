@@ -33,6 +33,7 @@ func (s *session) declaredDead() {
 		t.abandoned = true
 		delete(s.running, id)
 	}
+	clear(s.reserved)
 	s.completer.drop()
 	s.mu.Unlock()
 	s.cancelHandler()

@@ -30,6 +30,13 @@ drain:
 	close(s.jobs)
 	s.mu.Lock()
 	running := len(s.running)
+	// Reserved successors no task will start in place of now.
+	for typ, q := range s.reserved {
+		for _, t := range q {
+			release = append(release, t.ID)
+		}
+		delete(s.reserved, typ)
+	}
 	s.mu.Unlock()
 	w.log.Info("worker stopping: no new task starts; queued tasks are handed back",
 		"worker", s.id, "queued", len(release), "running", running, "timeout", w.cfg.ShutdownTimeout)

@@ -24,6 +24,15 @@ type Task struct {
 	// type's slot units until it is completed or failed.
 	holdsUnit bool
 
+	// promotion is set for a reserved successor the worker started in
+	// place of a finished task of its type: it is closed once the
+	// completion reporting the start has returned, promoted then saying
+	// whether the task is the worker's (running on the finished task's
+	// unit). Its outcome is reported only after that (see awaitPromotion).
+	promotion   chan struct{}
+	promoted    bool
+	predecessor int64 // the finished task it started in place of
+
 	// abandoned is set, under the session's lock, when the task is no
 	// longer the worker's to finish (released, or the worker was declared
 	// dead): its handler's result is discarded.

@@ -400,6 +400,12 @@ type Run struct {
 	RunningMax     int     `json:"running_max"`
 	RunningMean    float64 `json:"running_mean"`
 	RunningSamples int     `json:"running_samples"`
+	// HandlersMax is the most handlers of one type the run's workers ran
+	// at once, counted in the workers themselves (the driver "worker"
+	// only): with reserved successors (migration 036) a task starts
+	// before the completion of the one it replaces has committed, and
+	// this counts what the database's samples cannot.
+	HandlersMax int `json:"handlers_max,omitempty"`
 	// Functions is the server-side time of the runtime's functions during
 	// the run (pg_stat_user_functions; needs a superuser, else empty).
 	Functions []FunctionStat `json:"functions,omitempty"`
@@ -676,6 +682,9 @@ func (d *drainer) run(ctx context.Context, c DrainCase, round, tasks int) (Run, 
 		return r, err
 	}
 	r.Limit, r.RunningMax, r.RunningMean, r.RunningSamples = c.limit(), running.max, running.mean(), running.n
+	obs.mu.Lock()
+	r.HandlersMax = obs.handlingMax
+	obs.mu.Unlock()
 	r.LimitedTasks = c.limitedTasks(tasks)
 	if d.trackFunctions {
 		if r.Functions, err = d.functionStats(ctx, schema); err != nil {
@@ -809,7 +818,8 @@ func (f FunctionStat) MeanMS() float64 {
 // reportedFunctions are the runtime functions whose server time a run
 // reports: the claim, the completion, and the slot-unit steps inside them
 // (hand_off runs inside complete; take_units inside enqueue).
-var reportedFunctions = []string{"claim", "complete", "complete_and_take", "hand_off", "offer_units", "give_back", "take_units", "admit_waiting", "admit_keys"}
+var reportedFunctions = []string{"claim", "complete", "complete_and_take", "complete_and_reserve", "hand_off", "offer_units", "give_back",
+	"promote_started", "reserve_successors", "take_units", "admit_waiting", "admit_keys"}
 
 // functionStats reads the runtime functions' statistics of a run's schema
 // (a fresh schema per run: they count this run only). A server process
@@ -957,6 +967,28 @@ type drainObserver struct {
 	claimed           int64
 	empty, short      int
 	failed            int
+	// handling counts, per task type, the handlers running now, in every
+	// worker of the run; handlingMax is the most of one type at once.
+	handling    map[string]int
+	handlingMax int
+}
+
+// Started counts t's handler as running (see handling).
+func (o *drainObserver) Started(t *queue.Task) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	if o.handling == nil {
+		o.handling = map[string]int{}
+	}
+	o.handling[t.Type]++
+	o.handlingMax = max(o.handlingMax, o.handling[t.Type])
+}
+
+// Handled counts t's handler as returned.
+func (o *drainObserver) Handled(t *queue.Task, _ time.Duration, _ error, _ bool) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	o.handling[t.Type]--
 }
 
 func (o *drainObserver) Claimed(requested, got int, latency time.Duration, err error) {

@@ -230,7 +230,7 @@ func (r *DrainReport) bindingChecks(cases []DrainCase) []Check {
 	limit := binding.limit()
 	ideal := float64(limit) / binding.HandlerDelay.Seconds()
 	var shares []float64
-	maxRunning, samples := 0, 0
+	maxRunning, samples, maxHandlers := 0, 0, 0
 	for _, run := range r.Runs {
 		if run.Variant != Binding {
 			continue
@@ -238,16 +238,23 @@ func (r *DrainReport) bindingChecks(cases []DrainCase) []Check {
 		shares = append(shares, run.TasksPerSec/ideal)
 		maxRunning = max(maxRunning, run.RunningMax)
 		samples += run.RunningSamples
+		maxHandlers = max(maxHandlers, run.HandlersMax)
 	}
 	share := stats.Median(shares)
-	return []Check{
+	checks := []Check{
 		pointCheck("binding: running never above the limit", fmt.Sprintf("≤ %d in every sample", limit),
 			fmt.Sprintf("max %d in %s samples", maxRunning, textfmt.Thousands(samples)),
 			maxRunning <= limit && samples > 0),
+	}
+	if maxHandlers > 0 {
+		// Counted by the Go workers themselves (not by the sql driver).
+		checks = append(checks, pointCheck("binding: handlers never above the limit", fmt.Sprintf("≤ %d at once", limit),
+			fmt.Sprintf("max %d", maxHandlers), maxHandlers <= limit))
+	}
+	return append(checks,
 		pointCheck("binding: throughput", fmt.Sprintf("≥ %.0f%% of the ideal %s tasks/s", TargetBinding*100, textfmt.ThousandsFloat(ideal)),
 			fmt.Sprintf("%.1f%% (median of %d)", share*100, len(shares)),
-			share >= TargetBinding),
-	}
+			share >= TargetBinding))
 }
 
 // functionSummary pools the server-side statistics of a variant's runs.

@@ -111,6 +111,9 @@ func TestDrainBindingSmall(t *testing.T) {
 		names = append(names, c.Name)
 	}
 	require.Contains(t, names, "binding: running never above the limit")
+	require.Contains(t, names, "binding: handlers never above the limit")
+	require.Positive(t, run.HandlersMax)
+	require.LessOrEqual(t, run.HandlersMax, limit, "no more handlers of the type ran at once than its limit")
 	require.Contains(t, names, "binding: throughput")
 	var md bytes.Buffer
 	require.NoError(t, rep.WriteMarkdown(&md))

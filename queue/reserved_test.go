@@ -1,0 +1,123 @@
+package queue_test
+
+import (
+	"context"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/pgseq/pgseq/catalog"
+	"github.com/pgseq/pgseq/queue"
+)
+
+// With a limit that binds and handlers slower than a completion's round
+// trip, workers hold reserved successors (migration 036) and start one in
+// place of each task that ends. Every task runs once, no more handlers of
+// the type run at once than its limit, the database sees reservations
+// while the workers run, and none is left once they have stopped: what
+// they held at shutdown went back to the lane.
+func TestWorkersStartReservedSuccessors(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t, config(fastQueue(), catalog.TaskType{Name: "bound", Concurrency: 3}))
+	ctx := context.Background()
+	const n = 150
+	batch := make([]queue.NewTask, n)
+	for i := range batch {
+		batch[i] = queue.NewTask{Type: "bound"}
+	}
+	_, err := e.client.EnqueueBatch(ctx, batch)
+	require.NoError(t, err)
+
+	var mu sync.Mutex
+	seen := map[int64]int{}
+	var handling, most atomic.Int64
+	handler := func(ctx context.Context, task *queue.Task) error {
+		now := handling.Add(1)
+		for m := most.Load(); now > m && !most.CompareAndSwap(m, now); m = most.Load() {
+		}
+		defer handling.Add(-1)
+		mu.Lock()
+		seen[task.ID]++
+		mu.Unlock()
+		select {
+		case <-time.After(15 * time.Millisecond):
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+		return nil
+	}
+	var stops []func() error
+	for range 2 {
+		w, err := queue.NewWorker(queue.Config{
+			Pool: e.Pool, Schema: e.Schema, PoolSize: 3, BatchSize: 10,
+			Handlers: map[string]queue.Handler{"bound": handler},
+		})
+		require.NoError(t, err)
+		stops = append(stops, run(t, w))
+	}
+
+	// Sampled from outside: reservations show while the workers run.
+	sawReserved := false
+	require.Eventually(t, func() bool {
+		var reserved, left int
+		e.Scalar(&reserved, `SELECT count(*) FROM {{schema}}.tasks WHERE status = 'claimed'`)
+		e.Scalar(&left, `SELECT count(*) FROM {{schema}}.tasks WHERE status <> 'completed'`)
+		sawReserved = sawReserved || reserved > 0
+		return left == 0
+	}, 60*time.Second, 2*time.Millisecond)
+	for _, stop := range stops {
+		require.NoError(t, stop())
+	}
+	require.True(t, sawReserved, "the workers reserved successors")
+	require.LessOrEqual(t, most.Load(), int64(3), "no more handlers ran at once than the limit")
+	mu.Lock()
+	require.Len(t, seen, n)
+	for id, runs := range seen {
+		require.Equal(t, 1, runs, "task %d ran once", id)
+	}
+	mu.Unlock()
+	e.RequireInvariants()
+}
+
+// A worker stopping while it holds reservations gives them back with its
+// unstarted tasks: after Stop nothing is reserved, and the tasks it did not
+// run wait in their lane (or hold the units freed) as if never reserved.
+func TestStoppingWorkerGivesReservationsBack(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t, config(fastQueue(), catalog.TaskType{Name: "bound", Concurrency: 2}))
+	ctx := context.Background()
+	batch := make([]queue.NewTask, 60)
+	for i := range batch {
+		batch[i] = queue.NewTask{Type: "bound"}
+	}
+	_, err := e.client.EnqueueBatch(ctx, batch)
+	require.NoError(t, err)
+	w, err := queue.NewWorker(queue.Config{
+		Pool: e.Pool, Schema: e.Schema, PoolSize: 2, BatchSize: 10,
+		Handlers: map[string]queue.Handler{"bound": func(ctx context.Context, _ *queue.Task) error {
+			select {
+			case <-time.After(20 * time.Millisecond):
+			case <-ctx.Done():
+			}
+			return nil
+		}},
+	})
+	require.NoError(t, err)
+	stop := run(t, w)
+	require.Eventually(t, func() bool {
+		var reserved int
+		e.Scalar(&reserved, `SELECT count(*) FROM {{schema}}.tasks WHERE status = 'claimed'`)
+		return reserved > 0
+	}, 30*time.Second, 2*time.Millisecond, "the worker reserves successors")
+	require.NoError(t, stop())
+
+	var reserved, owned int
+	e.Scalar(&reserved, `SELECT count(*) FROM {{schema}}.tasks WHERE status IN ('claimed', 'running')`)
+	e.Scalar(&owned, `SELECT count(*) FROM {{schema}}.tasks WHERE status = 'pending' AND (worker_id IS NOT NULL OR claimed_at IS NOT NULL)`)
+	require.Zero(t, reserved, "nothing reserved or running after Stop")
+	require.Zero(t, owned, "handed back as never reserved")
+	e.RequireInvariants()
+}
