@@ -137,8 +137,12 @@ func (p *printer) limits(s *Snapshot) {
 		if l.Limit == 0 {
 			limit = "none"
 		}
+		waiting := p.count(l.Waiting)
+		if l.Reserved.Value > 0 {
+			waiting += " (+" + p.count(l.Reserved) + " reserved)"
+		}
 		t.row(l.TaskType, l.Queue, p.count(l.Running), limit,
-			textfmt.Thousands(l.Used)+"/"+textfmt.Thousands(l.Capacity), strconv.Itoa(l.SlotGroups), p.count(l.Waiting), l.State)
+			textfmt.Thousands(l.Used)+"/"+textfmt.Thousands(l.Capacity), strconv.Itoa(l.SlotGroups), waiting, l.State)
 		styles = append(styles, stateStyle(l.State))
 	}
 	t.write(&p.b, "  ", func(row, col int, cell string) string {

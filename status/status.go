@@ -216,7 +216,7 @@ type Queue struct {
 	// Scheduled are the pending tasks due later (scheduled, or retries
 	// waiting out their backoff).
 	Scheduled Count `json:"scheduled"`
-	// Running are the tasks claimed or running.
+	// Running are the tasks running (reserved successors not counted).
 	Running    Count `json:"running"`
 	Failed     Count `json:"failed"`
 	DeadLetter Count `json:"dead_letter"`
@@ -245,6 +245,10 @@ type Limit struct {
 	// Waiting are the type's due tasks waiting for a unit.
 	Waiting       Count `json:"waiting"`
 	OldestWaiting *Age  `json:"oldest_waiting"`
+	// Reserved are due tasks taken from the lane by workers as reserved
+	// successors (no unit, counted in no limit): each starts in place of a
+	// task of the type that ends, on its unit.
+	Reserved Count `json:"reserved"`
 	// Binding: tasks wait because the limit binds — every unit is in use,
 	// or the type is draining.
 	Binding bool `json:"binding"`
@@ -291,9 +295,11 @@ type Worker struct {
 	// recovered).
 	State  string     `json:"state"`
 	DeadAt *time.Time `json:"dead_at,omitempty"`
-	// Running is how many tasks it holds (claimed or running).
-	Running int64 `json:"running"`
-	Leader  bool  `json:"leader"`
+	// Running is how many tasks it runs; Reserved how many reserved
+	// successors it holds beside them (see Limit.Reserved).
+	Running  int64 `json:"running"`
+	Reserved int64 `json:"reserved"`
+	Leader   bool  `json:"leader"`
 }
 
 // Leader is the leader lease: who holds (or last held) it.
@@ -463,6 +469,7 @@ type reader struct {
 
 	// running tasks per queue, per type and per worker.
 	runQueue, runType, runWorker map[string]int64
+	resType, resWorker           map[string]int64
 	runExact                     bool
 	// lanes holds the due waiting tasks per task type.
 	lanes map[string]lane
@@ -512,13 +519,16 @@ func (r *reader) running() error {
 		return err
 	}
 	r.runQueue, r.runType, r.runWorker = map[string]int64{}, map[string]int64{}, map[string]int64{}
+	r.resType, r.resWorker = map[string]int64{}, map[string]int64{}
 	var queue, typ, worker string
-	var n, total int64
-	_, err = pgx.ForEachRow(rows, []any{&queue, &typ, &worker, &n}, func() error {
+	var n, reserved, total int64
+	_, err = pgx.ForEachRow(rows, []any{&queue, &typ, &worker, &n, &reserved}, func() error {
 		r.runQueue[queue] += n
 		r.runType[typ] += n
 		r.runWorker[worker] += n
-		total += n
+		r.resType[typ] += reserved
+		r.resWorker[worker] += reserved
+		total += n + reserved
 		return nil
 	})
 	r.runExact = total <= runningLimit
@@ -757,6 +767,7 @@ func (r *reader) limits() error {
 		// the drain; a group over capacity drains either way.
 		x.Draining = x.Draining || len(x.DrainingGroups) > 0
 		x.Running = r.runningCount(r.runType[x.TaskType])
+		x.Reserved = r.runningCount(r.resType[x.TaskType])
 		x.Waiting = exact(0)
 		if ln, ok := r.lanes[x.TaskType]; ok {
 			x.Waiting, x.OldestWaiting = ln.waiting, ln.oldest
@@ -804,6 +815,7 @@ func (r *reader) workers() error {
 			r.s.Workers.Alive++
 		}
 		x.Running = r.runWorker[x.ID]
+		x.Reserved = r.resWorker[x.ID]
 		r.s.Workers.List = append(r.s.Workers.List, x)
 		return nil
 	})

@@ -3,6 +3,7 @@ package status
 import (
 	"context"
 	"errors"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -284,6 +285,33 @@ task "render" { concurrency = 2 }
 	require.Equal(t, exact(1), l.Waiting)
 	require.Equal(t, []SlotGroup{{3, 0, 1}, {4, 0, 1}}, l.DrainingGroups)
 	require.Equal(t, 4, l.SlotGroups)
+}
+
+// Reserved successors (migration 036) show beside the type's waiting tasks
+// and its worker's running ones, and in the text.
+func TestReadReservedSuccessors(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t, `
+queue "default" {}
+task "render" { concurrency = 2 }
+`)
+	e.enqueue("render", 6)
+	e.Exec(`SELECT {{schema}}.register_worker('w1', 'host', 4)`)
+	var first int64
+	e.Scalar(&first, `SELECT min(id) FROM {{schema}}.claim('default', 'w1', 4)`)
+	e.Exec(`SELECT count(*) FROM {{schema}}.complete_and_reserve(ARRAY[$1::bigint], 'w1', NULL, NULL, 4)`, first)
+
+	s := e.read(Options{})
+	l := limitNamed(t, s, "render")
+	require.Equal(t, exact(2), l.Running)
+	require.Equal(t, exact(2), l.Reserved, "one per task the worker runs")
+	require.Equal(t, exact(1), l.Waiting)
+	require.Len(t, s.Workers.List, 1)
+	require.EqualValues(t, 2, s.Workers.List[0].Running)
+	require.EqualValues(t, 2, s.Workers.List[0].Reserved)
+	var b strings.Builder
+	require.NoError(t, Render(&b, s, RenderOptions{}))
+	require.Contains(t, b.String(), "1 (+2 reserved)")
 }
 
 // Workers alive, late (no heartbeat within the timeout) and dead; a lease
