@@ -957,6 +957,11 @@ func (c *stormClaimer) finish(q querier, rt *roundTx, inTx bool) bool {
 	c.held = nil
 	var complete, take, reserve, release []*holding
 	for _, h := range held {
+		if slices.ContainsFunc(c.reserved, func(r *holding) bool { return r.typ == h.typ }) && c.rng.IntN(5) > 0 {
+			// Mostly as a worker does: a successor starts in its place.
+			reserve = append(reserve, h)
+			continue
+		}
 		switch p := c.rng.IntN(100); {
 		case p < 35:
 			complete = append(complete, h)

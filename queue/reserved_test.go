@@ -2,6 +2,7 @@ package queue_test
 
 import (
 	"context"
+	"errors"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -79,6 +80,49 @@ func TestWorkersStartReservedSuccessors(t *testing.T) {
 		require.Equal(t, 1, runs, "task %d ran once", id)
 	}
 	mu.Unlock()
+	e.RequireInvariants()
+}
+
+// Handlers that fail now and then: a failed task gives its unit back
+// (fail) and its worker gives back the reservations it can no longer start
+// in its place; a started successor that fails is failed once its start
+// has been reported. Every task completes in the end, nothing stays
+// reserved.
+func TestReservedSuccessorsSurviveFailingHandlers(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t, config(fastQueue(), catalog.TaskType{Name: "bound", Concurrency: 3}))
+	ctx := context.Background()
+	const n = 120
+	batch := make([]queue.NewTask, n)
+	for i := range batch {
+		batch[i] = queue.NewTask{Type: "bound"}
+	}
+	_, err := e.client.EnqueueBatch(ctx, batch)
+	require.NoError(t, err)
+	var handling, most, failures atomic.Int64
+	handler := func(ctx context.Context, task *queue.Task) error {
+		now := handling.Add(1)
+		for m := most.Load(); now > m && !most.CompareAndSwap(m, now); m = most.Load() {
+		}
+		defer handling.Add(-1)
+		time.Sleep(12 * time.Millisecond)
+		if task.Attempts == 1 && task.ID%5 == 0 {
+			failures.Add(1)
+			return errors.New("first attempts of every fifth task fail")
+		}
+		return nil
+	}
+	w, err := queue.NewWorker(queue.Config{
+		Pool: e.Pool, Schema: e.Schema, PoolSize: 4, BatchSize: 10,
+		Handlers: map[string]queue.Handler{"bound": handler},
+	})
+	require.NoError(t, err)
+	stop := run(t, w)
+	require.Eventually(t, func() bool { return e.StatusCounts()["completed"] == n }, 60*time.Second, 5*time.Millisecond)
+	require.NoError(t, stop())
+	require.Equal(t, map[string]int{"completed": n}, e.StatusCounts())
+	require.Positive(t, failures.Load())
+	require.LessOrEqual(t, most.Load(), int64(3), "no more handlers ran at once than the limit")
 	e.RequireInvariants()
 }
 
