@@ -89,8 +89,12 @@ type sqlClaimer struct {
 	obs               *drainObserver
 
 	claimSQL, takeSQL, heartbeatSQL string
+	reserveSQL                      string
 	lastHeartbeat                   time.Time
 	ids                             []int64 // the batch being run
+	// reserved are reserved successors (with a handler delay: see
+	// loopWithSuccessors), started when the batch has run.
+	reserved []int64
 }
 
 func (cl *sqlClaimer) run(ctx context.Context) error {
@@ -98,8 +102,14 @@ func (cl *sqlClaimer) run(ctx context.Context) error {
 	cl.claimSQL = migrations.Render(`SELECT id, type, payload, attempts FROM {{schema}}.claim($1, $2, $3)`, cl.schema)
 	cl.takeSQL = migrations.Render(`SELECT completed, id, type, payload, attempts FROM {{schema}}.complete_and_take($1, $2, $3)`, cl.schema)
 	cl.heartbeatSQL = migrations.Render(`SELECT {{schema}}.heartbeat($1)`, cl.schema)
+	cl.reserveSQL = migrations.Render(`SELECT completed, id, kind FROM {{schema}}.complete_and_reserve($1, $2, $3, $4, $5)`, cl.schema)
 	cl.lastHeartbeat = time.Now()
-	err := cl.loop(ctx)
+	var err error
+	if cl.handlerDelay > 0 {
+		err = cl.loopWithSuccessors(ctx)
+	} else {
+		err = cl.loop(ctx)
+	}
 	if ctx.Err() != nil {
 		return nil // the drain is over (or interrupted): a call cut short is no failure
 	}
@@ -127,6 +137,91 @@ func (cl *sqlClaimer) loop(ctx context.Context) error {
 		}
 	}
 	return nil
+}
+
+// loopWithSuccessors is the loop of docs/sql-api.md for handlers slower
+// than a completion's round trip ("Reserved successors for slow
+// handlers"): when the batch has run, the claimer starts its reserved
+// successors at once and reports them with the batch's completion
+// (complete_and_reserve), which passes the finished tasks' units to them
+// and reserves as many again; the started ones (less any refused) and the
+// tasks taken over are the next batch, topped up by a claim. A batch runs
+// for the handler delay from the moment its last task started.
+func (cl *sqlClaimer) loopWithSuccessors(ctx context.Context) error {
+	var runStart time.Time
+	for ctx.Err() == nil {
+		if err := cl.heartbeat(ctx); err != nil {
+			return err
+		}
+		if len(cl.ids) < cl.batch {
+			before := len(cl.ids)
+			if err := cl.claim(ctx, cl.batch-len(cl.ids)); err != nil {
+				return err
+			}
+			if len(cl.ids) == 0 {
+				sleepCtx(ctx, sqlPollInterval)
+				continue
+			}
+			if len(cl.ids) > before || runStart.IsZero() {
+				runStart = time.Now()
+			}
+		}
+		sleepCtx(ctx, time.Until(runStart.Add(cl.handlerDelay)))
+		if ctx.Err() != nil {
+			return nil
+		}
+		// The batch has run: its successors start now.
+		runStart = time.Now()
+		taken, err := cl.completeAndReserve(ctx)
+		if err != nil {
+			return err
+		}
+		if taken {
+			runStart = time.Now() // tasks handed over start when they arrive
+		}
+	}
+	return nil
+}
+
+// completeAndReserve completes the batch with complete_and_reserve,
+// reporting the reserved successors started in its place; the next batch
+// is the successors promoted and the tasks taken over (taken says whether
+// there were any), and the new reservations are kept.
+func (cl *sqlClaimer) completeAndReserve(ctx context.Context) (taken bool, err error) {
+	start := time.Now()
+	started := cl.reserved
+	rows, _ := cl.conn.Query(ctx, cl.reserveSQL, cl.ids, cl.id, started, cl.batch, len(cl.ids))
+	var completed int
+	var id *int64
+	var kind *string
+	var next, reserved []int64
+	refused := map[int64]bool{}
+	if _, err := pgx.ForEachRow(rows, []any{&completed, &id, &kind}, func() error {
+		if id == nil {
+			return nil
+		}
+		switch *kind {
+		case "taken":
+			next = append(next, *id)
+		case "reserved":
+			reserved = append(reserved, *id)
+		case "refused":
+			refused[*id] = true
+		}
+		return nil
+	}); err != nil {
+		return false, fmt.Errorf("complete_and_reserve: %w", err)
+	}
+	if completed != len(cl.ids) {
+		return false, fmt.Errorf("complete_and_reserve completed %d of the claimer's %d tasks", completed, len(cl.ids))
+	}
+	if len(refused) > 0 {
+		return false, fmt.Errorf("complete_and_reserve refused %d of the claimer's %d started successors", len(refused), len(started))
+	}
+	cl.obs.Completed(len(cl.ids), completed, time.Since(start), nil)
+	cl.ids = append(started, next...)
+	cl.reserved = reserved
+	return len(next) > 0, nil
 }
 
 // claim adds up to want newly claimed tasks to the batch.
@@ -196,6 +291,8 @@ func (cl *sqlClaimer) heartbeat(ctx context.Context) error {
 // driver.
 func (s DrainSettings) sqlDrainedBy() string {
 	return fmt.Sprintf("%s through the SQL API (driver `sql`; each on its own connection loops `claim(queue, worker, %d)` → run → "+
-		"`complete_and_take(ids, worker, %d)`, whose tasks start its next batch, topped up by a claim when fewer; every call autocommitted)",
-		textfmt.Plural(s.Workers, "claimer"), s.BatchSize, s.BatchSize)
+		"`complete_and_take(ids, worker, %d)`, whose tasks start its next batch, topped up by a claim when fewer; with a handler delay, "+
+		"the reserved successors start when a batch has run and `complete_and_reserve(ids, worker, started, %d, len(ids))` passes "+
+		"the batch's units to them; every call autocommitted)",
+		textfmt.Plural(s.Workers, "claimer"), s.BatchSize, s.BatchSize, s.BatchSize)
 }

@@ -70,3 +70,29 @@ func TestDrainSQLDriver(t *testing.T) {
 	// The claimers' connections went back to the pool, the schemas are gone.
 	db.RequireSchemasGone()
 }
+
+// TestDrainSQLDriverBinding drains the binding variant through the SQL API:
+// with handlers slower than a completion, the claimers start reserved
+// successors when a batch has run and report them with its completion
+// (complete_and_reserve). Every task completes once, running never above
+// the limit, and the report says how the claimers drained.
+func TestDrainSQLDriverBinding(t *testing.T) {
+	t.Parallel()
+	db := pgseqtest.New(t)
+	const tasks = 200
+	rep, err := scenarios.RunDrain(context.Background(), scenarios.DrainOptions{
+		Pool: db.Pool, Driver: scenarios.DriverSQL, Tasks: tasks, Rounds: 1, Workers: 3, BatchSize: 20,
+		Variants: []scenarios.Variant{scenarios.Binding}, SchemaPrefix: db.Schema, Warmup: -1,
+	})
+	require.NoError(t, err)
+	require.Len(t, rep.Runs, 1)
+	run := rep.Runs[0]
+	require.Equal(t, tasks, run.Tasks)
+	require.InDelta(t, tasks, run.MeanCompleteSize*float64(run.Complete.Count), 0.5, "every task completed once")
+	require.Positive(t, run.RunningSamples)
+	require.LessOrEqual(t, run.RunningMax, run.Limit, "never above the limit")
+	var md bytes.Buffer
+	require.NoError(t, rep.WriteMarkdown(&md))
+	require.Contains(t, md.String(), "complete_and_reserve")
+	db.RequireSchemasGone()
+}

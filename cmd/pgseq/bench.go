@@ -72,8 +72,10 @@ in another language would: --workers claimers (default 8), each on its own
 connection and registered with register_worker, loop claim(queue, worker,
 --batch-size) (default 100) → run → complete_and_take(ids, worker,
 --batch-size), whose tasks are the next batch (claim again when it hands
-none), each call in its own transaction; --pool-size and the flush flags do
-not apply.
+none), each call in its own transaction; for binding (slow handlers) the
+claimers start reserved successors when a batch has run and complete it
+with complete_and_reserve, which passes its units to them. --pool-size and
+the flush flags do not apply.
 
 Reports tasks/s and each variant's median ratio to the baseline of the same
 round with a confidence interval, the claim and complete round trips'
