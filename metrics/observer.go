@@ -102,7 +102,7 @@ func New(reg prometheus.Registerer, opts Options) (*Observer, error) {
 		claimed: counter("tasks_claimed_total",
 			"Tasks the worker received, by its claims or handed over by its completions.", qt),
 		handedOff: counter("tasks_handed_off_total",
-			"Tasks handed to the worker by its completions (complete_and_take): slot units passed straight to waiting tasks. Included in pgseq_tasks_claimed_total.", qt),
+			"Tasks handed to the worker by its completions (complete_and_take: slot units passed straight to waiting tasks; complete_and_reserve: reserved successors started in place of finished tasks). Included in pgseq_tasks_claimed_total.", qt),
 		completed: counter("tasks_completed_total",
 			"Tasks whose handler succeeded; the worker completes them in its next batched completion.", qt),
 		failed: counter("tasks_failed_total",
