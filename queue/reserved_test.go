@@ -126,6 +126,70 @@ func TestReservedSuccessorsSurviveFailingHandlers(t *testing.T) {
 	e.RequireInvariants()
 }
 
+// An apply lowering the limit while workers hold reservations: running,
+// sampled from outside, never rises after the apply (a reservation made
+// before it starts once, on its predecessor's unit), falls to the new limit
+// and stays there; every task completes once.
+func TestLoweringALimitWhileWorkersHoldReservations(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t, config(fastQueue(), catalog.TaskType{Name: "bound", Concurrency: 4}))
+	ctx := context.Background()
+	const n = 300
+	batch := make([]queue.NewTask, n)
+	for i := range batch {
+		batch[i] = queue.NewTask{Type: "bound"}
+	}
+	_, err := e.client.EnqueueBatch(ctx, batch)
+	require.NoError(t, err)
+	handler := func(ctx context.Context, _ *queue.Task) error {
+		select {
+		case <-time.After(15 * time.Millisecond):
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+		return nil
+	}
+	for range 2 {
+		w, err := queue.NewWorker(queue.Config{
+			Pool: e.Pool, Schema: e.Schema, PoolSize: 4, BatchSize: 10,
+			Handlers: map[string]queue.Handler{"bound": handler},
+		})
+		require.NoError(t, err)
+		run(t, w)
+	}
+	running := func() (r, reserved int) {
+		e.Row(`SELECT count(*) FILTER (WHERE status = 'running'), count(*) FILTER (WHERE status = 'claimed') FROM {{schema}}.tasks`,
+			nil, &r, &reserved)
+		return r, reserved
+	}
+	require.Eventually(t, func() bool {
+		r, reserved := running()
+		return r == 4 && reserved > 0
+	}, 30*time.Second, time.Millisecond, "the workers run the limit's 4 tasks and hold reservations")
+
+	lowered := config(fastQueue(), catalog.TaskType{Name: "bound", Concurrency: 2})
+	e.Apply(lowered)
+	prev, settled := 4, false
+	deadline := time.Now().Add(60 * time.Second)
+	for {
+		r, _ := running()
+		if settled {
+			require.LessOrEqual(t, r, 2, "once within the new limit, running stays within it")
+		} else {
+			require.LessOrEqual(t, r, prev, "running never rises while the lowered limit drains")
+			prev = r
+			settled = r <= 2
+		}
+		if e.StatusCounts()["completed"] == n {
+			break
+		}
+		require.True(t, time.Now().Before(deadline), "the drain did not finish: %v", e.StatusCounts())
+		time.Sleep(2 * time.Millisecond)
+	}
+	require.True(t, settled)
+	e.RequireInvariants()
+}
+
 // A worker stopping while it holds reservations gives them back with its
 // unstarted tasks: after Stop nothing is reserved, and the tasks it did not
 // run wait in their lane (or hold the units freed) as if never reserved.
