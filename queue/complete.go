@@ -68,11 +68,12 @@ type completerConfig struct {
 	// with an unknown outcome: tasks may have been taken unseen.
 	lost func()
 	// flushed is called after each successful completion: slot units may
-	// have been freed. successors says the completion passed its units to
-	// reserved successors or reserved some: its worker's handlers go from
-	// task to task without claims, and the units it handed on were taken
-	// or opened (hand_off notifies idle workers then), so its own fetcher
-	// need not claim again for them.
+	// have been freed. successors says the completion started successors
+	// or reserved some (not merely asked for them: a limit that does not
+	// bind reserves nothing, and its tasks come by claims): its worker's
+	// handlers go from task to task without claims, and the units it
+	// handed on were taken or opened (hand_off notifies idle workers
+	// then), so its own fetcher need not claim again for them.
 	flushed func(successors bool)
 	obs     Observer
 	log     *slog.Logger
@@ -447,7 +448,7 @@ func (c *completer) flushIDs(ids []int64, started []*Task) bool {
 	c.backlog -= len(ids)
 	c.spare = ids[:0]
 	c.mu.Unlock()
-	c.flushed(len(started) > 0 || res.asked > 0)
+	c.flushed(len(started) > 0 || len(res.reserved) > 0)
 	return true
 }
 

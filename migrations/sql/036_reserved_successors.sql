@@ -131,21 +131,33 @@ CREATE FUNCTION {{schema}}.reserve_successors(worker_id text, types text[], max_
 AS $function$
 #variable_conflict use_column
 DECLARE
+    v_kinds  text[];
     v_picked bigint[];
     v_taken  {{schema}}.taken_task[];
 BEGIN
     IF coalesce(max_reserve, 0) < 1 OR coalesce(cardinality(types), 0) = 0 THEN
         RETURN NULL;
     END IF;
-    WITH kinds AS (
-        SELECT tt.name AS t FROM {{schema}}.task_types tt
-        WHERE tt.name = ANY (types) AND tt.concurrency IS NOT NULL AND NOT tt.draining AND tt.partition_limit IS NULL
-    ), held AS (
-        -- What the worker holds of them, through tasks_held.
+    -- 1. The types that may reserve and whose lanes hold a task (one probe
+    -- of each lane's head, in its index's order): a limit that does not
+    -- bind costs no more than that.
+    SELECT array_agg(tt.name) INTO v_kinds
+    FROM {{schema}}.task_types tt
+    WHERE tt.name = ANY (types) AND tt.concurrency IS NOT NULL AND NOT tt.draining AND tt.partition_limit IS NULL
+      AND (SELECT true FROM {{schema}}.tasks t
+           WHERE t.type = tt.name AND t.status = 'pending' AND t.gate = 'waiting'
+           ORDER BY t.priority DESC, t.run_at, t.id LIMIT 1);
+    IF v_kinds IS NULL THEN
+        RETURN NULL;
+    END IF;
+    -- 2. Per type, as many of its lane's first tasks as the worker runs of
+    -- it beyond those it has reserved (counted through tasks_held), at most
+    -- max_reserve in all.
+    WITH held AS (
         SELECT h.type, count(*) FILTER (WHERE h.status = 'running') - count(*) FILTER (WHERE h.status = 'claimed') AS n
         FROM {{schema}}.tasks h
         WHERE h.worker_id = reserve_successors.worker_id AND h.status IN ('claimed', 'running')
-          AND h.type IN (SELECT k.t FROM kinds k)
+          AND h.type = ANY (v_kinds)
         GROUP BY h.type
     ), lane AS (
         SELECT l.id, l.priority, l.run_at
@@ -163,6 +175,7 @@ BEGIN
     IF v_picked IS NULL THEN
         RETURN NULL;
     END IF;
+    -- 3. Reserved: held by the worker, no unit.
     WITH r AS (
         UPDATE {{schema}}.tasks t
         SET status = 'claimed', worker_id = reserve_successors.worker_id, claimed_at = now(), updated_at = now()
