@@ -190,6 +190,37 @@ func TestLoweringALimitWhileWorkersHoldReservations(t *testing.T) {
 	e.RequireInvariants()
 }
 
+// Slow handlers and a limit that does not bind: the worker asks for
+// reservations and gets none (no lane holds a task), so its tasks come by
+// claims, and a completion must still wake its fetcher. With an hour's
+// poll interval a worker whose fetcher waited for it would stall after its
+// first batch; this one drains.
+func TestSlowHandlersWithAnUnboundLimitKeepClaiming(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t, config(fastQueue(), catalog.TaskType{Name: "loose", Concurrency: 1000}))
+	ctx := context.Background()
+	const n = 200
+	batch := make([]queue.NewTask, n)
+	for i := range batch {
+		batch[i] = queue.NewTask{Type: "loose"}
+	}
+	_, err := e.client.EnqueueBatch(ctx, batch)
+	require.NoError(t, err)
+	w, err := queue.NewWorker(queue.Config{
+		Pool: e.Pool, Schema: e.Schema, PoolSize: 4, BatchSize: 4, PollInterval: time.Hour,
+		Handlers: map[string]queue.Handler{"loose": func(context.Context, *queue.Task) error {
+			time.Sleep(5 * time.Millisecond)
+			return nil
+		}},
+	})
+	require.NoError(t, err)
+	stop := run(t, w)
+	require.Eventually(t, func() bool { return e.StatusCounts()["completed"] == n }, 30*time.Second, 5*time.Millisecond,
+		"the worker stalled: its fetcher waits for its poll interval")
+	require.NoError(t, stop())
+	e.RequireInvariants()
+}
+
 // A worker stopping while it holds reservations gives them back with its
 // unstarted tasks: after Stop nothing is reserved, and the tasks it did not
 // run wait in their lane (or hold the units freed) as if never reserved.
