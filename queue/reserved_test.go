@@ -24,7 +24,7 @@ func TestWorkersStartReservedSuccessors(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t, config(fastQueue(), catalog.TaskType{Name: "bound", Concurrency: 3}))
 	ctx := context.Background()
-	const n = 150
+	const n = 120
 	batch := make([]queue.NewTask, n)
 	for i := range batch {
 		batch[i] = queue.NewTask{Type: "bound"}
@@ -43,8 +43,10 @@ func TestWorkersStartReservedSuccessors(t *testing.T) {
 		mu.Lock()
 		seen[task.ID]++
 		mu.Unlock()
+		// Far slower than a completion, even on a loaded machine: the
+		// workers reserve only while their handlers outlast their calls.
 		select {
-		case <-time.After(15 * time.Millisecond):
+		case <-time.After(40 * time.Millisecond):
 		case <-ctx.Done():
 			return ctx.Err()
 		}
@@ -134,7 +136,7 @@ func TestLoweringALimitWhileWorkersHoldReservations(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t, config(fastQueue(), catalog.TaskType{Name: "bound", Concurrency: 4}))
 	ctx := context.Background()
-	const n = 300
+	const n = 150
 	batch := make([]queue.NewTask, n)
 	for i := range batch {
 		batch[i] = queue.NewTask{Type: "bound"}
@@ -143,7 +145,7 @@ func TestLoweringALimitWhileWorkersHoldReservations(t *testing.T) {
 	require.NoError(t, err)
 	handler := func(ctx context.Context, _ *queue.Task) error {
 		select {
-		case <-time.After(15 * time.Millisecond):
+		case <-time.After(40 * time.Millisecond): // far slower than a completion
 		case <-ctx.Done():
 			return ctx.Err()
 		}
@@ -238,7 +240,7 @@ func TestStoppingWorkerGivesReservationsBack(t *testing.T) {
 		Pool: e.Pool, Schema: e.Schema, PoolSize: 2, BatchSize: 10,
 		Handlers: map[string]queue.Handler{"bound": func(ctx context.Context, _ *queue.Task) error {
 			select {
-			case <-time.After(20 * time.Millisecond):
+			case <-time.After(40 * time.Millisecond): // far slower than a completion
 			case <-ctx.Done():
 			}
 			return nil
