@@ -150,6 +150,21 @@ func (c *completer) stop() {
 func (c *completer) add(id int64, holdsUnit, urgent bool) (wake bool) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	return c.addLocked(id, holdsUnit, urgent)
+}
+
+// addStarted queues finished task id, which held a unit, with the reserved
+// successor x the worker started in its place: one call completes id and
+// passes its unit to x, at once (urgent: add's wake is always true).
+func (c *completer) addStarted(id int64, x *Task) (wake bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.started[id] = x
+	return c.addLocked(id, true, true)
+}
+
+// addLocked is add with c.mu held.
+func (c *completer) addLocked(id int64, holdsUnit, urgent bool) (wake bool) {
 	c.done = append(c.done, id)
 	if holdsUnit {
 		c.holding[id] = struct{}{}
@@ -163,22 +178,6 @@ func (c *completer) add(id int64, holdsUnit, urgent bool) (wake bool) {
 		c.urgent = true
 	}
 	return n == 1 || n == c.flushSize() || urgent
-}
-
-// addStarted queues finished task id, which held a unit, with the reserved
-// successor x the worker started in its place: one call completes id and
-// passes its unit to x, at once (the caller wakes the completer).
-func (c *completer) addStarted(id int64, x *Task) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.started[id] = x
-	c.done = append(c.done, id)
-	c.holding[id] = struct{}{}
-	c.backlog++
-	if len(c.done) == 1 {
-		c.firstDone = time.Now()
-	}
-	c.urgent = true
 }
 
 // settle resolves the promotion of started successors: promoted or not

@@ -243,9 +243,9 @@ func (s *session) finish(t *Task, took time.Duration) *Task {
 			s.running[next.ID] = next
 		}
 	}
-	wake := true
+	var wake bool
 	if next != nil {
-		s.completer.addStarted(t.ID, next)
+		wake = s.completer.addStarted(t.ID, next)
 	} else {
 		wake = s.completer.add(t.ID, t.holdsUnit, urgent)
 	}
