@@ -1,0 +1,79 @@
+package migrations_test
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+)
+
+// A completion whose types' lanes are empty reads them once and writes no
+// task: the offer returns after its read (migration 037), and the units go
+// back to their groups.
+func TestOfferStopsWhenNobodyWaits(t *testing.T) {
+	t.Parallel()
+	r := newRT(t, state(queueCfg("q"), task("a", 100), task("b", 100)))
+	r.register("w")
+	r.Exec(`SELECT count(*) FROM {{schema}}.enqueue_batch($1)`, inTurn([]string{"a", "b"}, 40))
+	ids, err := claim(bg, r.Pool, r.Schema, "q", "w", 40)
+	require.NoError(t, err)
+	require.Len(t, ids, 40)
+
+	plans, _, _ := r.plansOf(t, `SELECT {{schema}}.complete($1, 'w')`, ids)
+	read := planOf(t, plans, "array_agg(w.grps[w.k])")
+	require.Contains(t, read, "FOR UPDATE SKIP LOCKED")
+	all := strings.Join(plans, "\n")
+	require.NotContains(t, all, "slot_group = n.grp", "an offer that found nobody ran its update")
+
+	var used int
+	r.Scalar(&used, `SELECT sum(used) FROM {{schema}}.concurrency_slots`)
+	require.Zero(t, used, "units held after every task completed")
+	r.RequireInvariants()
+}
+
+// An offer whose lanes hold fewer tasks than it has units passes each
+// type's units to that type's tasks, as many as its lane has, and leaves
+// the rest, each unit once: a type with more tasks than units, one with
+// fewer, one with none, in one completion.
+func TestOfferPassesEachTypesUnitsToItsOwnLane(t *testing.T) {
+	t.Parallel()
+	r := newRT(t, state(queueCfg("q"), task("a", 3), task("b", 2), task("c", 2)))
+	r.register("w")
+	// a: 3 open, 1 waiting; b: 2 open, 3 waiting; c: 2 open, none waiting.
+	r.Exec(`SELECT count(*) FROM {{schema}}.enqueue_batch($1)`,
+		[]string{"a", "a", "a", "a", "b", "b", "b", "b", "b", "c", "c"})
+	ids, err := claim(bg, r.Pool, r.Schema, "q", "w", 100)
+	require.NoError(t, err)
+	require.Len(t, ids, 7, "the open tasks, one per unit")
+
+	var taken []int64
+	r.Scalar(&taken, `SELECT array_agg(id ORDER BY id) FROM {{schema}}.complete_and_take($1, 'w') WHERE id IS NOT NULL`, ids)
+	require.Len(t, taken, 3, "a's one waiting task and two of b's, taken by the completing worker")
+
+	type row struct {
+		Type    string
+		Used    int
+		Holders int
+		Waiting int
+	}
+	var got []row
+	rows, err := r.Pool.Query(bg, r.SQL(`
+		SELECT tt.name,
+		       (SELECT coalesce(sum(s.used), 0)::int FROM {{schema}}.concurrency_slots s WHERE s.task_type = tt.name),
+		       (SELECT count(*)::int FROM {{schema}}.tasks t WHERE t.type = tt.name AND t.slot_group IS NOT NULL),
+		       (SELECT count(*)::int FROM {{schema}}.tasks t WHERE t.type = tt.name AND t.status = 'pending' AND t.gate = 'waiting')
+		FROM {{schema}}.task_types tt ORDER BY tt.name`))
+	require.NoError(t, err)
+	for rows.Next() {
+		var x row
+		require.NoError(t, rows.Scan(&x.Type, &x.Used, &x.Holders, &x.Waiting))
+		got = append(got, x)
+	}
+	require.NoError(t, rows.Err())
+	require.Equal(t, []row{
+		{Type: "a", Used: 1, Holders: 1, Waiting: 0},
+		{Type: "b", Used: 2, Holders: 2, Waiting: 1},
+		{Type: "c", Used: 0, Holders: 0, Waiting: 0},
+	}, got)
+	r.RequireInvariants()
+}
