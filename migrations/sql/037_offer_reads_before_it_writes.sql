@@ -19,8 +19,9 @@
 -- Every lock, row and count is the same as before; only the statements
 -- that run when nobody waits are gone. Measured against version 36
 -- (results/offer-reads-first/): the round trip with 1,000 limited types
--- 1.32-1.50x of the unlimited queue's (median 1.40) -> 1.17-1.33x (1.30); enabled +14%, +19%
--- in two bench ab runs; high -5.7% over 16 rounds (not through SQL).
+-- 1.32-1.50x of the unlimited queue's (median 1.40) -> 1.17-1.33x
+-- (1.30); enabled +14% and +19% in two bench ab runs; high -5.7% over 16
+-- rounds (not through SQL).
 
 CREATE OR REPLACE FUNCTION {{schema}}.offer_units(types text[], groups integer[], taker text DEFAULT NULL::text, max_take integer DEFAULT NULL::integer, OUT left_types text[], OUT left_groups integer[], OUT taken {{schema}}.taken_task[], OUT opened integer)
  RETURNS record
