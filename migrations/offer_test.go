@@ -77,3 +77,46 @@ func TestOfferPassesEachTypesUnitsToItsOwnLane(t *testing.T) {
 	}, got)
 	r.RequireInvariants()
 }
+
+// Two completions hand off from one lane at once: the second's offer skips
+// the lane task the first holds (SKIP LOCKED) without waiting for it, takes
+// the next one if there is one, and otherwise gives its unit back. Forced:
+// the first completion's transaction stays open while the second runs.
+func TestOfferSkipsALaneTaskAnotherCompletionHolds(t *testing.T) {
+	t.Parallel()
+	for _, c := range []struct {
+		name    string
+		waiting int // lane tasks behind the two running ones
+		used    int // units in use once both completions commit
+	}{
+		{name: "the held task is the lane's last", waiting: 1, used: 1},
+		{name: "another task waits behind it", waiting: 2, used: 2},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
+			r := newRT(t, state(queueCfg("q"), task("t", 2)))
+			r.register("w")
+			r.enqueueN("t", 2+c.waiting)
+			ids, err := claim(bg, r.Pool, r.Schema, "q", "w", 10)
+			require.NoError(t, err)
+			require.Len(t, ids, 2, "one task a unit")
+
+			first := r.session()
+			first.Exec(`BEGIN`)
+			first.Exec(`SELECT {{schema}}.complete($1, 'w')`, []int64{ids[0]}) // passes its unit to the lane's head, uncommitted
+			second := r.session()
+			require.NoError(t, wait(t, second.async(`SELECT {{schema}}.complete($1, 'w')`, []int64{ids[1]})),
+				"the second completion waited for the first")
+			first.Exec(`COMMIT`)
+
+			var used, open, waiting int
+			r.Scalar(&used, `SELECT sum(used) FROM {{schema}}.concurrency_slots WHERE task_type = 't'`)
+			r.Scalar(&open, `SELECT count(*) FROM {{schema}}.tasks WHERE status = 'pending' AND gate = 'open' AND slot_group IS NOT NULL`)
+			r.Scalar(&waiting, `SELECT count(*) FROM {{schema}}.tasks WHERE status = 'pending' AND gate = 'waiting'`)
+			require.Equal(t, c.used, used, "units in use")
+			require.Equal(t, c.used, open, "lane tasks that took a unit")
+			require.Zero(t, waiting, "a task left waiting beside a free unit")
+			r.RequireInvariants()
+		})
+	}
+}
