@@ -2273,22 +2273,28 @@ BEGIN
     -- order); the taker takes the first max_take tasks in claim order.
     -- Nothing is written here: a completion whose lanes are empty stops
     -- after this one read (migration 037).
-    SELECT array_agg(w.id), array_agg(w.type), array_agg(w.grps[w.k]), array_agg(w.take)
+    SELECT array_agg(w.id), array_agg(w.type), array_agg(w.grp), array_agg(w.take)
       INTO w_ids, w_types, w_groups, w_take
     FROM (
-        SELECT w.id, w.type, p.grps,
-               row_number() OVER (PARTITION BY w.type ORDER BY w.priority DESC, w.run_at, w.id) AS k,
+        SELECT w.id, w.type, w.grp,
                taker IS NOT NULL AND (max_take IS NULL OR
                    row_number() OVER (ORDER BY w.priority DESC, w.run_at, w.id) <= max_take) AS take
         FROM (SELECT r.type, count(*) AS n, array_agg(r.grp ORDER BY r.grp) AS grps
               FROM unnest(types, groups) AS r(type, grp)
               GROUP BY r.type) p,
         LATERAL (
-            SELECT t.id, t.type, t.priority, t.run_at FROM {{schema}}.tasks t
-            WHERE t.type = p.type AND t.status = 'pending' AND t.gate = 'waiting'
-            ORDER BY t.priority DESC, t.run_at, t.id
-            LIMIT p.n
-            FOR UPDATE SKIP LOCKED
+            -- (The unit is looked up here, per type: its list carried along
+            -- with every task to a later step was copied with each row,
+            -- quadratic in the units of one type.)
+            SELECT l.id, l.type, l.priority, l.run_at,
+                   p.grps[row_number() OVER (ORDER BY l.priority DESC, l.run_at, l.id)] AS grp
+            FROM (
+                SELECT t.id, t.type, t.priority, t.run_at FROM {{schema}}.tasks t
+                WHERE t.type = p.type AND t.status = 'pending' AND t.gate = 'waiting'
+                ORDER BY t.priority DESC, t.run_at, t.id
+                LIMIT p.n
+                FOR UPDATE SKIP LOCKED
+            ) l
         ) w
     ) w;
 

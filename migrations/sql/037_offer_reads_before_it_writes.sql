@@ -10,8 +10,9 @@
 -- 1,000 types limited to 1,000, pg_stat_user_functions). It is now read,
 -- then written:
 --   1. the lanes' first tasks, locked, each with the unit it takes (its
---      type's k-th unit in group order, read from the type's own list:
---      no join of tasks with units);
+--      type's k-th unit in group order, read from the type's own list in
+--      the type's own descent: no join of tasks with units, and no list
+--      carried along with every task);
 --   2. the units nobody takes: all of them, as given, when no lane had a
 --      task (the function returns here), else each type's beyond the
 --      tasks it found;
@@ -19,9 +20,10 @@
 -- Every lock, row and count is the same as before; only the statements
 -- that run when nobody waits are gone. Measured against version 36
 -- (results/offer-reads-first/): the round trip with 1,000 limited types
--- 1.32-1.50x of the unlimited queue's (median 1.40) -> 1.17-1.33x
--- (1.30); enabled +14% and +19% in two bench ab runs; high -5.7% over 16
--- rounds (not through SQL).
+-- 1.32-1.50x of the unlimited queue's -> 1.17-1.33x; in bench ab,
+-- enabled +18%, high +7.9% (a first build that carried each type's list
+-- of units along with every task read high 5-11% slower: quadratic in
+-- the units of one type).
 
 CREATE OR REPLACE FUNCTION {{schema}}.offer_units(types text[], groups integer[], taker text DEFAULT NULL::text, max_take integer DEFAULT NULL::integer, OUT left_types text[], OUT left_groups integer[], OUT taken {{schema}}.taken_task[], OUT opened integer)
  RETURNS record
@@ -44,22 +46,28 @@ BEGIN
     -- order); the taker takes the first max_take tasks in claim order.
     -- Nothing is written here: a completion whose lanes are empty stops
     -- after this one read (migration 037).
-    SELECT array_agg(w.id), array_agg(w.type), array_agg(w.grps[w.k]), array_agg(w.take)
+    SELECT array_agg(w.id), array_agg(w.type), array_agg(w.grp), array_agg(w.take)
       INTO w_ids, w_types, w_groups, w_take
     FROM (
-        SELECT w.id, w.type, p.grps,
-               row_number() OVER (PARTITION BY w.type ORDER BY w.priority DESC, w.run_at, w.id) AS k,
+        SELECT w.id, w.type, w.grp,
                taker IS NOT NULL AND (max_take IS NULL OR
                    row_number() OVER (ORDER BY w.priority DESC, w.run_at, w.id) <= max_take) AS take
         FROM (SELECT r.type, count(*) AS n, array_agg(r.grp ORDER BY r.grp) AS grps
               FROM unnest(types, groups) AS r(type, grp)
               GROUP BY r.type) p,
         LATERAL (
-            SELECT t.id, t.type, t.priority, t.run_at FROM {{schema}}.tasks t
-            WHERE t.type = p.type AND t.status = 'pending' AND t.gate = 'waiting'
-            ORDER BY t.priority DESC, t.run_at, t.id
-            LIMIT p.n
-            FOR UPDATE SKIP LOCKED
+            -- (The unit is looked up here, per type: its list carried along
+            -- with every task to a later step was copied with each row,
+            -- quadratic in the units of one type.)
+            SELECT l.id, l.type, l.priority, l.run_at,
+                   p.grps[row_number() OVER (ORDER BY l.priority DESC, l.run_at, l.id)] AS grp
+            FROM (
+                SELECT t.id, t.type, t.priority, t.run_at FROM {{schema}}.tasks t
+                WHERE t.type = p.type AND t.status = 'pending' AND t.gate = 'waiting'
+                ORDER BY t.priority DESC, t.run_at, t.id
+                LIMIT p.n
+                FOR UPDATE SKIP LOCKED
+            ) l
         ) w
     ) w;
 

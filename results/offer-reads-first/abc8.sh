@@ -1,0 +1,12 @@
+#!/bin/bash
+# usage: abc8.sh "A B C" rounds tx clients : scripts /tmp/exp/${s}t120.sql, tps (higher is better)
+URL=$(/tmp/pgseq-main --local-dir /tmp/pgseq-benchdb dev url)
+set -- $1 "$2" "$3" "$4"
+A=$1; B=$2; C=$3; R=$4; T=$5; N=$6
+for r in $(seq 1 $R); do
+  for s in $A $B $C $C $B $A; do
+    psql "$URL" -qAt -c "select sum($s.complete(array(select id from $s.tasks where status='running' and worker_id='w'||g), 'w'||g)) from generate_series(0,7) g" >/dev/null
+    l=$(/usr/lib/postgresql/15/bin/pgbench -n -c $N -j 2 -D ids=0 -f /tmp/exp/${s}t120.sql -t $T "$URL" 2>&1 | grep "tps = " | awk '{print $3}')
+    echo "$s $l"
+  done
+done | awk '{s[$1]+=$2; n[$1]++; v[$1]=v[$1] " " int($2)} END {for (k in s) printf "mean %s %.1f (%s)\n", k, s[k]/n[k], v[k]}'
