@@ -23,34 +23,19 @@ import (
 func TestWorkersStartReservedSuccessors(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t, config(fastQueue(), catalog.TaskType{Name: "bound", Concurrency: 3}))
-	ctx := context.Background()
 	const n = 120
-	batch := make([]queue.NewTask, n)
-	for i := range batch {
-		batch[i] = queue.NewTask{Type: "bound"}
-	}
-	_, err := e.client.EnqueueBatch(ctx, batch)
-	require.NoError(t, err)
+	enqueueOfType(t, e, "bound", n)
 
 	var mu sync.Mutex
 	seen := map[int64]int{}
-	var handling, most atomic.Int64
+	var handlers peak
 	handler := func(ctx context.Context, task *queue.Task) error {
-		now := handling.Add(1)
-		for m := most.Load(); now > m && !most.CompareAndSwap(m, now); m = most.Load() {
-		}
-		defer handling.Add(-1)
+		handlers.enter()
+		defer handlers.leave()
 		mu.Lock()
 		seen[task.ID]++
 		mu.Unlock()
-		// Far slower than a completion, even on a loaded machine: the
-		// workers reserve only while their handlers outlast their calls.
-		select {
-		case <-time.After(40 * time.Millisecond):
-		case <-ctx.Done():
-			return ctx.Err()
-		}
-		return nil
+		return outlastCompletion(ctx)
 	}
 	var stops []func() error
 	for range 2 {
@@ -75,7 +60,7 @@ func TestWorkersStartReservedSuccessors(t *testing.T) {
 		require.NoError(t, stop())
 	}
 	require.True(t, sawReserved, "the workers reserved successors")
-	require.LessOrEqual(t, most.Load(), int64(3), "no more handlers ran at once than the limit")
+	require.LessOrEqual(t, handlers.most.Load(), int64(3), "no more handlers ran at once than the limit")
 	mu.Lock()
 	require.Len(t, seen, n)
 	for id, runs := range seen {
@@ -93,20 +78,13 @@ func TestWorkersStartReservedSuccessors(t *testing.T) {
 func TestReservedSuccessorsSurviveFailingHandlers(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t, config(fastQueue(), catalog.TaskType{Name: "bound", Concurrency: 3}))
-	ctx := context.Background()
 	const n = 120
-	batch := make([]queue.NewTask, n)
-	for i := range batch {
-		batch[i] = queue.NewTask{Type: "bound"}
-	}
-	_, err := e.client.EnqueueBatch(ctx, batch)
-	require.NoError(t, err)
-	var handling, most, failures atomic.Int64
+	enqueueOfType(t, e, "bound", n)
+	var handlers peak
+	var failures atomic.Int64
 	handler := func(ctx context.Context, task *queue.Task) error {
-		now := handling.Add(1)
-		for m := most.Load(); now > m && !most.CompareAndSwap(m, now); m = most.Load() {
-		}
-		defer handling.Add(-1)
+		handlers.enter()
+		defer handlers.leave()
 		time.Sleep(12 * time.Millisecond)
 		if task.Attempts == 1 && task.ID%5 == 0 {
 			failures.Add(1)
@@ -124,7 +102,7 @@ func TestReservedSuccessorsSurviveFailingHandlers(t *testing.T) {
 	require.NoError(t, stop())
 	require.Equal(t, map[string]int{"completed": n}, e.StatusCounts())
 	require.Positive(t, failures.Load())
-	require.LessOrEqual(t, most.Load(), int64(3), "no more handlers ran at once than the limit")
+	require.LessOrEqual(t, handlers.most.Load(), int64(3), "no more handlers ran at once than the limit")
 	e.RequireInvariants()
 }
 
@@ -135,22 +113,9 @@ func TestReservedSuccessorsSurviveFailingHandlers(t *testing.T) {
 func TestLoweringALimitWhileWorkersHoldReservations(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t, config(fastQueue(), catalog.TaskType{Name: "bound", Concurrency: 4}))
-	ctx := context.Background()
 	const n = 150
-	batch := make([]queue.NewTask, n)
-	for i := range batch {
-		batch[i] = queue.NewTask{Type: "bound"}
-	}
-	_, err := e.client.EnqueueBatch(ctx, batch)
-	require.NoError(t, err)
-	handler := func(ctx context.Context, _ *queue.Task) error {
-		select {
-		case <-time.After(40 * time.Millisecond): // far slower than a completion
-		case <-ctx.Done():
-			return ctx.Err()
-		}
-		return nil
-	}
+	enqueueOfType(t, e, "bound", n)
+	handler := func(ctx context.Context, _ *queue.Task) error { return outlastCompletion(ctx) }
 	for range 2 {
 		w, err := queue.NewWorker(queue.Config{
 			Pool: e.Pool, Schema: e.Schema, PoolSize: 4, BatchSize: 10,
@@ -200,14 +165,8 @@ func TestLoweringALimitWhileWorkersHoldReservations(t *testing.T) {
 func TestSlowHandlersWithAnUnboundLimitKeepClaiming(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t, config(fastQueue(), catalog.TaskType{Name: "loose", Concurrency: 1000}))
-	ctx := context.Background()
 	const n = 200
-	batch := make([]queue.NewTask, n)
-	for i := range batch {
-		batch[i] = queue.NewTask{Type: "loose"}
-	}
-	_, err := e.client.EnqueueBatch(ctx, batch)
-	require.NoError(t, err)
+	enqueueOfType(t, e, "loose", n)
 	w, err := queue.NewWorker(queue.Config{
 		Pool: e.Pool, Schema: e.Schema, PoolSize: 4, BatchSize: 4, PollInterval: time.Hour,
 		Handlers: map[string]queue.Handler{"loose": func(context.Context, *queue.Task) error {
@@ -229,20 +188,11 @@ func TestSlowHandlersWithAnUnboundLimitKeepClaiming(t *testing.T) {
 func TestStoppingWorkerGivesReservationsBack(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t, config(fastQueue(), catalog.TaskType{Name: "bound", Concurrency: 2}))
-	ctx := context.Background()
-	batch := make([]queue.NewTask, 60)
-	for i := range batch {
-		batch[i] = queue.NewTask{Type: "bound"}
-	}
-	_, err := e.client.EnqueueBatch(ctx, batch)
-	require.NoError(t, err)
+	enqueueOfType(t, e, "bound", 60)
 	w, err := queue.NewWorker(queue.Config{
 		Pool: e.Pool, Schema: e.Schema, PoolSize: 2, BatchSize: 10,
 		Handlers: map[string]queue.Handler{"bound": func(ctx context.Context, _ *queue.Task) error {
-			select {
-			case <-time.After(40 * time.Millisecond): // far slower than a completion
-			case <-ctx.Done():
-			}
+			_ = outlastCompletion(ctx) // stopped early, it still succeeds
 			return nil
 		}},
 	})
@@ -261,4 +211,38 @@ func TestStoppingWorkerGivesReservationsBack(t *testing.T) {
 	require.Zero(t, reserved, "nothing reserved or running after Stop")
 	require.Zero(t, owned, "handed back as never reserved")
 	e.RequireInvariants()
+}
+
+// enqueueOfType enqueues n tasks of taskType in one batch.
+func enqueueOfType(t *testing.T, e *env, taskType string, n int) {
+	t.Helper()
+	batch := make([]queue.NewTask, n)
+	for i := range batch {
+		batch[i] = queue.NewTask{Type: taskType}
+	}
+	_, err := e.client.EnqueueBatch(context.Background(), batch)
+	require.NoError(t, err)
+}
+
+// peak counts the handlers running at once and keeps the most seen.
+type peak struct{ now, most atomic.Int64 }
+
+func (p *peak) enter() {
+	now := p.now.Add(1)
+	for m := p.most.Load(); now > m && !p.most.CompareAndSwap(m, now); m = p.most.Load() {
+	}
+}
+
+func (p *peak) leave() { p.now.Add(-1) }
+
+// outlastCompletion is a handler's work far slower than a completion, even
+// on a loaded machine (workers reserve successors only while their
+// handlers outlast their calls): 40 ms, or until ctx ends.
+func outlastCompletion(ctx context.Context) error {
+	select {
+	case <-time.After(40 * time.Millisecond):
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
 }
