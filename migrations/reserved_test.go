@@ -59,6 +59,25 @@ func (r *rt) laneHead(taskType string, n int) []int64 {
 
 func intp(n int) *int { return &n }
 
+// oneReservationBesideALeader registers worker w and an elected leader,
+// enqueues 6 tasks of taskType (limited to 2), lets w claim and complete
+// one of them reserving a successor, and returns the tasks w claimed (the
+// first completed) and the reserved task.
+func (r *rt) oneReservationBesideALeader(taskType string) (claimed []int64, reserved int64) {
+	r.T.Helper()
+	r.register("w")
+	r.register("leader")
+	var ok bool
+	r.Scalar(&ok, `SELECT {{schema}}.elect_leader('leader')`)
+	require.True(r.T, ok)
+	r.enqueueN(taskType, 6)
+	first, err := claim(bg, r.Pool, r.Schema, "q", "w", 10)
+	require.NoError(r.T, err)
+	_, got := r.completeAndReserve("w", first[:1], nil, intp(0), 10)
+	require.Len(r.T, got["reserved"], 1)
+	return first, got["reserved"][0]
+}
+
 func TestCompleteAndReservePassesTheUnitToTheStartedSuccessor(t *testing.T) {
 	t.Parallel()
 	r := newRT(t, state(queueCfg("q"), task("bound", 2)))
@@ -199,17 +218,7 @@ func TestStartedSuccessorWithoutItsPredecessorsUnitIsRefused(t *testing.T) {
 func TestRecoveryReturnsReservationsWithTheUnits(t *testing.T) {
 	t.Parallel()
 	r := newRT(t, state(queueCfg("q"), task("bound", 2)))
-	r.register("w")
-	r.register("leader")
-	var ok bool
-	r.Scalar(&ok, `SELECT {{schema}}.elect_leader('leader')`)
-	require.True(t, ok)
-	r.enqueueN("bound", 6)
-	first, err := claim(bg, r.Pool, r.Schema, "q", "w", 10)
-	require.NoError(t, err)
-	_, got := r.completeAndReserve("w", first[:1], nil, intp(0), 10)
-	require.Len(t, got["reserved"], 1)
-	reserved := got["reserved"][0]
+	_, reserved := r.oneReservationBesideALeader("bound")
 	var runAt, attemptsBefore string
 	r.Scalar(&runAt, `SELECT run_at::text FROM {{schema}}.tasks WHERE id = $1`, reserved)
 	r.Scalar(&attemptsBefore, `SELECT attempts::text FROM {{schema}}.tasks WHERE id = $1`, reserved)
@@ -244,17 +253,8 @@ func TestRecoveryReturnsReservationsWithTheUnits(t *testing.T) {
 func TestCompleteAndReserveRacingRecovery(t *testing.T) {
 	t.Parallel()
 	r := newRT(t, state(queueCfg("q"), task("raced", 2)))
-	r.register("w")
-	r.register("leader")
-	var ok bool
-	r.Scalar(&ok, `SELECT {{schema}}.elect_leader('leader')`)
-	require.True(t, ok)
-	r.enqueueN("raced", 6)
-	first, err := claim(bg, r.Pool, r.Schema, "q", "w", 10)
-	require.NoError(t, err)
-	_, got := r.completeAndReserve("w", first[:1], nil, intp(0), 10)
-	require.Len(t, got["reserved"], 1)
-	reserved := got["reserved"]
+	first, one := r.oneReservationBesideALeader("raced")
+	reserved := []int64{one}
 	r.Exec(`UPDATE {{schema}}.workers SET last_heartbeat = now() - interval '1 minute' WHERE id = 'w'`)
 
 	// An apply holds the type's lock: complete_and_reserve stops inside,
