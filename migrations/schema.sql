@@ -2309,8 +2309,8 @@ BEGIN
     END IF;
     IF cardinality(w_ids) < cardinality(types) THEN
         -- (The count of tasks found per type is looked up, never joined:
-        -- a join of the two lists planned as a nested loop compared every
-        -- unit with every type.)
+        -- a nested loop over the two lists would compare every unit with
+        -- every type, as the first build's join of tasks with units did.)
         SELECT array_agg(u.t ORDER BY u.t, u.k), array_agg(u.g ORDER BY u.t, u.k)
           INTO left_types, left_groups
         FROM (SELECT x.t, x.g, row_number() OVER (PARTITION BY x.t ORDER BY x.g) AS k
