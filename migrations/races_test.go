@@ -489,8 +489,7 @@ func TestScheduledTasksStayOutOfTheLane(t *testing.T) {
 // row once its offer finds no taker, so the two would wait for each other.
 // The completion is held between finishing its task and giving the unit
 // back by a third session holding the type's admission lock, which
-// hand_off takes before its offer (migration 038; before it, just before
-// give_back).
+// hand_off takes just before give_back.
 func TestEnqueueHoldingAUnitDoesNotWaitForACompletingKey(t *testing.T) {
 	t.Parallel()
 	for name, enqueue := range map[string][]string{
@@ -587,11 +586,10 @@ func TestEnqueueBatchWaitsForAKeyHoldingNoUnit(t *testing.T) {
 
 // 14. A completion while an admission of its type is in flight (it holds
 // the type's admission lock and has left a task waiting, uncommitted): the
-// completion waits for the admission lock before it offers (hand_off step
-// 1, migration 038; until version 37 it offered first, then waited and
-// offered again) and passes its unit to that task as soon as the admission
-// commits, with no claim's repair in between. A type without a waiting
-// task gives its unit back.
+// completion's offer (hand_off step 1) cannot see the task; the completion
+// then waits for the admission lock (step 2) and passes its unit to that
+// task as soon as the admission commits, with no claim's repair in
+// between. A type without a waiting task gives its unit back.
 func TestCompletionPassesItsUnitToATaskAnAdmissionInFlightLeftWaiting(t *testing.T) {
 	t.Parallel()
 	r := newRT(t, state(queueCfg("q"), task("t", 1), task("idle", 5)))

@@ -14,7 +14,7 @@
 -- default owner privileges. Roles that pgseq apply grants access levels to
 -- are not shown: a freshly migrated schema has none.
 --
--- Version 38.
+-- Version 37.
 
 
 -- Schema
@@ -1858,35 +1858,23 @@ CREATE OR REPLACE FUNCTION {{schema}}.hand_off(types text[], groups integer[], t
 AS $function$
 DECLARE
     v_draining text[];
-    v_locked   bigint;
+    v_retry    boolean;
     o_types    text[];
     o_groups   integer[];
     b_types    text[];
     b_groups   integer[];
+    v_taken    {{schema}}.taken_task[];
     v_opened   integer;
+    v_more     integer;
     v_type     text;
 BEGIN
     IF coalesce(cardinality(types), 0) = 0 THEN
         RETURN;
     END IF;
-    -- 1. The types that are draining, and every type's admission lock, in
-    -- key order, once: exclusive when one is draining (its drain may end
-    -- in step 4, which admits), else shared. (The flag is read before the
-    -- locks are held: apply sets it only under the type locks this
-    -- transaction holds shared, and a drain that ended meanwhile is ended
-    -- again harmlessly by step 4.)
-    SELECT d.names,
-           (SELECT count(CASE WHEN d.names IS NULL THEN pg_advisory_xact_lock_shared(1885827954, x.k)::text
-                              ELSE pg_advisory_xact_lock(1885827954, x.k)::text END)
-            FROM (SELECT DISTINCT {{schema}}.slot_lock_key(u.t) AS k FROM unnest(types) AS u(t) ORDER BY 1) x)
-      INTO v_draining, v_locked
-    FROM (SELECT array_agg(tt.name) AS names
-          FROM {{schema}}.task_types tt
-          WHERE tt.name = ANY (types) AND tt.draining) d;
-
-    -- 2. Units of draining types go back; the others are offered, once:
-    -- with the admission locks held, the offer's read (a new statement, so
-    -- a new snapshot) sees every task an admission left waiting (I5).
+    -- 1. Units of draining types go back; the others are offered.
+    SELECT array_agg(tt.name) INTO v_draining
+    FROM {{schema}}.task_types tt
+    WHERE tt.name = ANY (types) AND tt.draining;
     IF v_draining IS NULL THEN
         o_types := types;
         o_groups := groups;
@@ -1899,20 +1887,49 @@ BEGIN
         FROM unnest(types, groups) AS u(t, g);
     END IF;
     SELECT * INTO o_types, o_groups, taken, v_opened FROM {{schema}}.offer_units(o_types, o_groups, taker, max_take);
+
+    -- 2. Units nobody took: before they go back, wait for any admission of
+    -- their types in flight (it holds the admission lock until it commits,
+    -- and may have left tasks waiting that the offer above did not see),
+    -- then offer again to the types whose lanes now show tasks (I5).
+    -- Admission locks are taken once, in key order, for every type that may
+    -- need one here: never one by one. Exclusive when a drain may end (step
+    -- 3 admits), else shared.
+    IF o_types IS NOT NULL OR v_draining IS NOT NULL THEN
+        PERFORM {{schema}}.lock_admission(coalesce(o_types, '{}') || coalesce(v_draining, '{}'), v_draining IS NOT NULL);
+    END IF;
+    IF o_types IS NOT NULL THEN
+        -- Does any of their types' lanes show tasks now? One probe per
+        -- type, not per unit, none after the first lane that does
+        -- (migration 034); each reads the lane's head in its index's order
+        -- (migration 031: as EXISTS, a type whose tasks were most of the
+        -- table when ANALYZE ran got a sequential scan through every
+        -- completed task ahead of its lane).
+        SELECT true INTO v_retry
+        FROM (SELECT DISTINCT o.t FROM unnest(o_types) AS o(t)) u
+        WHERE (SELECT true FROM {{schema}}.tasks t
+               WHERE t.type = u.t AND t.status = 'pending' AND t.gate = 'waiting'
+               ORDER BY t.priority DESC, t.run_at, t.id LIMIT 1)
+        LIMIT 1;
+    END IF;
+    IF v_retry THEN
+        SELECT * INTO o_types, o_groups, v_taken, v_more
+        FROM {{schema}}.offer_units(o_types, o_groups, taker, max_take - coalesce(cardinality(taken), 0));
+        taken := coalesce(taken, '{}') || coalesce(v_taken, '{}');
+        v_opened := coalesce(v_opened, 0) + coalesce(v_more, 0);
+    END IF;
     -- Tasks opened for any claimer: wake idle workers, which LISTEN on
     -- pgseq_tasks (payload: the schema; schema names need no quotes, so the
     -- literal below is the quoted identifier itself).
     IF coalesce(v_opened, 0) > 0 THEN
         PERFORM pg_notify('pgseq_tasks', '{{schema}}'::regnamespace::text);
     END IF;
-
-    -- 3. The units nobody took, and the draining types', go back.
     IF b_types IS NOT NULL OR o_types IS NOT NULL THEN
         PERFORM {{schema}}.give_back(coalesce(b_types, '{}') || coalesce(o_types, '{}'),
                                      coalesce(b_groups, '{}') || coalesce(o_groups, '{}'));
     END IF;
 
-    -- 4. A type whose drain just ended admits again: its free units go to its lane.
+    -- 3. A type whose drain just ended admits again: its free units go to its lane.
     IF v_draining IS NOT NULL THEN
         FOREACH v_type IN ARRAY coalesce({{schema}}.end_drain(v_draining), '{}') LOOP
             PERFORM {{schema}}.admit_waiting(v_type);
