@@ -120,3 +120,101 @@ func TestOfferSkipsALaneTaskAnotherCompletionHolds(t *testing.T) {
 		})
 	}
 }
+
+// An offer passes over, without locking it, a lane task another
+// transaction changed after the offer's snapshot was taken (migration
+// 038). In READ COMMITTED that happens inside one statement (another
+// worker takes the task while the offer reads its lane): FOR UPDATE would
+// lock the task's newest version, skip it, and keep the lock, so that the
+// task's new owner waits for the offer's transaction. Forced here with the
+// completion in a REPEATABLE READ transaction, whose snapshot predates the
+// other worker's take: before migration 038 its offer failed there
+// ("could not serialize access due to concurrent update"); now the unit
+// goes to the next task.
+func TestOfferPassesOverATaskTakenAfterItsSnapshot(t *testing.T) {
+	t.Parallel()
+	r := newRT(t, state(queueCfg("q"), task("t", 2)))
+	r.register("w")
+	r.enqueueN("t", 4) // two open, two waiting: x, then y
+	running, err := claim(bg, r.Pool, r.Schema, "q", "w", 10)
+	require.NoError(t, err)
+	require.Len(t, running, 2, "one task a unit")
+	var lane []int64
+	r.Scalar(&lane, `SELECT array_agg(id ORDER BY id) FROM {{schema}}.tasks WHERE gate = 'waiting'`)
+	require.Len(t, lane, 2)
+	x, y := lane[0], lane[1]
+
+	completer := r.session()
+	completer.Exec(`BEGIN ISOLATION LEVEL REPEATABLE READ`)
+	completer.Exec(`SELECT count(*) FROM {{schema}}.tasks`) // the snapshot: x waits in it
+	// Meanwhile, in another session, the second task completes and its
+	// unit passes to x, which its worker takes.
+	var took []int64
+	r.Scalar(&took, `SELECT array_agg(id) FROM {{schema}}.complete_and_take($1, 'w') WHERE id IS NOT NULL`, []int64{running[1]})
+	require.Equal(t, []int64{x}, took, "x taken after the completer's snapshot")
+
+	completer.Exec(`SELECT {{schema}}.complete($1, 'w')`, []int64{running[0]})
+	// x's row is not locked by the completion still open.
+	var free int
+	r.Scalar(&free, `SELECT count(*) FROM (SELECT 1 FROM {{schema}}.tasks WHERE id = $1 FOR UPDATE SKIP LOCKED) s`, x)
+	require.Equal(t, 1, free, "the offer kept a lock on the task it passed over")
+	completer.Exec(`COMMIT`)
+
+	var gate string
+	r.Scalar(&gate, `SELECT gate::text FROM {{schema}}.tasks WHERE id = $1`, y)
+	require.Equal(t, "open", gate, "y took the completed task's unit")
+	var used int
+	r.Scalar(&used, `SELECT sum(used) FROM {{schema}}.concurrency_slots WHERE task_type = 't'`)
+	require.Equal(t, 2, used, "x and y hold the two units")
+	r.RequireInvariants()
+}
+
+// done_before(x, snapshot) is true when transaction x had ended (committed
+// or aborted) when the snapshot was taken, and for no transaction (0);
+// false for one running then, or begun after.
+func TestDoneBefore(t *testing.T) {
+	t.Parallel()
+	r := newRT(t, state(queueCfg("q")))
+	xidOf := func(s *session) string {
+		var x string
+		s.Scalar(&x, `SELECT pg_current_xact_id()::text`)
+		return x
+	}
+	ended := r.session()
+	ended.Exec(`BEGIN`)
+	endedXID := xidOf(ended)
+	ended.Exec(`COMMIT`)
+	aborted := r.session()
+	aborted.Exec(`BEGIN`)
+	abortedXID := xidOf(aborted)
+	aborted.Exec(`ROLLBACK`)
+	running := r.session()
+	running.Exec(`BEGIN`)
+	runningXID := xidOf(running)
+
+	var snap string
+	r.Scalar(&snap, `SELECT pg_current_snapshot()::text`)
+
+	later := r.session()
+	later.Exec(`BEGIN`)
+	laterXID := xidOf(later)
+	later.Exec(`COMMIT`)
+	running.Exec(`COMMIT`) // ended now, but not when snap was taken
+
+	for _, c := range []struct {
+		name string
+		xid  string
+		want bool
+	}{
+		{"no transaction", "0", true},
+		{"committed before", endedXID, true},
+		{"aborted before", abortedXID, true},
+		{"running then", runningXID, false},
+		{"begun after", laterXID, false},
+	} {
+		var got bool
+		// The xid8 as a 32-bit xid, as a row's xmax holds it.
+		r.Scalar(&got, `SELECT {{schema}}.done_before(xid($1::xid8), $2::pg_snapshot)`, c.xid, snap)
+		require.Equal(t, c.want, got, c.name)
+	}
+}

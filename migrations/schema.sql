@@ -14,7 +14,7 @@
 -- default owner privileges. Roles that pgseq apply grants access levels to
 -- are not shown: a freshly migrated schema has none.
 --
--- Version 37.
+-- Version 38.
 
 
 -- Schema
@@ -1122,6 +1122,19 @@ END;
 $function$;
 -- privileges: owner
 
+CREATE OR REPLACE FUNCTION {{schema}}.done_before(x xid, snap pg_snapshot)
+ RETURNS boolean
+ LANGUAGE sql
+ IMMUTABLE PARALLEL SAFE
+AS $function$
+    SELECT x = '0'::xid OR pg_visible_in_snapshot(
+        greatest(0, pg_snapshot_xmax(snap)::text::bigint
+                    + (x::text::bigint - pg_snapshot_xmax(snap)::text::bigint % 4294967296 + 6442450944) % 4294967296
+                    - 2147483648)::text::xid8,
+        snap)
+$function$;
+-- privileges: owner
+
 CREATE OR REPLACE FUNCTION {{schema}}.elect_leader(worker_id text)
  RETURNS boolean
  LANGUAGE sql
@@ -1891,7 +1904,9 @@ BEGIN
     -- 2. Units nobody took: before they go back, wait for any admission of
     -- their types in flight (it holds the admission lock until it commits,
     -- and may have left tasks waiting that the offer above did not see),
-    -- then offer again to the types whose lanes now show tasks (I5).
+    -- then offer again to the types whose lanes now show tasks (I5),
+    -- passing over no task as changed since its snapshot (the first offer
+    -- may have passed over one that still waits: migration 038).
     -- Admission locks are taken once, in key order, for every type that may
     -- need one here: never one by one. Exclusive when a drain may end (step
     -- 3 admits), else shared.
@@ -1914,7 +1929,7 @@ BEGIN
     END IF;
     IF v_retry THEN
         SELECT * INTO o_types, o_groups, v_taken, v_more
-        FROM {{schema}}.offer_units(o_types, o_groups, taker, max_take - coalesce(cardinality(taken), 0));
+        FROM {{schema}}.offer_units(o_types, o_groups, taker, max_take - coalesce(cardinality(taken), 0), false);
         taken := coalesce(taken, '{}') || coalesce(v_taken, '{}');
         v_opened := coalesce(v_opened, 0) + coalesce(v_more, 0);
     END IF;
@@ -2252,7 +2267,7 @@ AS $function$
 $function$;
 -- privileges: owner
 
-CREATE OR REPLACE FUNCTION {{schema}}.offer_units(types text[], groups integer[], taker text DEFAULT NULL::text, max_take integer DEFAULT NULL::integer, OUT left_types text[], OUT left_groups integer[], OUT taken {{schema}}.taken_task[], OUT opened integer)
+CREATE OR REPLACE FUNCTION {{schema}}.offer_units(types text[], groups integer[], taker text DEFAULT NULL::text, max_take integer DEFAULT NULL::integer, skip_changed boolean DEFAULT true, OUT left_types text[], OUT left_groups integer[], OUT taken {{schema}}.taken_task[], OUT opened integer)
  RETURNS record
  LANGUAGE plpgsql
  SET plan_cache_mode TO 'force_generic_plan'
@@ -2263,6 +2278,7 @@ DECLARE
     w_types  text[];
     w_groups integer[];
     w_take   boolean[];
+    v_own    xid := xid(pg_current_xact_id_if_assigned()); -- rows this transaction marked are its own
 BEGIN
     IF coalesce(cardinality(types), 0) = 0 THEN
         RETURN;
@@ -2272,14 +2288,24 @@ BEGIN
     -- task of a type takes the type's k-th unit (its units in group
     -- order); the taker takes the first max_take tasks in claim order.
     -- Nothing is written here: a completion whose lanes are empty stops
-    -- after this one read (migration 037).
+    -- after this one read (migration 037). With skip_changed, a task whose
+    -- row was changed or locked by a transaction not yet done when this
+    -- statement's snapshot was taken is passed over, never locked
+    -- (migration 038): FOR UPDATE would lock the newest version of such a
+    -- row, and when that no longer waits (another worker took the task)
+    -- skip it with the lock held until this transaction ends, making the
+    -- task's new owner wait for this one. SKIP LOCKED passes over the
+    -- rows still locked anyway; what else is passed over was changed since
+    -- the snapshot, and hand_off's second offer, which passes over
+    -- nothing, takes any of it that still waits (I5).
     SELECT array_agg(w.id), array_agg(w.type), array_agg(w.grp), array_agg(w.take)
       INTO w_ids, w_types, w_groups, w_take
     FROM (
         SELECT w.id, w.type, w.grp,
                taker IS NOT NULL AND (max_take IS NULL OR
                    row_number() OVER (ORDER BY w.priority DESC, w.run_at, w.id) <= max_take) AS take
-        FROM (SELECT r.type, count(*) AS n, array_agg(r.grp ORDER BY r.grp) AS grps
+        FROM (SELECT pg_current_snapshot() AS snap) s,
+             (SELECT r.type, count(*) AS n, array_agg(r.grp ORDER BY r.grp) AS grps
               FROM unnest(types, groups) AS r(type, grp)
               GROUP BY r.type) p,
         LATERAL (
@@ -2291,6 +2317,7 @@ BEGIN
             FROM (
                 SELECT t.id, t.type, t.priority, t.run_at FROM {{schema}}.tasks t
                 WHERE t.type = p.type AND t.status = 'pending' AND t.gate = 'waiting'
+                  AND (NOT skip_changed OR t.xmax = v_own OR {{schema}}.done_before(t.xmax, s.snap))
                 ORDER BY t.priority DESC, t.run_at, t.id
                 LIMIT p.n
                 FOR UPDATE SKIP LOCKED
