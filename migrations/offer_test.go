@@ -218,34 +218,3 @@ func TestDoneBefore(t *testing.T) {
 		require.Equal(t, c.want, got, c.name)
 	}
 }
-
-// A claim passes over, without locking it, an open task another
-// transaction claimed after the claim's snapshot was taken (migration
-// 038), as an offer passes over a lane task: forced, as above, with the
-// claim in a REPEATABLE READ transaction whose snapshot predates the other
-// claim (before migration 038: "could not serialize access due to
-// concurrent update").
-func TestClaimPassesOverATaskClaimedAfterItsSnapshot(t *testing.T) {
-	t.Parallel()
-	r := newRT(t, state(queueCfg("q"), task("free", 0)))
-	r.register("a")
-	r.register("b")
-	r.enqueueN("free", 2)
-
-	late := r.session()
-	late.Exec(`BEGIN ISOLATION LEVEL REPEATABLE READ`)
-	late.Exec(`SELECT count(*) FROM {{schema}}.tasks`) // the snapshot: both tasks open in it
-	first, err := claim(bg, r.Pool, r.Schema, "q", "a", 1)
-	require.NoError(t, err)
-	require.Len(t, first, 1)
-
-	var got []int64
-	late.Scalar(&got, `SELECT coalesce(array_agg(id), '{}') FROM {{schema}}.claim('q', 'b', 2)`)
-	var free int
-	r.Scalar(&free, `SELECT count(*) FROM (SELECT 1 FROM {{schema}}.tasks WHERE id = $1 FOR UPDATE SKIP LOCKED) s`, first[0])
-	require.Equal(t, 1, free, "the claim kept a lock on the task it passed over")
-	late.Exec(`COMMIT`)
-	require.Len(t, got, 1, "the other task")
-	require.NotEqual(t, first[0], got[0])
-	r.RequireInvariants()
-}

@@ -830,21 +830,12 @@ CREATE OR REPLACE FUNCTION {{schema}}.claim_open(queue text, worker_id text, n i
  SET plan_cache_mode TO 'force_generic_plan'
 AS $function$
 #variable_conflict use_column
-DECLARE
-    v_own xid := xid(pg_current_xact_id_if_assigned()); -- rows this transaction marked are its own
 BEGIN
-    -- Open tasks another transaction changed or locked and had not ended
-    -- when this statement's snapshot was taken are passed over, never
-    -- locked (migration 038: as in offer_units, FOR UPDATE would keep a
-    -- lock on a task another worker has just claimed, and its owner's
-    -- completion would wait for this claim's transaction). A later claim
-    -- takes any of them still open.
     IF max_limited IS NULL THEN
         RETURN QUERY
         WITH picked AS (
             SELECT t.id FROM {{schema}}.tasks t
             WHERE t.queue = claim_open.queue AND t.status = 'pending' AND t.gate = 'open' AND t.run_at <= now()
-              AND (t.xmax = v_own OR {{schema}}.done_before(t.xmax, (SELECT pg_current_snapshot())))
             ORDER BY t.priority DESC, t.run_at, t.id
             LIMIT n
             FOR UPDATE SKIP LOCKED
@@ -868,7 +859,6 @@ BEGIN
     WITH candidates AS (
         SELECT t.id, t.slot_group, t.priority, t.run_at FROM {{schema}}.tasks t
         WHERE t.queue = claim_open.queue AND t.status = 'pending' AND t.gate = 'open' AND t.run_at <= now()
-          AND (t.xmax = v_own OR {{schema}}.done_before(t.xmax, (SELECT pg_current_snapshot())))
         ORDER BY t.priority DESC, t.run_at, t.id
         LIMIT n
         FOR UPDATE SKIP LOCKED

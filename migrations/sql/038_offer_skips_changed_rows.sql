@@ -1,5 +1,5 @@
--- pgseq schema, version 38: an offer or a claim keeps no lock on a task it
--- does not take.
+-- pgseq schema, version 38: a completion's offer keeps no lock on a task
+-- it does not take.
 -- {{schema}} is replaced by the quoted schema name.
 --
 -- In READ COMMITTED, SELECT ... FOR UPDATE SKIP LOCKED that meets a row a
@@ -22,10 +22,7 @@
 -- the snapshot: taken by someone else, or, rarely, locked and left
 -- waiting. hand_off's second offer, which runs when units would go back
 -- while a lane shows tasks, passes over nothing: no unit goes back beside
--- a task the first offer passed over (I5). claim_open does the same with
--- open tasks (unlimited ones too: 8 SQL claimers on an unlimited queue
--- waited over 2 ms in lock_owned 111 times a round of 1,000 completions);
--- a task it passes over stays open for the next claim. Measured in
+-- a task the first offer passed over (I5). Measured in
 -- results/offer-skips-changed-rows/.
 
 -- done_before says whether transaction x (a row's xmax; 0: none) had ended
@@ -237,75 +234,6 @@ BEGIN
             PERFORM {{schema}}.admit_waiting(v_type);
         END LOOP;
     END IF;
-END;
-$function$;
-
-CREATE OR REPLACE FUNCTION {{schema}}.claim_open(queue text, worker_id text, n integer, max_limited integer)
- RETURNS SETOF {{schema}}.tasks
- LANGUAGE plpgsql
- SET enable_hashjoin TO 'off'
- SET enable_mergejoin TO 'off'
- SET plan_cache_mode TO 'force_generic_plan'
-AS $function$
-#variable_conflict use_column
-DECLARE
-    v_own xid := xid(pg_current_xact_id_if_assigned()); -- rows this transaction marked are its own
-BEGIN
-    -- Open tasks another transaction changed or locked and had not ended
-    -- when this statement's snapshot was taken are passed over, never
-    -- locked (migration 038: as in offer_units, FOR UPDATE would keep a
-    -- lock on a task another worker has just claimed, and its owner's
-    -- completion would wait for this claim's transaction). A later claim
-    -- takes any of them still open.
-    IF max_limited IS NULL THEN
-        RETURN QUERY
-        WITH picked AS (
-            SELECT t.id FROM {{schema}}.tasks t
-            WHERE t.queue = claim_open.queue AND t.status = 'pending' AND t.gate = 'open' AND t.run_at <= now()
-              AND (t.xmax = v_own OR {{schema}}.done_before(t.xmax, (SELECT pg_current_snapshot())))
-            ORDER BY t.priority DESC, t.run_at, t.id
-            LIMIT n
-            FOR UPDATE SKIP LOCKED
-        )
-        -- (The update finds the picked tasks by primary key: joined to
-        -- them, a plan made while the statistics said the table was empty
-        -- read every task once per picked task.)
-        , claimed AS (
-            UPDATE {{schema}}.tasks t
-            SET status = 'running', worker_id = claim_open.worker_id, attempts = t.attempts + 1,
-                claimed_at = now(), started_at = now(), updated_at = now()
-            WHERE t.id = ANY (ARRAY(SELECT p.id FROM picked p))
-            RETURNING t.*
-        )
-        SELECT c.* FROM claimed c ORDER BY c.priority DESC, c.run_at, c.id;
-        RETURN;
-    END IF;
-    -- The same with at most max_limited unit holders among them: candidates
-    -- beyond it stay open (locked only until this transaction ends).
-    RETURN QUERY
-    WITH candidates AS (
-        SELECT t.id, t.slot_group, t.priority, t.run_at FROM {{schema}}.tasks t
-        WHERE t.queue = claim_open.queue AND t.status = 'pending' AND t.gate = 'open' AND t.run_at <= now()
-          AND (t.xmax = v_own OR {{schema}}.done_before(t.xmax, (SELECT pg_current_snapshot())))
-        ORDER BY t.priority DESC, t.run_at, t.id
-        LIMIT n
-        FOR UPDATE SKIP LOCKED
-    ), picked AS (
-        SELECT c.id FROM (
-            SELECT c.id, c.slot_group,
-                   count(c.slot_group) OVER (ORDER BY c.priority DESC, c.run_at, c.id) AS holders
-            FROM candidates c
-        ) c
-        WHERE c.slot_group IS NULL OR c.holders <= max_limited
-    )
-    , claimed AS (
-        UPDATE {{schema}}.tasks t
-        SET status = 'running', worker_id = claim_open.worker_id, attempts = t.attempts + 1,
-            claimed_at = now(), started_at = now(), updated_at = now()
-        WHERE t.id = ANY (ARRAY(SELECT p.id FROM picked p))
-        RETURNING t.*
-    )
-    SELECT c.* FROM claimed c ORDER BY c.priority DESC, c.run_at, c.id;
 END;
 $function$;
 
