@@ -31,7 +31,8 @@
 -- the snapshot's xmax (within 2^31 either side, as PostgreSQL compares
 -- xids; one older than that has ended). This transaction's own
 -- xid is running, not ended: callers that may meet rows they marked
--- themselves test for it first.
+-- themselves test for it first. (pg_snapshot and its functions need
+-- PostgreSQL 13 or later.)
 CREATE FUNCTION {{schema}}.done_before(x xid, snap pg_snapshot) RETURNS boolean
 LANGUAGE sql IMMUTABLE PARALLEL SAFE
 AS $$
