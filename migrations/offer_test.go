@@ -1,10 +1,13 @@
 package migrations_test
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/pgseq/pgseq/catalog"
 )
 
 // A completion whose types' lanes are empty reads them once and writes no
@@ -217,4 +220,69 @@ func TestDoneBefore(t *testing.T) {
 		r.Scalar(&got, `SELECT {{schema}}.done_before(xid($1::xid8), $2::pg_snapshot)`, c.xid, snap)
 		require.Equal(t, c.want, got, c.name)
 	}
+}
+
+// When fewer than 32 tasks wait in all lanes together, one read names the
+// types that have any (waiting_types, migration 039): a completion whose
+// units nobody waits for descends none of its types' lanes, neither in its
+// offer nor in its probe before the units go back. With 32 or more
+// waiting, every lane is descended as before, and the units still go to
+// their own type's lane.
+func TestCompletionDescendsNoEmptyLane(t *testing.T) {
+	t.Parallel()
+	names := make([]string, 20)
+	types := []catalog.TaskType{task("busy", 1)}
+	for i := range names {
+		names[i] = fmt.Sprintf("t%02d", i)
+		types = append(types, task(names[i], 100))
+	}
+	r := newRT(t, state(queueCfg("q"), types...))
+	r.register("w")
+	r.Exec(`SELECT count(*) FROM {{schema}}.enqueue_batch($1)`, inTurn(names, 40))
+	var seen []string
+	r.Scalar(&seen, `SELECT {{schema}}.waiting_types()`)
+	require.Empty(t, seen, "no lane holds a task")
+	require.NotNil(t, seen, "every lane read: an empty list, not NULL")
+
+	// A lane descent shows in a plan as a scan of tasks_waiting keyed by
+	// the type; executed, it reports its rows.
+	descents := func(plan string) int {
+		n := 0
+		for _, line := range strings.Split(plan, "\n") {
+			if strings.Contains(line, "tasks_waiting") && !strings.Contains(line, "never executed") {
+				n++
+			}
+		}
+		return n
+	}
+	complete := func(ids []int64) (offer, probe string) {
+		plans, _, _ := r.plansOf(t, `SELECT {{schema}}.complete($1, 'w')`, ids)
+		return planOf(t, plans, "array_agg(w.grp), array_agg(w.take)"), planOf(t, plans, "FROM unnest(o_types)")
+	}
+
+	ids, err := claim(bg, r.Pool, r.Schema, "q", "w", 20)
+	require.NoError(t, err)
+	require.Len(t, ids, 20)
+	offer, probe := complete(ids)
+	require.Zero(t, descents(offer), "the offer descended an empty lane:\n%s", offer)
+	require.Zero(t, descents(probe), "the probe descended an empty lane:\n%s", probe)
+	r.RequireInvariants()
+
+	// 40 tasks of busy wait behind its one unit: every lane is read.
+	r.Exec(`SELECT count(*) FROM {{schema}}.enqueue_batch($1)`, inTurn([]string{"busy"}, 41))
+	r.Scalar(&seen, `SELECT {{schema}}.waiting_types()`)
+	require.Nil(t, seen, "40 tasks waiting: more than one read names")
+	ids, err = claim(bg, r.Pool, r.Schema, "q", "w", 21)
+	require.NoError(t, err)
+	require.Len(t, ids, 21, "the other types' last 20 tasks and busy's first")
+	offer, probe = complete(ids)
+	require.NotZero(t, descents(offer), "the offer read no lane beside 40 waiting tasks:\n%s", offer)
+	require.NotZero(t, descents(probe), "the probe read no lane beside 40 waiting tasks:\n%s", probe)
+
+	var opened, waiting int
+	r.Scalar(&opened, `SELECT count(*) FROM {{schema}}.tasks WHERE type = 'busy' AND status = 'pending' AND gate = 'open'`)
+	r.Scalar(&waiting, `SELECT count(*) FROM {{schema}}.tasks WHERE type = 'busy' AND status = 'pending' AND gate = 'waiting'`)
+	require.Equal(t, 1, opened, "busy's unit passed to its next task")
+	require.Equal(t, 39, waiting)
+	r.RequireInvariants()
 }

@@ -14,7 +14,7 @@
 -- default owner privileges. Roles that pgseq apply grants access levels to
 -- are not shown: a freshly migrated schema has none.
 --
--- Version 38.
+-- Version 39.
 
 
 -- Schema
@@ -1920,11 +1920,17 @@ BEGIN
         -- (migration 031: as EXISTS, a type whose tasks were most of the
         -- table when ANALYZE ran got a sequential scan through every
         -- completed task ahead of its lane).
+        -- When few tasks wait in all lanes together, one read names every
+        -- type that has any (waiting_types, in this statement's snapshot)
+        -- and no lane is probed (migration 039).
         SELECT true INTO v_retry
-        FROM (SELECT DISTINCT o.t FROM unnest(o_types) AS o(t)) u
-        WHERE (SELECT true FROM {{schema}}.tasks t
-               WHERE t.type = u.t AND t.status = 'pending' AND t.gate = 'waiting'
-               ORDER BY t.priority DESC, t.run_at, t.id LIMIT 1)
+        FROM (SELECT {{schema}}.waiting_types() AS seen OFFSET 0) h,
+             (SELECT DISTINCT o.t FROM unnest(o_types) AS o(t)) u
+        WHERE CASE WHEN h.seen IS NOT NULL THEN u.t = ANY (h.seen)
+                   ELSE (SELECT true FROM {{schema}}.tasks t
+                         WHERE t.type = u.t AND t.status = 'pending' AND t.gate = 'waiting'
+                         ORDER BY t.priority DESC, t.run_at, t.id LIMIT 1) IS NOT NULL
+              END
         LIMIT 1;
     END IF;
     IF v_retry THEN
@@ -2297,14 +2303,17 @@ BEGIN
     -- task's new owner wait for this one. SKIP LOCKED passes over the
     -- rows still locked anyway; what else is passed over was changed since
     -- the snapshot, and hand_off's second offer, which passes over
-    -- nothing, takes any of it that still waits (I5).
+    -- nothing, takes any of it that still waits (I5). When few tasks wait
+    -- in all lanes together, the types with none are known from one read
+    -- (waiting_types) and their lanes are not descended (migration 039).
     SELECT array_agg(w.id), array_agg(w.type), array_agg(w.grp), array_agg(w.take)
       INTO w_ids, w_types, w_groups, w_take
     FROM (
         SELECT w.id, w.type, w.grp,
                taker IS NOT NULL AND (max_take IS NULL OR
                    row_number() OVER (ORDER BY w.priority DESC, w.run_at, w.id) <= max_take) AS take
-        FROM (SELECT pg_current_snapshot() AS snap) s,
+        -- (OFFSET 0: read once, not wherever s is named.)
+        FROM (SELECT pg_current_snapshot() AS snap, {{schema}}.waiting_types() AS seen OFFSET 0) s,
              (SELECT r.type, count(*) AS n, array_agg(r.grp ORDER BY r.grp) AS grps
               FROM unnest(types, groups) AS r(type, grp)
               GROUP BY r.type) p,
@@ -2323,6 +2332,9 @@ BEGIN
                 FOR UPDATE SKIP LOCKED
             ) l
         ) w
+        -- No descent into a lane the statement's snapshot shows empty
+        -- (migration 039).
+        WHERE s.seen IS NULL OR p.type = ANY (s.seen)
     ) w;
 
     -- 2. The units nobody takes: every unit when no lane has a task (as
@@ -3345,6 +3357,21 @@ BEGIN
     -- 3. Its row.
     DELETE FROM {{schema}}.workers w WHERE w.id = unregister_worker.worker_id;
     RETURN v_back;
+END;
+$function$;
+-- privileges: owner
+
+CREATE OR REPLACE FUNCTION {{schema}}.waiting_types()
+ RETURNS text[]
+ LANGUAGE plpgsql
+ STABLE
+AS $function$
+BEGIN
+    RETURN (SELECT CASE WHEN count(*) < 32 THEN coalesce(array_agg(DISTINCT h.type), '{}') END
+            FROM (SELECT t.type FROM {{schema}}.tasks t
+                  WHERE t.status = 'pending' AND t.gate = 'waiting'
+                  ORDER BY t.type, t.priority DESC, t.run_at, t.id
+                  LIMIT 32) h);
 END;
 $function$;
 -- privileges: owner
