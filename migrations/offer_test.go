@@ -222,12 +222,12 @@ func TestDoneBefore(t *testing.T) {
 	}
 }
 
-// When fewer than 32 tasks wait in all lanes together, one read names the
-// types that have any (waiting_types, migration 039): a completion whose
-// units nobody waits for descends none of its types' lanes, neither in its
-// offer nor in its probe before the units go back. With 32 or more
-// waiting, every lane is descended as before, and the units still go to
-// their own type's lane.
+// When fewer than 8 tasks wait in all lanes together, one read names the
+// types that have any (waiting_types, migration 039): a completion of more
+// than 8 types whose units nobody waits for descends none of their lanes,
+// neither in its offer nor in its probe before the units go back. With 8
+// or more waiting, every lane is descended as before, and the units still
+// go to their own type's lane.
 func TestCompletionDescendsNoEmptyLane(t *testing.T) {
 	t.Parallel()
 	names := make([]string, 20)
@@ -271,7 +271,7 @@ func TestCompletionDescendsNoEmptyLane(t *testing.T) {
 	// 40 tasks of busy wait behind its one unit: every lane is read.
 	r.Exec(`SELECT count(*) FROM {{schema}}.enqueue_batch($1)`, inTurn([]string{"busy"}, 41))
 	r.Scalar(&seen, `SELECT {{schema}}.waiting_types()`)
-	require.Nil(t, seen, "40 tasks waiting: more than one read names")
+	require.Nil(t, seen, "40 tasks waiting: more than one read takes")
 	ids, err = claim(bg, r.Pool, r.Schema, "q", "w", 21)
 	require.NoError(t, err)
 	require.Len(t, ids, 21, "the other types' last 20 tasks and busy's first")
@@ -285,4 +285,29 @@ func TestCompletionDescendsNoEmptyLane(t *testing.T) {
 	require.Equal(t, 1, opened, "busy's unit passed to its next task")
 	require.Equal(t, 39, waiting)
 	r.RequireInvariants()
+}
+
+// several_types decides when a completion reads waiting_types first: more
+// than 8 units, not all of one type (migration 039).
+func TestSeveralTypes(t *testing.T) {
+	t.Parallel()
+	r := newRT(t, state(queueCfg("q")))
+	nine := func(last string) []string {
+		return []string{"a", "a", "a", "a", "a", "a", "a", "a", last}
+	}
+	for _, c := range []struct {
+		name  string
+		units []string
+		want  bool
+	}{
+		{"none", []string{}, false},
+		{"8 units of two types", []string{"a", "b", "a", "b", "a", "b", "a", "b"}, false},
+		{"9 units of one type", nine("a"), false},
+		{"9 units of two types", nine("b"), true},
+		{"9 units, the first one of its type", append([]string{"b"}, nine("a")[1:]...), true},
+	} {
+		var got bool
+		r.Scalar(&got, `SELECT {{schema}}.several_types($1)`, c.units)
+		require.Equal(t, c.want, got, c.name)
+	}
 }

@@ -1920,11 +1920,12 @@ BEGIN
         -- (migration 031: as EXISTS, a type whose tasks were most of the
         -- table when ANALYZE ran got a sequential scan through every
         -- completed task ahead of its lane).
-        -- When few tasks wait in all lanes together, one read names every
-        -- type that has any (waiting_types, in this statement's snapshot)
-        -- and no lane is probed (migration 039).
+        -- For several types (several_types), when few tasks wait in all
+        -- lanes together, one read names every type that has any
+        -- (waiting_types, in this statement's snapshot) and no lane is
+        -- probed (migration 039).
         SELECT true INTO v_retry
-        FROM (SELECT {{schema}}.waiting_types() AS seen OFFSET 0) h,
+        FROM (SELECT CASE WHEN {{schema}}.several_types(o_types) THEN {{schema}}.waiting_types() END AS seen OFFSET 0) h,
              (SELECT DISTINCT o.t FROM unnest(o_types) AS o(t)) u
         WHERE CASE WHEN h.seen IS NOT NULL THEN u.t = ANY (h.seen)
                    ELSE (SELECT true FROM {{schema}}.tasks t
@@ -2303,9 +2304,10 @@ BEGIN
     -- task's new owner wait for this one. SKIP LOCKED passes over the
     -- rows still locked anyway; what else is passed over was changed since
     -- the snapshot, and hand_off's second offer, which passes over
-    -- nothing, takes any of it that still waits (I5). When few tasks wait
-    -- in all lanes together, the types with none are known from one read
-    -- (waiting_types) and their lanes are not descended (migration 039).
+    -- nothing, takes any of it that still waits (I5). For several types
+    -- (several_types), when few tasks wait in all lanes together, those with none
+    -- are known from one read (waiting_types) and their lanes are not
+    -- descended (migration 039).
     SELECT array_agg(w.id), array_agg(w.type), array_agg(w.grp), array_agg(w.take)
       INTO w_ids, w_types, w_groups, w_take
     FROM (
@@ -2313,7 +2315,9 @@ BEGIN
                taker IS NOT NULL AND (max_take IS NULL OR
                    row_number() OVER (ORDER BY w.priority DESC, w.run_at, w.id) <= max_take) AS take
         -- (OFFSET 0: read once, not wherever s is named.)
-        FROM (SELECT pg_current_snapshot() AS snap, {{schema}}.waiting_types() AS seen OFFSET 0) s,
+        FROM (SELECT pg_current_snapshot() AS snap,
+                     CASE WHEN {{schema}}.several_types(types) THEN {{schema}}.waiting_types() END AS seen
+              OFFSET 0) s,
              (SELECT r.type, count(*) AS n, array_agg(r.grp ORDER BY r.grp) AS grps
               FROM unnest(types, groups) AS r(type, grp)
               GROUP BY r.type) p,
@@ -3165,6 +3169,15 @@ AS $function$
 $function$;
 -- privileges: owner
 
+CREATE OR REPLACE FUNCTION {{schema}}.several_types(units text[])
+ RETURNS boolean
+ LANGUAGE sql
+ IMMUTABLE PARALLEL SAFE
+AS $function$
+    SELECT cardinality(units) > 8 AND units[1] <> ANY (units)
+$function$;
+-- privileges: owner
+
 CREATE OR REPLACE FUNCTION {{schema}}.slot_lock_key(task_type text)
  RETURNS integer
  LANGUAGE sql
@@ -3367,11 +3380,11 @@ CREATE OR REPLACE FUNCTION {{schema}}.waiting_types()
  STABLE
 AS $function$
 BEGIN
-    RETURN (SELECT CASE WHEN count(*) < 32 THEN coalesce(array_agg(DISTINCT h.type), '{}') END
+    RETURN (SELECT CASE WHEN count(*) < 8 THEN coalesce(array_agg(DISTINCT h.type), '{}') END
             FROM (SELECT t.type FROM {{schema}}.tasks t
                   WHERE t.status = 'pending' AND t.gate = 'waiting'
                   ORDER BY t.type, t.priority DESC, t.run_at, t.id
-                  LIMIT 32) h);
+                  LIMIT 8) h);
 END;
 $function$;
 -- privileges: owner

@@ -12,25 +12,41 @@
 -- entries of tasks_waiting, in the same statement's snapshot, names every
 -- type that has a waiting task: the lanes of the other types are empty in
 -- that snapshot, and neither the offer nor the probe descends them. When
--- more tasks wait than that read takes, every lane is read as before.
+-- more tasks wait than that read takes, every lane is read as before. The
+-- read is made only for several types (several_types): it costs about what
+-- a few descents cost (more at a lane head many workers take from), and a
+-- completion of one type (one limited type among many, one type with a
+-- high limit) or of a few units would pay it for nothing.
 
 -- waiting_types names every task type with a task waiting in its lane
 -- (status pending, gate waiting) in the calling statement's snapshot, when
--- fewer than 32 tasks wait in all lanes together; NULL when 32 or more do
+-- fewer than 8 tasks wait in all lanes together; NULL when 8 or more do
 -- (then a lane not named may hold tasks). One read of tasks_waiting in its
--- own order, at most 32 entries: never a lane's backlog. PL/pgSQL, STABLE:
+-- own order, at most 8 entries: never a lane's backlog. PL/pgSQL, STABLE:
 -- its plan is kept for the session (a SQL function that cannot be inlined
 -- is planned again at every call: migration 031) and it reads in the
 -- caller's snapshot.
+-- several_types says whether units (their types, one per unit) are more
+-- than 8 and of more than one type: where reading waiting_types may save
+-- more lane descents than it costs. It stops at the first type that
+-- differs from the first unit's (no sort, no count of distinct types: a
+-- materialized count of the types cost enabled's completions 1-2%). One
+-- expression without a subquery, so that it is inlined where it is called.
+CREATE FUNCTION {{schema}}.several_types(units text[]) RETURNS boolean
+LANGUAGE sql IMMUTABLE PARALLEL SAFE
+AS $function$
+    SELECT cardinality(units) > 8 AND units[1] <> ANY (units)
+$function$;
+
 CREATE FUNCTION {{schema}}.waiting_types() RETURNS text[]
 LANGUAGE plpgsql STABLE
 AS $function$
 BEGIN
-    RETURN (SELECT CASE WHEN count(*) < 32 THEN coalesce(array_agg(DISTINCT h.type), '{}') END
+    RETURN (SELECT CASE WHEN count(*) < 8 THEN coalesce(array_agg(DISTINCT h.type), '{}') END
             FROM (SELECT t.type FROM {{schema}}.tasks t
                   WHERE t.status = 'pending' AND t.gate = 'waiting'
                   ORDER BY t.type, t.priority DESC, t.run_at, t.id
-                  LIMIT 32) h);
+                  LIMIT 8) h);
 END;
 $function$;
 
@@ -64,9 +80,10 @@ BEGIN
     -- task's new owner wait for this one. SKIP LOCKED passes over the
     -- rows still locked anyway; what else is passed over was changed since
     -- the snapshot, and hand_off's second offer, which passes over
-    -- nothing, takes any of it that still waits (I5). When few tasks wait
-    -- in all lanes together, the types with none are known from one read
-    -- (waiting_types) and their lanes are not descended (migration 039).
+    -- nothing, takes any of it that still waits (I5). For several types
+    -- (several_types), when few tasks wait in all lanes together, those with none
+    -- are known from one read (waiting_types) and their lanes are not
+    -- descended (migration 039).
     SELECT array_agg(w.id), array_agg(w.type), array_agg(w.grp), array_agg(w.take)
       INTO w_ids, w_types, w_groups, w_take
     FROM (
@@ -74,7 +91,9 @@ BEGIN
                taker IS NOT NULL AND (max_take IS NULL OR
                    row_number() OVER (ORDER BY w.priority DESC, w.run_at, w.id) <= max_take) AS take
         -- (OFFSET 0: read once, not wherever s is named.)
-        FROM (SELECT pg_current_snapshot() AS snap, {{schema}}.waiting_types() AS seen OFFSET 0) s,
+        FROM (SELECT pg_current_snapshot() AS snap,
+                     CASE WHEN {{schema}}.several_types(types) THEN {{schema}}.waiting_types() END AS seen
+              OFFSET 0) s,
              (SELECT r.type, count(*) AS n, array_agg(r.grp ORDER BY r.grp) AS grps
               FROM unnest(types, groups) AS r(type, grp)
               GROUP BY r.type) p,
@@ -201,11 +220,12 @@ BEGIN
         -- (migration 031: as EXISTS, a type whose tasks were most of the
         -- table when ANALYZE ran got a sequential scan through every
         -- completed task ahead of its lane).
-        -- When few tasks wait in all lanes together, one read names every
-        -- type that has any (waiting_types, in this statement's snapshot)
-        -- and no lane is probed (migration 039).
+        -- For several types (several_types), when few tasks wait in all
+        -- lanes together, one read names every type that has any
+        -- (waiting_types, in this statement's snapshot) and no lane is
+        -- probed (migration 039).
         SELECT true INTO v_retry
-        FROM (SELECT {{schema}}.waiting_types() AS seen OFFSET 0) h,
+        FROM (SELECT CASE WHEN {{schema}}.several_types(o_types) THEN {{schema}}.waiting_types() END AS seen OFFSET 0) h,
              (SELECT DISTINCT o.t FROM unnest(o_types) AS o(t)) u
         WHERE CASE WHEN h.seen IS NOT NULL THEN u.t = ANY (h.seen)
                    ELSE (SELECT true FROM {{schema}}.tasks t
@@ -241,4 +261,5 @@ END;
 $function$;
 
 
+REVOKE ALL ON FUNCTION {{schema}}.several_types(text[]) FROM PUBLIC;
 REVOKE ALL ON FUNCTION {{schema}}.waiting_types() FROM PUBLIC;
