@@ -59,6 +59,9 @@ type completerConfig struct {
 	flushSize func() int
 	// complete is the database call.
 	complete completeFunc
+	// idle reports whether the session runs and queues no task (its
+	// finished tasks are all it holds). Called without c.mu held.
+	idle func() bool
 	// handOff receives the tasks a completion took over (never empty).
 	handOff func(tasks []*Task)
 	// reserved receives the successors a completion reserved, and how
@@ -265,7 +268,15 @@ func (c *completer) run() {
 				break
 			}
 			wait := c.flushInterval - time.Since(first)
-			if n < c.flushSize() && wait > 0 && !urgent {
+			// Nothing running and nothing queued: no task finishes
+			// before the interval is over, and waiting would only keep
+			// the batch's units idle. Where completions pass units on (a
+			// limit that binds, each worker holding a share of its
+			// units), every cohort waited the whole interval between its
+			// completions: `high` +4.7% over 24 rounds, the type limit
+			// `partitioned` is measured against +80%
+			// (results/idle-flush/).
+			if n < c.flushSize() && wait > 0 && !urgent && !c.idle() {
 				timer.Reset(wait)
 				break
 			}

@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"slices"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -62,6 +63,7 @@ type completerRig struct {
 	lost    int           // calls of lost
 	flushed int           // calls of flushed
 	log     bytes.Buffer  // written by the logger, read after stop
+	idle    atomic.Bool   // what the session's idle reports
 }
 
 func newCompleterRig(flushSize int, flushInterval time.Duration, answer answer) *completerRig {
@@ -71,6 +73,7 @@ func newCompleterRig(flushSize int, flushInterval time.Duration, answer answer) 
 		bg:            context.Background(),
 		flushInterval: flushInterval,
 		flushSize:     func() int { return flushSize },
+		idle:          func() bool { return r.idle.Load() },
 		complete: func(_ context.Context, ids []int64, _ []*Task, take bool) (completeResult, error) {
 			r.mu.Lock()
 			n := len(r.calls)
@@ -507,4 +510,32 @@ func TestCompleterCallsInFlight(t *testing.T) {
 			require.Len(t, r.calls, len(tc.holders))
 		})
 	}
+}
+
+// A session's finished tasks are completed at once, not a flush interval
+// later, when the session runs and queues nothing else: no task would join
+// them. A second call may then start beside one in flight (completers).
+func TestCompleterFlushesAnIdleSessionAtOnce(t *testing.T) {
+	t.Parallel()
+	release := make(chan struct{})
+	r := newCompleterRig(100, time.Hour, func(n int, ids []int64, take bool) (int, []*Task, error) {
+		if n == 0 {
+			<-release // the first call stays in flight until released
+		}
+		return acceptAll(n, ids, take)
+	})
+	r.add(true, false, 1, 2)
+	time.Sleep(20 * time.Millisecond)
+	r.mu.Lock()
+	require.Empty(t, r.calls, "a busy session's tasks were completed before the interval")
+	r.mu.Unlock()
+
+	r.idle.Store(true)
+	r.c.flushSoon() // as the session's last finished task wakes it
+	r.waitCalls(t, 1)
+	r.add(true, false, 3)
+	r.waitCalls(t, 2) // beside the first, still in flight
+	close(release)
+	r.c.stop()
+	require.Equal(t, []completion{{ids: []int64{1, 2}, take: true}, {ids: []int64{3}, take: true}}, r.calls)
 }

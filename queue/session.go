@@ -93,6 +93,7 @@ func newSession(ctx context.Context, w *Worker, id string) *session {
 		flushInterval: w.cfg.FlushInterval,
 		flushSize:     w.flushSize,
 		complete:      s.completeTasks,
+		idle:          s.nothingRunning,
 		handOff:       s.accept,
 		reserved:      s.keepReserved,
 		lost: func() {
@@ -112,6 +113,20 @@ func newSession(ctx context.Context, w *Worker, id string) *session {
 	return s
 }
 
+// nothingRunning reports whether the session runs no task and has none
+// queued: its finished tasks are all it holds, so no other finishes before
+// a flush interval is over.
+func (s *session) nothingRunning() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.nothingRunningLocked()
+}
+
+// nothingRunningLocked is nothingRunning with s.mu held.
+func (s *session) nothingRunningLocked() bool {
+	return len(s.running) == 0 && s.queued.Load() == 0
+}
+
 func (s *session) start() {
 	for range s.w.cfg.PoolSize {
 		s.handlers.Go(s.work)
@@ -129,10 +144,12 @@ func (s *session) call() (context.Context, context.CancelFunc) {
 // work is one handler goroutine: it runs tasks until jobs is closed.
 func (s *session) work() {
 	for t := range s.jobs {
+		// Out of queued and into running under s.mu: idle never sees a
+		// task taken from jobs as neither.
+		s.mu.Lock()
 		if s.queued.Add(-1) < int64(s.w.batchSize()) {
 			signal(s.room)
 		}
-		s.mu.Lock()
 		if s.dead.Load() {
 			s.mu.Unlock()
 			continue
@@ -248,6 +265,9 @@ func (s *session) finish(t *Task, took time.Duration) *Task {
 		wake = s.completer.addStarted(t.ID, next)
 	} else {
 		wake = s.completer.add(t.ID, t.holdsUnit, urgent)
+		// The session's last task: the completer may flush at once (see
+		// nothingRunning).
+		wake = wake || s.nothingRunningLocked()
 	}
 	s.mu.Unlock()
 	s.w.obs.Handled(t, took, nil, false)

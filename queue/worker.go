@@ -91,7 +91,9 @@ type Config struct {
 	// work.
 	PollOnly bool
 	// FlushInterval is the longest a finished task waits to be completed
-	// in a batch (default DefaultFlushInterval).
+	// in a batch (default DefaultFlushInterval). A session that runs and
+	// queues no other task completes its finished ones at once: nothing
+	// would join them.
 	FlushInterval time.Duration
 	// FlushSize completes finished tasks as soon as this many are waiting;
 	// 0 means the batch size.
