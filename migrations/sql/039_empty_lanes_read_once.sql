@@ -18,14 +18,6 @@
 -- completion of one type (one limited type among many, one type with a
 -- high limit) or of a few units would pay it for nothing.
 
--- waiting_types names every task type with a task waiting in its lane
--- (status pending, gate waiting) in the calling statement's snapshot, when
--- fewer than 8 tasks wait in all lanes together; NULL when 8 or more do
--- (then a lane not named may hold tasks). One read of tasks_waiting in its
--- own order, at most 8 entries: never a lane's backlog. PL/pgSQL, STABLE:
--- its plan is kept for the session (a SQL function that cannot be inlined
--- is planned again at every call: migration 031) and it reads in the
--- caller's snapshot.
 -- several_types says whether units (their types, one per unit) are more
 -- than 8 and of more than one type: where reading waiting_types may save
 -- more lane descents than it costs. It stops at the first type that
@@ -38,6 +30,14 @@ AS $function$
     SELECT cardinality(units) > 8 AND units[1] <> ANY (units)
 $function$;
 
+-- waiting_types names every task type with a task waiting in its lane
+-- (status pending, gate waiting) in the calling statement's snapshot, when
+-- fewer than 8 tasks wait in all lanes together; NULL when 8 or more do
+-- (then a lane not named may hold tasks). One read of tasks_waiting in its
+-- own order, at most 8 entries: never a lane's backlog. PL/pgSQL, STABLE:
+-- its plan is kept for the session (a SQL function that cannot be inlined
+-- is planned again at every call: migration 031) and it reads in the
+-- caller's snapshot.
 CREATE FUNCTION {{schema}}.waiting_types() RETURNS text[]
 LANGUAGE plpgsql STABLE
 AS $function$
