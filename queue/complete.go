@@ -302,7 +302,7 @@ func (c *completer) run() {
 				// flushNow and this loop runs again.
 				break
 			}
-			ids, started, ok := c.takeDone()
+			ids, started, ok := c.takeDone(c.callSize(n, len(slots)))
 			if !ok {
 				<-slots
 				break
@@ -321,11 +321,28 @@ func (c *completer) run() {
 	}
 }
 
+// minSplit is the fewest tasks a call of a split batch carries (callSize).
+const minSplit = 16
+
+// callSize is how many of the n finished tasks the next call takes, with
+// inFlight calls in flight counting this one: FlushSize, or half of them
+// when this is the only call, the session runs nothing else and most of
+// them hold units. Their units then come back in two cohorts, one call
+// each, and two server processes work on them at once: one worker's
+// units of a binding limit otherwise cycled as one cohort, one call at a
+// time, with a CPU of two idle.
+func (c *completer) callSize(n, inFlight int) int {
+	if inFlight == 1 && n >= 2*minSplit && n < c.flushSize() && c.idle() && c.doneMostlyHolds() {
+		return (n + 1) / 2
+	}
+	return c.flushSize()
+}
+
 // flush completes the finished tasks in one call. It reports whether there
 // was nothing to do or the call succeeded; on failure the tasks stay queued
 // for the next flush.
 func (c *completer) flush() bool {
-	ids, started, ok := c.takeDone()
+	ids, started, ok := c.takeDone(c.flushSize())
 	if !ok {
 		return true
 	}
@@ -337,7 +354,7 @@ func (c *completer) flush() bool {
 // (or the worker was declared dead: they are dropped). At most FlushSize
 // per call: a call's cost grows with its array, and one slow call must not
 // make the next one bigger still.
-func (c *completer) takeDone() ([]int64, []*Task, bool) {
+func (c *completer) takeDone(most int) ([]int64, []*Task, bool) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if len(c.done) == 0 || c.dropped {
@@ -346,7 +363,7 @@ func (c *completer) takeDone() ([]int64, []*Task, bool) {
 		c.settleLeft()
 		return nil, nil, false
 	}
-	n := min(len(c.done), c.flushSize())
+	n := min(len(c.done), c.flushSize(), most)
 	c.urgent = false
 	ids := append(c.spare[:0], c.done[:n]...)
 	c.spare = nil

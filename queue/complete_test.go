@@ -539,3 +539,54 @@ func TestCompleterFlushesAnIdleSessionAtOnce(t *testing.T) {
 	r.c.stop()
 	require.Equal(t, []completion{{ids: []int64{1, 2}, take: true}, {ids: []int64{3}, take: true}}, r.calls)
 }
+
+// An idle session's batch of unit holders smaller than FlushSize goes out
+// as two calls when no other is in flight: the units come back as two
+// cohorts, completed by two server processes at once. Not when the batch
+// is full, mostly unlimited or too small to halve, or the session runs
+// other tasks.
+func TestCompleterSplitsAnIdleSessionsBatch(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		name  string
+		n     int
+		holds bool
+		idle  bool
+		want  []int // sizes of the calls
+	}{
+		{"40 holders, idle", 40, true, true, []int{20, 20}},
+		{"41 holders, idle", 41, true, true, []int{21, 20}},
+		{"40 unlimited, idle", 40, false, true, []int{40}},
+		{"31 holders, idle: too few to halve", 31, true, true, []int{31}},
+		{"100 holders, idle: a full batch", 100, true, true, []int{100}},
+		{"40 holders, others running", 40, true, false, []int{40}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			r := newCompleterRig(100, time.Hour, acceptAll)
+			r.idle.Store(tc.idle)
+			r.c.mu.Lock() // the batch finishes before the completer looks
+			for i := range tc.n {
+				id := int64(i + 1)
+				r.c.done = append(r.c.done, id)
+				if tc.holds {
+					r.c.holding[id] = struct{}{}
+				}
+				r.c.backlog++
+			}
+			r.c.firstDone = time.Now()
+			r.c.mu.Unlock()
+			if tc.idle || tc.n >= 100 {
+				r.c.flushSoon()
+				r.waitCalls(t, len(tc.want))
+			}
+			r.c.stop() // a busy session's batch goes at shutdown
+			var got []int
+			for _, c := range r.calls {
+				got = append(got, len(c.ids))
+			}
+			// (Two calls in flight may reach the fake in either order.)
+			require.ElementsMatch(t, tc.want, got)
+		})
+	}
+}
