@@ -59,9 +59,9 @@ type completerConfig struct {
 	flushSize func() int
 	// complete is the database call.
 	complete completeFunc
-	// idle reports whether the session runs and queues no task (its
-	// finished tasks are all it holds). Called without c.mu held.
-	idle func() bool
+	// nothingRunning reports whether the session runs and queues no task
+	// (its finished tasks are all it holds). Called without c.mu held.
+	nothingRunning func() bool
 	// handOff receives the tasks a completion took over (never empty).
 	handOff func(tasks []*Task)
 	// reserved receives the successors a completion reserved, and how
@@ -268,6 +268,8 @@ func (c *completer) run() {
 				break
 			}
 			wait := c.flushInterval - time.Since(first)
+			// The session's state, read once for both decisions below.
+			idle := c.nothingRunning()
 			// Nothing running and nothing queued: no task finishes
 			// before the interval is over, and waiting would only keep
 			// the batch's units idle. Where completions pass units on (a
@@ -276,7 +278,7 @@ func (c *completer) run() {
 			// completions: `high` +4.7% over 24 rounds, the type limit
 			// `partitioned` is measured against +80%
 			// (results/idle-flush/).
-			if n < c.flushSize() && wait > 0 && !urgent && !c.idle() {
+			if n < c.flushSize() && wait > 0 && !urgent && !idle {
 				timer.Reset(wait)
 				break
 			}
@@ -302,7 +304,7 @@ func (c *completer) run() {
 				// flushNow and this loop runs again.
 				break
 			}
-			ids, started, ok := c.takeDone(c.callSize(n, len(slots)))
+			ids, started, ok := c.takeDone(c.callSize(n, len(slots), idle))
 			if !ok {
 				<-slots
 				break
@@ -325,14 +327,14 @@ func (c *completer) run() {
 const minSplit = 16
 
 // callSize is how many of the n finished tasks the next call takes, with
-// inFlight calls in flight counting this one: FlushSize, or half of them
-// when this is the only call, the session runs nothing else and most of
-// them hold units. Their units then come back in two cohorts, one call
+// inFlight calls in flight counting this one and idle the session running
+// and queuing nothing: FlushSize, or half of them when this is the only
+// call, the session is idle and most of them hold units. Their units then come back in two cohorts, one call
 // each, and two server processes work on them at once: one worker's
 // units of a binding limit otherwise cycled as one cohort, one call at a
 // time, with a CPU of two idle.
-func (c *completer) callSize(n, inFlight int) int {
-	if inFlight == 1 && n >= 2*minSplit && n < c.flushSize() && c.idle() && c.doneMostlyHolds() {
+func (c *completer) callSize(n, inFlight int, idle bool) int {
+	if inFlight == 1 && idle && n >= 2*minSplit && n < c.flushSize() && c.doneMostlyHolds() {
 		return (n + 1) / 2
 	}
 	return c.flushSize()

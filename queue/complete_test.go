@@ -63,17 +63,17 @@ type completerRig struct {
 	lost    int           // calls of lost
 	flushed int           // calls of flushed
 	log     bytes.Buffer  // written by the logger, read after stop
-	idle    atomic.Bool   // what the session's idle reports
+	idle    atomic.Bool   // what the session's nothingRunning reports
 }
 
 func newCompleterRig(flushSize int, flushInterval time.Duration, answer answer) *completerRig {
 	r := &completerRig{callc: make(chan struct{}, 100)}
 	r.c = newCompleter(completerConfig{
-		id:            "w1",
-		bg:            context.Background(),
-		flushInterval: flushInterval,
-		flushSize:     func() int { return flushSize },
-		idle:          func() bool { return r.idle.Load() },
+		id:             "w1",
+		bg:             context.Background(),
+		flushInterval:  flushInterval,
+		flushSize:      func() int { return flushSize },
+		nothingRunning: func() bool { return r.idle.Load() },
 		complete: func(_ context.Context, ids []int64, _ []*Task, take bool) (completeResult, error) {
 			r.mu.Lock()
 			n := len(r.calls)

@@ -88,14 +88,14 @@ func newSession(ctx context.Context, w *Worker, id string) *session {
 	s.ctx, s.cancel = context.WithCancel(ctx)
 	s.hctx, s.cancelHandler = context.WithCancel(s.bg)
 	s.completer = newCompleter(completerConfig{
-		id:            id,
-		bg:            s.bg,
-		flushInterval: w.cfg.FlushInterval,
-		flushSize:     w.flushSize,
-		complete:      s.completeTasks,
-		idle:          s.nothingRunning,
-		handOff:       s.accept,
-		reserved:      s.keepReserved,
+		id:             id,
+		bg:             s.bg,
+		flushInterval:  w.cfg.FlushInterval,
+		flushSize:      w.flushSize,
+		complete:       s.completeTasks,
+		nothingRunning: s.nothingRunning,
+		handOff:        s.accept,
+		reserved:       s.keepReserved,
 		lost: func() {
 			s.lost.Store(true)
 			s.cancel()
@@ -144,8 +144,8 @@ func (s *session) call() (context.Context, context.CancelFunc) {
 // work is one handler goroutine: it runs tasks until jobs is closed.
 func (s *session) work() {
 	for t := range s.jobs {
-		// Out of queued and into running under s.mu: idle never sees a
-		// task taken from jobs as neither.
+		// Out of queued and into running under s.mu: nothingRunning
+		// never sees a task taken from jobs as neither.
 		s.mu.Lock()
 		if s.queued.Add(-1) < int64(s.w.batchSize()) {
 			signal(s.room)
