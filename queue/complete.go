@@ -71,13 +71,17 @@ type completerConfig struct {
 	// with an unknown outcome: tasks may have been taken unseen.
 	lost func()
 	// flushed is called after each successful completion: slot units may
-	// have been freed. successors says the completion started successors
-	// or reserved some (not merely asked for them: a limit that does not
-	// bind reserves nothing, and its tasks come by claims): its worker's
-	// handlers go from task to task without claims, and the units it
+	// have been freed. kept says none were: the completion started
+	// successors or reserved some (not merely asked for them: a limit that
+	// does not bind reserves nothing, and its tasks come by claims), or it
+	// took over a waiting task for every unit it released. Its worker's
+	// handlers then go from task to task without claims, and the units it
 	// handed on were taken or opened (hand_off notifies idle workers
-	// then), so its own fetcher need not claim again for them.
-	flushed func(successors bool)
+	// then), so its own fetcher need not claim again for them: a claim
+	// would find nothing the completion freed, and where a limit binds
+	// every completion's empty claim was server work that a unit holder
+	// waited behind.
+	flushed func(kept bool)
 	obs     Observer
 	log     *slog.Logger
 }
@@ -429,7 +433,7 @@ func (c *completer) flushIDs(ids []int64, started []*Task) bool {
 	ctx, cancel := callContext(c.bg)
 	defer cancel()
 	start := time.Now()
-	res, handedOff, err := c.completeCall(ctx, ids, started)
+	res, handedOff, holders, err := c.completeCall(ctx, ids, started)
 	took := time.Since(start)
 	c.obs.Completed(len(ids), res.accepted, took, err)
 	if err == nil {
@@ -477,7 +481,7 @@ func (c *completer) flushIDs(ids []int64, started []*Task) bool {
 	c.backlog -= len(ids)
 	c.spare = ids[:0]
 	c.mu.Unlock()
-	c.flushed(len(started) > 0 || len(res.reserved) > 0)
+	c.flushed(keptUnits(len(started), len(res.reserved), handedOff, holders, len(res.taken)))
 	return true
 }
 
@@ -490,14 +494,28 @@ func (c *completer) flushIDs(ids []int64, started []*Task) bool {
 // few tasks taken over would finish out of step with its batches), and a
 // closing session must claim nothing it would hand back.
 // takeOver reports whether the call could hand tasks over.
-func (c *completer) completeCall(ctx context.Context, ids []int64, started []*Task) (res completeResult, takeOver bool, err error) {
-	holders := c.takeHolders(ids)
+func (c *completer) completeCall(ctx context.Context, ids []int64, started []*Task) (res completeResult, takeOver bool, holders int, err error) {
+	holders = c.takeHolders(ids)
 	c.mu.Lock()
 	closing := c.closing
 	c.mu.Unlock()
 	takeOver = mostlyHolders(holders, len(ids)) && !closing
 	res, err = c.complete(ctx, ids, started, takeOver)
-	return res, takeOver || len(started) > 0, err
+	return res, takeOver || len(started) > 0, holders, err
+}
+
+// keptUnits reports whether a completion freed no slot unit for a claim
+// to find: it started or reserved successors, or it could take tasks over
+// and took one for each unit holder it completed (each unit went to a
+// waiting task claimed for this worker). A completion that took fewer left
+// units to their groups or to opened tasks; one of unlimited tasks only
+// (no holders, no take) is not counted as keeping anything either: its
+// worker's fetcher claims again as before.
+func keptUnits(started, reserved int, tookOver bool, holders, taken int) bool {
+	if started > 0 || reserved > 0 {
+		return true
+	}
+	return tookOver && holders > 0 && taken >= holders
 }
 
 // completeTasks is the session's completeFunc: complete; with take

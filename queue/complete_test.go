@@ -590,3 +590,24 @@ func TestCompleterSplitsAnIdleSessionsBatch(t *testing.T) {
 		})
 	}
 }
+
+func TestKeptUnits(t *testing.T) {
+	for _, tt := range []struct {
+		name                              string
+		started, reserved, holders, taken int
+		tookOver                          bool
+		want                              bool
+	}{
+		{name: "unlimited tasks, plain complete", want: false},
+		{name: "holders, plain complete (their units opened tasks)", holders: 4, want: false},
+		{name: "every unit taken over", tookOver: true, holders: 4, taken: 4, want: true},
+		{name: "some units left to their groups", tookOver: true, holders: 4, taken: 3, want: false},
+		{name: "a take of no holders", tookOver: true, want: false},
+		{name: "successors started", started: 2, holders: 2, want: true},
+		{name: "successors reserved", reserved: 1, tookOver: true, holders: 4, want: true},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			require.Equal(t, tt.want, keptUnits(tt.started, tt.reserved, tt.tookOver, tt.holders, tt.taken))
+		})
+	}
+}

@@ -100,8 +100,8 @@ func newSession(ctx context.Context, w *Worker, id string) *session {
 			s.lost.Store(true)
 			s.cancel()
 		},
-		flushed: func(successors bool) {
-			if !successors {
+		flushed: func(kept bool) {
+			if !kept {
 				signal(s.freed)
 			}
 			signal(s.room)
