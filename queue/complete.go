@@ -105,6 +105,9 @@ type completer struct {
 	// holding has the ids in done whose tasks hold a slot unit: a
 	// completion hands those units over (complete_and_take).
 	holding map[int64]struct{}
+	// handed has the ids in holding whose tasks a completion took over
+	// (handedOff): a cohort of units that cycles through this worker.
+	handed map[int64]struct{}
 	// started maps an id in done (or back from a failed call) to the
 	// reserved successor started in its place: both go in one call, which
 	// passes the one's unit to the other.
@@ -135,6 +138,7 @@ func newCompleter(cfg completerConfig) *completer {
 		flushNow:        make(chan struct{}, 1),
 		quit:            make(chan struct{}),
 		holding:         make(map[int64]struct{}),
+		handed:          make(map[int64]struct{}),
 		started:         make(map[int64]*Task),
 	}
 }
@@ -158,6 +162,15 @@ func (c *completer) add(id int64, holdsUnit, urgent bool) (wake bool) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	return c.addLocked(id, holdsUnit, urgent)
+}
+
+// addHandedOff is add for a task a completion took over (its unit holds
+// and came back to this worker by a hand-off).
+func (c *completer) addHandedOff(id int64, urgent bool) (wake bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.handed[id] = struct{}{}
+	return c.addLocked(id, true, urgent)
 }
 
 // addStarted queues finished task id, which held a unit, with the reserved
@@ -333,13 +346,22 @@ const minSplit = 16
 // callSize is how many of the n finished tasks the next call takes, with
 // inFlight calls in flight counting this one and idle the session running
 // and queuing nothing: FlushSize, or half of them when this is the only
-// call, the session is idle and most of them hold units. Their units then come back in two cohorts, one call
+// call, the session is idle, most of them hold units and they are no more
+// than FlushSize. Their units then come back in two cohorts, one call
 // each, and two server processes work on them at once: one worker's
 // units of a binding limit otherwise cycled as one cohort, one call at a
-// time, with a CPU of two idle.
+// time, with a CPU of two idle. A full batch (or more) splits only when
+// every task in it came by a hand-off: a worker that held all of a type's
+// units (its first claim took FlushSize of them) cycled them as one cohort
+// of exactly FlushSize, one core idle; a full batch its fetcher claimed is
+// followed by the fetcher's next claim, which keeps the other core busy,
+// and splitting it only added a call (results/split-full-batch/).
 func (c *completer) callSize(n, inFlight int, idle bool) int {
-	if inFlight == 1 && idle && n >= 2*minSplit && n < c.flushSize() && c.doneMostlyHolds() {
-		return (n + 1) / 2
+	if inFlight != 1 || !idle || n < 2*minSplit || !c.doneMostlyHolds() {
+		return c.flushSize()
+	}
+	if n < c.flushSize() || c.doneHandedOff() {
+		return (min(n, c.flushSize()) + 1) / 2
 	}
 	return c.flushSize()
 }
@@ -403,6 +425,23 @@ func (c *completer) doneMostlyHolds() bool {
 	return mostlyHolders(holders, len(c.done))
 }
 
+// doneHandedOff reports whether every finished task waiting to be
+// completed (and at least one) came by a hand-off: a cohort of units that
+// cycles through this worker, not a batch its fetcher claimed.
+func (c *completer) doneHandedOff() bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if len(c.handed) < len(c.done) || len(c.done) == 0 {
+		return false
+	}
+	for _, id := range c.done {
+		if _, ok := c.handed[id]; !ok {
+			return false
+		}
+	}
+	return true
+}
+
 // mostlyHolders is the rule for whether completions of n finished tasks,
 // holders of them holding slot units, do the claiming (a second call in
 // flight, complete_and_take): at least half of them, and at least one.
@@ -421,6 +460,7 @@ func (c *completer) takeHolders(ids []int64) int {
 	for _, id := range ids {
 		if _, ok := c.holding[id]; ok {
 			delete(c.holding, id)
+			delete(c.handed, id)
 			found++
 		}
 	}
@@ -590,7 +630,7 @@ func scanCompletion(rows pgx.Rows, res *completeResult, withKind bool) error {
 		}
 		switch k {
 		case "taken":
-			res.taken = append(res.taken, &Task{ID: *id, Type: *typ, Payload: payload, Attempts: *attempts, holdsUnit: true})
+			res.taken = append(res.taken, &Task{ID: *id, Type: *typ, Payload: payload, Attempts: *attempts, holdsUnit: true, handedOff: true})
 		case "reserved":
 			res.reserved = append(res.reserved, &Task{ID: *id, Type: *typ, Payload: payload, Attempts: *attempts})
 		case "refused":

@@ -548,18 +548,23 @@ func TestCompleterFlushesAnIdleSessionAtOnce(t *testing.T) {
 func TestCompleterSplitsAnIdleSessionsBatch(t *testing.T) {
 	t.Parallel()
 	for _, tc := range []struct {
-		name  string
-		n     int
-		holds bool
-		idle  bool
-		want  []int // sizes of the calls
+		name   string
+		n      int
+		holds  bool
+		handed bool // the tasks came by a hand-off
+		idle   bool
+		want   []int // sizes of the calls
 	}{
-		{"40 holders, idle", 40, true, true, []int{20, 20}},
-		{"41 holders, idle", 41, true, true, []int{21, 20}},
-		{"40 unlimited, idle", 40, false, true, []int{40}},
-		{"31 holders, idle: too few to halve", 31, true, true, []int{31}},
-		{"100 holders, idle: a full batch", 100, true, true, []int{100}},
-		{"40 holders, others running", 40, true, false, []int{40}},
+		{"40 holders, idle", 40, true, false, true, []int{20, 20}},
+		{"41 holders, idle", 41, true, false, true, []int{21, 20}},
+		{"40 unlimited, idle", 40, false, false, true, []int{40}},
+		{"31 holders, idle: too few to halve", 31, true, false, true, []int{31}},
+		{"100 holders claimed, idle: a full batch", 100, true, false, true, []int{100}},
+		{"100 holders handed off, idle: a full cohort", 100, true, true, true, []int{50, 50}},
+		{"150 holders claimed, idle: more than a batch", 150, true, false, true, []int{100, 50}},
+		{"150 holders handed off, idle: more than a batch", 150, true, true, true, []int{50, 100}},
+		{"40 holders, others running", 40, true, false, false, []int{40}},
+		{"100 holders handed off, others running", 100, true, true, false, []int{100}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
@@ -571,6 +576,9 @@ func TestCompleterSplitsAnIdleSessionsBatch(t *testing.T) {
 				r.c.done = append(r.c.done, id)
 				if tc.holds {
 					r.c.holding[id] = struct{}{}
+				}
+				if tc.handed {
+					r.c.handed[id] = struct{}{}
 				}
 				r.c.backlog++
 			}

@@ -23,6 +23,10 @@ type Task struct {
 	// holdsUnit is true for a task of a limited type: it holds one of its
 	// type's slot units until it is completed or failed.
 	holdsUnit bool
+	// handedOff is true for a task a completion of this worker's took over
+	// (complete_and_take): its unit came back to the worker that released
+	// it, as one of a cohort of units that cycle through this worker.
+	handedOff bool
 
 	// promotion is set for a reserved successor the worker started in
 	// place of a finished task of its type: it is closed once the
