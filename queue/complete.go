@@ -103,11 +103,10 @@ type completer struct {
 	mu   sync.Mutex
 	done []int64 // finished, to complete
 	// holding has the ids in done whose tasks hold a slot unit: a
-	// completion hands those units over (complete_and_take).
-	holding map[int64]struct{}
-	// handed has the ids in holding whose tasks a completion took over
-	// (handedOff): a cohort of units that cycles through this worker.
-	handed map[int64]struct{}
+	// completion hands those units over (complete_and_take). The value
+	// says the task came by such a hand-off (Task.handedOff): one of a
+	// cohort of units that cycles through this worker.
+	holding map[int64]bool
 	// started maps an id in done (or back from a failed call) to the
 	// reserved successor started in its place: both go in one call, which
 	// passes the one's unit to the other.
@@ -137,8 +136,7 @@ func newCompleter(cfg completerConfig) *completer {
 		completerConfig: cfg,
 		flushNow:        make(chan struct{}, 1),
 		quit:            make(chan struct{}),
-		holding:         make(map[int64]struct{}),
-		handed:          make(map[int64]struct{}),
+		holding:         make(map[int64]bool),
 		started:         make(map[int64]*Task),
 	}
 }
@@ -154,23 +152,14 @@ func (c *completer) stop() {
 }
 
 // add queues finished task id for the next completion; holdsUnit says the
-// task holds a slot unit, urgent that it must be completed now. It reports
-// whether the caller must wake the completer (flushSoon) once it has
-// reported the task handled: on the first finished task, the FlushSize-th
-// or an urgent one.
-func (c *completer) add(id int64, holdsUnit, urgent bool) (wake bool) {
+// task holds a slot unit, handedOff that it came by a completion's
+// hand-off, urgent that it must be completed now. It reports whether the
+// caller must wake the completer (flushSoon) once it has reported the task
+// handled: on the first finished task, the FlushSize-th or an urgent one.
+func (c *completer) add(id int64, holdsUnit, handedOff, urgent bool) (wake bool) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	return c.addLocked(id, holdsUnit, urgent)
-}
-
-// addHandedOff is add for a task a completion took over (its unit holds
-// and came back to this worker by a hand-off).
-func (c *completer) addHandedOff(id int64, urgent bool) (wake bool) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.handed[id] = struct{}{}
-	return c.addLocked(id, true, urgent)
+	return c.addLocked(id, holdsUnit, handedOff, urgent)
 }
 
 // addStarted queues finished task id, which held a unit, with the reserved
@@ -180,14 +169,14 @@ func (c *completer) addStarted(id int64, x *Task) (wake bool) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.started[id] = x
-	return c.addLocked(id, true, true)
+	return c.addLocked(id, true, false, true)
 }
 
 // addLocked is add with c.mu held.
-func (c *completer) addLocked(id int64, holdsUnit, urgent bool) (wake bool) {
+func (c *completer) addLocked(id int64, holdsUnit, handedOff, urgent bool) (wake bool) {
 	c.done = append(c.done, id)
 	if holdsUnit {
-		c.holding[id] = struct{}{}
+		c.holding[id] = handedOff
 	}
 	c.backlog++
 	n := len(c.done)
@@ -357,10 +346,14 @@ const minSplit = 16
 // followed by the fetcher's next claim, which keeps the other core busy,
 // and splitting it only added a call (results/split-full-batch/).
 func (c *completer) callSize(n, inFlight int, idle bool) int {
-	if inFlight != 1 || !idle || n < 2*minSplit || !c.doneMostlyHolds() {
+	if inFlight != 1 || !idle || n < 2*minSplit {
 		return c.flushSize()
 	}
-	if n < c.flushSize() || c.doneHandedOff() {
+	holders, handed, of := c.doneUnits()
+	if !mostlyHolders(holders, of) {
+		return c.flushSize()
+	}
+	if n < c.flushSize() || handed == of {
 		return (min(n, c.flushSize()) + 1) / 2
 	}
 	return c.flushSize()
@@ -411,35 +404,30 @@ func (c *completer) takeDone(most int) ([]int64, []*Task, bool) {
 // doneMostlyHolds reports whether at least half of the finished tasks
 // waiting to be completed (and at least one) hold a slot unit.
 func (c *completer) doneMostlyHolds() bool {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if len(c.holding) == 0 {
-		return false
-	}
-	holders := 0
-	for _, id := range c.done {
-		if _, ok := c.holding[id]; ok {
-			holders++
-		}
-	}
-	return mostlyHolders(holders, len(c.done))
+	holders, _, n := c.doneUnits()
+	return mostlyHolders(holders, n)
 }
 
-// doneHandedOff reports whether every finished task waiting to be
-// completed (and at least one) came by a hand-off: a cohort of units that
-// cycles through this worker, not a batch its fetcher claimed.
-func (c *completer) doneHandedOff() bool {
+// doneUnits counts the n finished tasks waiting to be completed, the
+// holders of a slot unit among them, and the handed of those that came by
+// a hand-off (a cohort of units that cycles through this worker, not a
+// batch its fetcher claimed).
+func (c *completer) doneUnits() (holders, handed, n int) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if len(c.handed) < len(c.done) || len(c.done) == 0 {
-		return false
+	n = len(c.done)
+	if len(c.holding) == 0 {
+		return 0, 0, n
 	}
 	for _, id := range c.done {
-		if _, ok := c.handed[id]; !ok {
-			return false
+		if handedOff, ok := c.holding[id]; ok {
+			holders++
+			if handedOff {
+				handed++
+			}
 		}
 	}
-	return true
+	return holders, handed, n
 }
 
 // mostlyHolders is the rule for whether completions of n finished tasks,
@@ -460,7 +448,6 @@ func (c *completer) takeHolders(ids []int64) int {
 	for _, id := range ids {
 		if _, ok := c.holding[id]; ok {
 			delete(c.holding, id)
-			delete(c.handed, id)
 			found++
 		}
 	}

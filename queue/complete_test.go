@@ -116,7 +116,7 @@ func (r *completerRig) count(n *int) {
 // add adds finished tasks as a handler does (finish).
 func (r *completerRig) add(holdsUnit, urgent bool, ids ...int64) {
 	for _, id := range ids {
-		if r.c.add(id, holdsUnit, urgent) {
+		if r.c.add(id, holdsUnit, false, urgent) {
 			r.c.flushSoon()
 		}
 	}
@@ -435,7 +435,7 @@ func TestCompleterAddWakes(t *testing.T) {
 		{false, false}, // the fourth
 		{true, true},   // urgent
 	} {
-		require.Equal(t, tt.want, c.add(int64(i+1), false, tt.urgent), "task %d", i+1)
+		require.Equal(t, tt.want, c.add(int64(i+1), false, false, tt.urgent), "task %d", i+1)
 	}
 }
 
@@ -493,7 +493,7 @@ func TestCompleterCallsInFlight(t *testing.T) {
 			for i, holds := range tc.holders {
 				r.c.done = append(r.c.done, int64(i+1))
 				if holds {
-					r.c.holding[int64(i+1)] = struct{}{}
+					r.c.holding[int64(i+1)] = false
 				}
 				r.c.backlog++
 			}
@@ -575,10 +575,7 @@ func TestCompleterSplitsAnIdleSessionsBatch(t *testing.T) {
 				id := int64(i + 1)
 				r.c.done = append(r.c.done, id)
 				if tc.holds {
-					r.c.holding[id] = struct{}{}
-				}
-				if tc.handed {
-					r.c.handed[id] = struct{}{}
+					r.c.holding[id] = tc.handed
 				}
 				r.c.backlog++
 			}

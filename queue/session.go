@@ -264,11 +264,7 @@ func (s *session) finish(t *Task, took time.Duration) *Task {
 	if next != nil {
 		wake = s.completer.addStarted(t.ID, next)
 	} else {
-		if t.handedOff {
-			wake = s.completer.addHandedOff(t.ID, urgent)
-		} else {
-			wake = s.completer.add(t.ID, t.holdsUnit, urgent)
-		}
+		wake = s.completer.add(t.ID, t.holdsUnit, t.handedOff, urgent)
 		// The session's last task: the completer may flush at once (see
 		// nothingRunning).
 		wake = wake || s.nothingRunningLocked()
